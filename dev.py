@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The project's one entry point for people and CI: set up the environment, then run a task.
+
+    python3 dev.py up      # the main job (`banco up`)
+    python3 dev.py test    # lint and every test
+    python3 dev.py bench   # the benchmark suite
+
+On first use (and whenever pyproject.toml or constraints.txt change) it creates `.venv/` and
+installs the pinned dependencies; nothing else has to be on the machine but Python 3.11+.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PINNED = [ROOT / "pyproject.toml", ROOT / "constraints.txt"]
+
+
+def _digest() -> str:
+    return hashlib.sha256(b"".join(p.read_bytes() for p in PINNED if p.exists())).hexdigest()
+
+
+def ensure_environment() -> None:
+    """Create the virtual environment and install the pinned dependencies when they changed."""
+    stamp = VENV / ".installed"
+    if stamp.exists() and stamp.read_text() == _digest():
+        return
+    if not (BIN / "python").exists():
+        print("dev: creating .venv", flush=True)
+        venv.create(VENV, with_pip=True)
+    print("dev: installing pinned dependencies (first run takes a few minutes)", flush=True)
+    subprocess.run(
+        [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         "-c", str(ROOT / "constraints.txt"), "-e", f"{ROOT}[dev]"],
+        check=True,
+    )
+    stamp.write_text(_digest())
+
+
+def run(*argv: str) -> int:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run(list(argv), cwd=ROOT, env=env).returncode
+
+
+def main(args: list[str]) -> int:
+    task, rest = (args[0], args[1:]) if args else ("help", [])
+    if task not in {"up", "test", "bench", "lint"}:
+        print(__doc__.strip())
+        return 0 if task == "help" else 2
+    ensure_environment()
+    if task == "up":
+        return run(str(BIN / "banco"), "up", *rest)
+    if task == "bench":
+        return run(str(BIN / "banco"), "bench", *rest)
+    lint = run(str(BIN / "ruff"), "check", ".")
+    if task == "lint" or lint != 0:
+        return lint
+    return run(str(BIN / "python"), "-m", "pytest", *rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,4 @@
+"""The domain: the games, exact odds, the shoe simulator, round-log validation and the metrics.
+
+Nothing here imports dagster or streamlit; callers decide where frames come from and go to.
+"""

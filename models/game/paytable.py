@@ -1,0 +1,118 @@
+"""Bets, pay tables and settlement: the one place that knows what every bet pays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from models.game.coup import BANKER, PLAYER, TIE, Coup
+from models.game.games import Game
+
+MAIN_BETS = ("banker", "player", "tie")
+SIDE_BETS = ("player_pair", "banker_pair", "dragon7", "panda8")
+EGALITE_BETS = tuple(f"egalite_{total}" for total in range(10))
+BETS = MAIN_BETS + SIDE_BETS + EGALITE_BETS
+PAIR_BETS = ("player_pair", "banker_pair")
+#: Games whose Banker bet pays no commission but less on some wins.
+NO_COMMISSION_GAMES = (Game.SUPER6, Game.EZ_BACCARAT)
+
+DEFAULT_EGALITE = (150, 215, 225, 200, 120, 110, 45, 45, 80, 80)
+
+
+def _decimals(values) -> tuple[Decimal, ...]:
+    return tuple(Decimal(str(value)) for value in values)
+
+
+@dataclass(frozen=True)
+class PayTable:
+    """What each bet pays to one unit staked (net), and the commission on Banker wins."""
+
+    commission: Decimal = Decimal("0.05")
+    tie: Decimal = Decimal(8)
+    pair: Decimal = Decimal(11)
+    dragon7: Decimal = Decimal(40)
+    panda8: Decimal = Decimal(25)
+    super6_six: Decimal = Decimal("0.5")
+    egalite: tuple[Decimal, ...] = field(default_factory=lambda: _decimals(DEFAULT_EGALITE))
+
+    def __post_init__(self) -> None:
+        for name in ("commission", "tie", "pair", "dragon7", "panda8", "super6_six"):
+            object.__setattr__(self, name, Decimal(str(getattr(self, name))))
+        object.__setattr__(self, "egalite", _decimals(self.egalite))
+        if not Decimal(0) <= self.commission < Decimal(1):
+            raise ValueError(f"commission must be a fraction in [0, 1), got {self.commission}")
+        if len(self.egalite) != 10:
+            raise ValueError("the egalite pay table needs one entry per tie total 0..9")
+        if min(self.tie, self.pair, self.dragon7, self.panda8, *self.egalite) <= 0:
+            raise ValueError("every pay-table entry must be positive")
+
+
+DEFAULT_PAYTABLE = PayTable()
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A bet's outcome per unit staked, from the bettor's side: net win, and commission paid."""
+
+    net: Decimal
+    commission: Decimal = Decimal(0)
+
+
+LOSE, PUSH = Result(Decimal(-1)), Result(Decimal(0))
+
+
+def _banker_bet(game: Game, table: PayTable, coup: Coup) -> Result:
+    if coup.outcome != BANKER:
+        return PUSH if coup.outcome == TIE else LOSE
+    if game is Game.SUPER6:
+        return Result(table.super6_six if coup.banker_total == 6 else Decimal(1))
+    if game is Game.EZ_BACCARAT:
+        three_card_seven = coup.banker_cards == 3 and coup.banker_total == 7
+        return PUSH if three_card_seven else Result(Decimal(1))
+    return Result(Decimal(1) - table.commission, table.commission)
+
+
+def _wins(condition: bool, pays: Decimal) -> Result:
+    return Result(pays) if condition else LOSE
+
+
+def bet_result(game: Game, table: PayTable, bet: str, coup: Coup) -> Result:
+    """The bettor's net result and commission per unit staked on `bet` in this coup."""
+    outcome = coup.outcome
+    if bet == "banker":
+        return _banker_bet(game, table, coup)
+    if bet == "player":
+        return PUSH if outcome == TIE else _wins(outcome == PLAYER, Decimal(1))
+    if bet == "tie":
+        return _wins(outcome == TIE, table.tie)
+    if bet in PAIR_BETS:
+        pair = coup.player_pair if bet == "player_pair" else coup.banker_pair
+        if pair is None:
+            raise ValueError(f"cannot settle {bet}: the log does not give the cards' ranks")
+        return _wins(pair, table.pair)
+    if bet == "dragon7":
+        return _wins(outcome == BANKER and coup.banker_cards == 3 and coup.banker_total == 7,
+                     table.dragon7)
+    if bet == "panda8":
+        return _wins(outcome == PLAYER and coup.player_cards == 3 and coup.player_total == 8,
+                     table.panda8)
+    if bet in EGALITE_BETS:
+        total = int(bet.removeprefix("egalite_"))
+        return _wins(outcome == TIE and coup.player_total == total, table.egalite[total])
+    raise ValueError(f"unknown bet {bet!r}: choose one of {', '.join(BETS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """The house's side of one wager, in currency units."""
+
+    house_net: Decimal
+    commission: Decimal
+
+
+def settle(game: Game, table: PayTable, bet: str, amount: Decimal, coup: Coup) -> Settlement:
+    """(coup, bet, amount) -> the house's net result (commission included) and the commission."""
+    if amount <= 0:
+        raise ValueError(f"a wager must be positive, got {amount}")
+    result = bet_result(game, table, bet, coup)
+    return Settlement(house_net=-result.net * amount, commission=result.commission * amount)

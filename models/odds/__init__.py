@@ -1,0 +1,1 @@
+"""Exact probabilities and house edges for any shoe composition."""
