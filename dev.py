@@ -38,8 +38,18 @@ def ensure_environment() -> None:
         venv.create(VENV, with_pip=True)
     print("dev: installing pinned dependencies (first run takes a few minutes)", flush=True)
     subprocess.run(
-        [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         "-c", str(ROOT / "constraints.txt"), "-e", f"{ROOT}[dev]"],
+        [
+            str(BIN / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-c",
+            str(ROOT / "constraints.txt"),
+            "-e",
+            f"{ROOT}[dev]",
+        ],
         check=True,
     )
     stamp.write_text(_digest())
@@ -60,7 +70,7 @@ def main(args: list[str]) -> int:
         return run(str(BIN / "banco"), "up", *rest)
     if task == "bench":
         return run(str(BIN / "banco"), "bench", *rest)
-    lint = run(str(BIN / "ruff"), "check", ".")
+    lint = run(str(BIN / "ruff"), "check", ".") or run(str(BIN / "ruff"), "format", "--check", ".")
     if task == "lint" or lint != 0:
         return lint
     return run(str(BIN / "python"), "-m", "pytest", *rest)

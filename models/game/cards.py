@@ -55,7 +55,7 @@ def parse_card(token: str) -> Card:
     if suit is None and text in ("0", "1"):
         # value-only tokens: 0 is any ten-value card, 1 is an ace
         return Card(value=0) if text == "0" else Card.of(1)
-    if suit is None and text[-1].isalpha() and text[-1] not in RANK_CODES:
+    if suit is None and text[:-1].replace("10", "T") in RANK_CODES:
         raise CardError(f"bad card token {token!r}: suit must be one of C D H S")
     raise CardError(f"bad card token {token!r}: rank must be one of A 2-9 T/10 J Q K")
 

@@ -91,11 +91,9 @@ def bet_result(game: Game, table: PayTable, bet: str, coup: Coup) -> Result:
             raise ValueError(f"cannot settle {bet}: the log does not give the cards' ranks")
         return _wins(pair, table.pair)
     if bet == "dragon7":
-        return _wins(outcome == BANKER and coup.banker_cards == 3 and coup.banker_total == 7,
-                     table.dragon7)
+        return _wins(outcome == BANKER and coup.banker_cards == 3 and coup.banker_total == 7, table.dragon7)
     if bet == "panda8":
-        return _wins(outcome == PLAYER and coup.player_cards == 3 and coup.player_total == 8,
-                     table.panda8)
+        return _wins(outcome == PLAYER and coup.player_cards == 3 and coup.player_total == 8, table.panda8)
     if bet in EGALITE_BETS:
         total = int(bet.removeprefix("egalite_"))
         return _wins(outcome == TIE and coup.player_total == total, table.egalite[total])

@@ -52,15 +52,15 @@ class Composition:
         """The cards left after `seen` were dealt; ranks are forgotten if a seen card had none."""
         values, ranks = list(self.values), list(self.ranks) if self.ranks else None
         for card in seen:
-            values[card.value] -= 1
-            if values[card.value] < 0:
-                raise CompositionError(f"the shoe holds no more cards of value {card.value}")
             if ranks is not None and card.rank is None:
                 ranks = None
             elif ranks is not None:
                 ranks[card.rank - 1] -= 1
                 if ranks[card.rank - 1] < 0:
-                    raise CompositionError(f"the shoe holds no more {RANKS[card.rank - 1]}s")
+                    raise CompositionError(f"the shoe has no {RANKS[card.rank - 1]} left to deal")
+            values[card.value] -= 1
+            if values[card.value] < 0:
+                raise CompositionError(f"the shoe has no card of value {card.value} left to deal")
         return Composition(values=tuple(values), ranks=tuple(ranks) if ranks else None)
 
 

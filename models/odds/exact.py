@@ -33,8 +33,7 @@ def _payoffs(game: Game, table: PayTable) -> tuple[tuple[str, ...], np.ndarray]:
     """Net result per unit of each non-pair bet in each cell, from the one settlement function."""
     bets = tuple(bet for bet in BETS if bet not in PAIR_BETS)
     coups = _cell_coups()
-    matrix = np.array([[float(bet_result(game, table, bet, coup).net) for coup in coups]
-                       for bet in bets])
+    matrix = np.array([[float(bet_result(game, table, bet, coup).net) for coup in coups] for bet in bets])
     matrix.flags.writeable = False
     return bets, matrix
 
@@ -105,8 +104,10 @@ class ExactOdds:
         probabilities = self.cells.ravel()
         means = payoffs @ probabilities
         variances = (payoffs * payoffs) @ probabilities - means * means
-        odds = {name: BetOdds(-float(mean), float(var))
-                for name, mean, var in zip(names, means, variances, strict=True)}
+        odds = {
+            name: BetOdds(-float(mean), float(var))
+            for name, mean, var in zip(names, means, variances, strict=True)
+        }
         if self.p_pair is not None:
             pays, p = float(table.pair), self.p_pair
             mean = p * pays - (1.0 - p)
@@ -122,9 +123,7 @@ def exact_odds(
 ) -> ExactOdds:
     """Enumerate every coup `composition` can deal under `game`'s tableau and `policy`."""
     if composition.cards < MIN_CARDS_FOR_A_COUP:
-        raise CompositionError(
-            f"{composition.cards} cards left: a coup needs up to {MIN_CARDS_FOR_A_COUP}"
-        )
+        raise CompositionError(f"{composition.cards} cards left: a coup needs up to {MIN_CARDS_FOR_A_COUP}")
     table = draw_table(game, policy)
     counts = np.asarray(composition.values, dtype=np.int64)
     weights = outcome_weights(counts, table.player, table.banker)

@@ -44,9 +44,7 @@ def oracle_weights(
         left = n - used
         draws = chance(Hand.BANKER, banker, third)
         if draws != 1:
-            weights[player, banker, player_drew, 0] += (
-                weight * (1 - draws) * _completions(left, used)
-            )
+            weights[player, banker, player_drew, 0] += weight * (1 - draws) * _completions(left, used)
         if draws != 0:
             for b3 in range(10):
                 if counts[b3]:

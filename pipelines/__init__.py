@@ -1,0 +1,1 @@
+"""The Dagster code location and the `banco` command line."""

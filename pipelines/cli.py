@@ -1,0 +1,51 @@
+"""The `banco` command line: argument parsing, dispatch, and the one place user errors are printed."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from pipelines.commands import bench, odds, up
+
+DEFAULT_DB = "data/warehouse/banco.duckdb"
+COMMANDS = {"odds": odds, "up": up, "bench": bench}
+
+
+class UserError(Exception):
+    """A mistake the user can fix: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UserError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="banco", description="Banco Analytics: baccarat-family analytics.")
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--db",
+        default=os.environ.get("BANCO_DB", DEFAULT_DB),
+        help="warehouse file (default: $BANCO_DB or %(default)s)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, module in COMMANDS.items():
+        module.add_arguments(commands.add_parser(name, parents=[common], help=module.__doc__))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command].run(args)
+    except (UserError, ValueError, OSError) as error:
+        print(f"banco: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Settlement of every bet type, including pushes, super6's 1:2 and EZ Baccarat's push."""
+
+from decimal import Decimal
+
+import pytest
+
+from models.game.cards import parse_hand
+from models.game.coup import score
+from models.game.games import Game
+from models.game.paytable import BETS, DEFAULT_PAYTABLE, PayTable, settle
+
+D = Decimal
+PB = Game.PUNTO_BANCO
+
+
+def coup(player, banker):
+    return score(parse_hand(player), parse_hand(banker))
+
+
+BANKER_7_VS_5 = coup("2H 3S KD", "4C 3D")  # banker 7 beats player 5, two cards each side
+BANKER_THREE_CARD_7 = coup("2H 3S KD", "2C 3D 2S")  # player 5, banker 5+2 = 7 on three cards
+BANKER_6 = coup("2H 3S KD", "2C 4D")  # banker 6 beats player 5
+PLAYER_THREE_CARD_8 = coup("2H 3S 3D", "KC 7D")  # player 8 on three cards beats banker 7
+TIE_ON_6 = coup("2H 4S", "3C 3D")
+PAIRS = coup("9H 9S", "4C 4D")  # tie on 8 with both pairs
+
+
+@pytest.mark.parametrize(
+    ("game", "bet", "the_coup", "house_net", "commission"),
+    [
+        (PB, "banker", BANKER_7_VS_5, "-9.50", "0.50"),
+        (PB, "banker", TIE_ON_6, "0", "0"),
+        (PB, "banker", PLAYER_THREE_CARD_8, "10", "0"),
+        (PB, "player", PLAYER_THREE_CARD_8, "-10", "0"),
+        (PB, "player", TIE_ON_6, "0", "0"),
+        (PB, "player", BANKER_6, "10", "0"),
+        (PB, "tie", TIE_ON_6, "-80", "0"),
+        (PB, "tie", BANKER_6, "10", "0"),
+        (PB, "player_pair", PAIRS, "-110", "0"),
+        (PB, "banker_pair", PAIRS, "-110", "0"),
+        (PB, "player_pair", BANKER_6, "10", "0"),
+        (PB, "dragon7", BANKER_THREE_CARD_7, "-400", "0"),
+        (PB, "dragon7", BANKER_7_VS_5, "10", "0"),
+        (PB, "panda8", PLAYER_THREE_CARD_8, "-250", "0"),
+        (PB, "panda8", coup("4H 4S", "KC 7D"), "10", "0"),  # a natural 8 is not a panda
+        (PB, "egalite_6", TIE_ON_6, "-450", "0"),
+        (PB, "egalite_5", TIE_ON_6, "10", "0"),
+        (PB, "egalite_8", PAIRS, "-800", "0"),
+        (Game.SUPER6, "banker", BANKER_6, "-5.0", "0"),
+        (Game.SUPER6, "banker", BANKER_7_VS_5, "-10", "0"),
+        (Game.SUPER6, "banker", TIE_ON_6, "0", "0"),
+        (Game.EZ_BACCARAT, "banker", BANKER_THREE_CARD_7, "0", "0"),
+        (Game.EZ_BACCARAT, "banker", BANKER_7_VS_5, "-10", "0"),
+        (Game.EZ_BACCARAT, "banker", PLAYER_THREE_CARD_8, "10", "0"),
+        (Game.CHEMIN_DE_FER, "banker", BANKER_6, "-9.50", "0.50"),
+    ],
+)
+def test_settlement(game, bet, the_coup, house_net, commission):
+    result = settle(game, DEFAULT_PAYTABLE, bet, D("10"), the_coup)
+    assert result.house_net == D(house_net)
+    assert result.commission == D(commission)
+    assert isinstance(result.house_net, Decimal) and isinstance(result.commission, Decimal)
+
+
+def test_configured_pay_table():
+    table = PayTable(commission="0.04", tie=9, egalite=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    assert settle(PB, table, "banker", D("25"), BANKER_6).commission == D("1.00")
+    assert settle(PB, table, "tie", D("5"), TIE_ON_6).house_net == D("-45")
+    assert settle(PB, table, "egalite_6", D("5"), TIE_ON_6).house_net == D("-35")
+
+
+def test_commission_is_exact_decimal():
+    result = settle(PB, DEFAULT_PAYTABLE, "banker", D("0.10"), BANKER_6)
+    assert result == type(result)(house_net=D("-0.0950"), commission=D("0.0050"))
+
+
+def test_pair_bets_need_ranks():
+    value_only = coup("0 0", "5 2")
+    with pytest.raises(ValueError, match="ranks"):
+        settle(PB, DEFAULT_PAYTABLE, "player_pair", D(1), value_only)
+    assert settle(PB, DEFAULT_PAYTABLE, "banker_pair", D(1), value_only).house_net == D(1)
+
+
+@pytest.mark.parametrize("amount", ["0", "-5"])
+def test_amount_must_be_positive(amount):
+    with pytest.raises(ValueError, match="positive"):
+        settle(PB, DEFAULT_PAYTABLE, "banker", D(amount), BANKER_6)
+
+
+def test_unknown_bet_and_bad_tables():
+    with pytest.raises(ValueError, match="unknown bet"):
+        settle(PB, DEFAULT_PAYTABLE, "big", D(1), BANKER_6)
+    with pytest.raises(ValueError, match="commission"):
+        PayTable(commission="1.5")
+    with pytest.raises(ValueError, match="egalite"):
+        PayTable(egalite=[1, 2])
+
+
+def test_every_bet_settles():
+    for bet in BETS:
+        settle(PB, DEFAULT_PAYTABLE, bet, D(1), PAIRS)
