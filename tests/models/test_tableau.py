@@ -9,7 +9,7 @@ from models.game.coup import deal_coup, tableau_violation
 from models.game.games import Game
 from models.game.tableau import DEFAULT_POLICY, Draw, DrawPolicy, Hand, draw_table, tableau
 
-D, S, O = Draw.DRAW, Draw.STAND, Draw.OPTIONAL
+D, S, OPT = Draw.DRAW, Draw.STAND, Draw.OPTIONAL
 
 # Rows: banker total 0..7. Columns: player's third card 0..9, then "player stood".
 PUNTO_BANCO_BANKER = {
@@ -34,7 +34,7 @@ CHEMIN_DE_FER_BANKER = {
 }
 PUNTO_BANCO_PLAYER = "DDDDDDSS"
 CHEMIN_DE_FER_PLAYER = "DDDDDOSS"
-CODES = {"D": D, "S": S, "O": O}
+CODES = {"D": D, "S": S, "O": OPT}
 PUNTO_BANCO_FAMILY = [Game.PUNTO_BANCO, Game.SUPER6, Game.EZ_BACCARAT, Game.BANCO]
 
 
@@ -70,7 +70,7 @@ def test_player_every_total(game, row):
 def test_banque_banker_has_free_choice_everywhere():
     for total in range(8):
         for third in [*range(10), None]:
-            assert tableau(Game.BACCARAT_BANQUE, Hand.BANKER, total, third) is O
+            assert tableau(Game.BACCARAT_BANQUE, Hand.BANKER, total, third) is OPT
 
 
 @pytest.mark.parametrize("game", list(Game))
@@ -138,7 +138,7 @@ def test_deal_coup_follows_the_tableau_on_every_random_deal():
         rng.shuffle(deck)
         cards = iter(parse_hand(" ".join(str(v) for v in deck)))
         for _ in range(60):
-            player, banker = deal_coup(lambda: next(cards), game, DrawPolicy(0.5, 0.5), rng)
+            player, banker = deal_coup(cards.__next__, game, DrawPolicy(0.5, 0.5), rng)
             assert 2 <= len(player) <= 3 and 2 <= len(banker) <= 3
             assert tableau_violation(game, [c.value for c in player], [c.value for c in banker]) is None
 
