@@ -40,6 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command].run(args)
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
     except (UserError, ValueError, OSError) as error:
         print(f"banco: error: {error}", file=sys.stderr)
         return 2
