@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
+
+import numpy as np
 
 from models.game.coup import BANKER, PLAYER, TIE, Coup
 from models.game.games import Game
@@ -114,3 +117,27 @@ def settle(game: Game, table: PayTable, bet: str, amount: Decimal, coup: Coup) -
         raise ValueError(f"a wager must be positive, got {amount}")
     result = bet_result(game, table, bet, coup)
     return Settlement(house_net=-result.net * amount, commission=result.commission * amount)
+
+
+#: Axes of a coup cell: player total, banker total, player drew (0/1), banker drew (0/1).
+CELL_SHAPE = (10, 10, 2, 2)
+
+
+@lru_cache(maxsize=64)
+def settlement_grid(game: Game, table: PayTable) -> tuple[np.ndarray, np.ndarray]:
+    """`bet_result` tabulated for vectorised use: net and commission per unit, as Decimal.
+
+    Both arrays are indexed [bet (index in BETS), *CELL_SHAPE, pair], where `pair` is the flag of
+    the hand a pair bet is on (ignored by the other bets).
+    """
+    shape = (len(BETS), *CELL_SHAPE, 2)
+    net, commission = np.empty(shape, dtype=object), np.empty(shape, dtype=object)
+    for b, bet in enumerate(BETS):
+        for pt, bt, p3, b3 in np.ndindex(*CELL_SHAPE):
+            for pair in (False, True):
+                coup = Coup(pt, bt, 2 + p3, 2 + b3, player_pair=pair, banker_pair=pair)
+                result = bet_result(game, table, bet, coup)
+                net[b, pt, bt, p3, b3, int(pair)] = result.net
+                commission[b, pt, bt, p3, b3, int(pair)] = result.commission
+    net.flags.writeable = commission.flags.writeable = False
+    return net, commission

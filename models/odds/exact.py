@@ -7,9 +7,8 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from models.game.coup import Coup
 from models.game.games import Game
-from models.game.paytable import BETS, DEFAULT_PAYTABLE, PAIR_BETS, PayTable, bet_result
+from models.game.paytable import BETS, DEFAULT_PAYTABLE, PAIR_BETS, PayTable, settlement_grid
 from models.game.shoe import MIN_CARDS_FOR_A_COUP, Composition, CompositionError
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy, draw_table
 from models.odds.kernel import WEIGHTS_SHAPE, outcome_weights
@@ -20,22 +19,14 @@ _PLAYER_WINS = _PLAYER_TOTAL > _BANKER_TOTAL
 _TIES = _PLAYER_TOTAL == _BANKER_TOTAL
 
 
-def _cell_coups() -> list[Coup]:
-    """The coup each cell of the weights array stands for, in ravel order."""
-    return [
-        Coup(player_total=pt, banker_total=bt, player_cards=2 + p3, banker_cards=2 + b3)
-        for pt, bt, p3, b3 in np.ndindex(*WEIGHTS_SHAPE)
-    ]
-
-
 @lru_cache(maxsize=64)
 def _payoffs(game: Game, table: PayTable) -> tuple[tuple[str, ...], np.ndarray]:
     """Net result per unit of each non-pair bet in each cell, from the one settlement function."""
-    bets = tuple(bet for bet in BETS if bet not in PAIR_BETS)
-    coups = _cell_coups()
-    matrix = np.array([[float(bet_result(game, table, bet, coup).net) for coup in coups] for bet in bets])
+    net, _ = settlement_grid(game, table)
+    rows = [i for i, bet in enumerate(BETS) if bet not in PAIR_BETS]
+    matrix = net[rows, ..., 0].reshape(len(rows), -1).astype(float)
     matrix.flags.writeable = False
-    return bets, matrix
+    return tuple(BETS[i] for i in rows), matrix
 
 
 @dataclass(frozen=True, slots=True)

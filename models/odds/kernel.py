@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from models.game.paytable import CELL_SHAPE
+
 #: Axes of the weights array: player total, banker total, player drew (0/1), banker drew (0/1).
-WEIGHTS_SHAPE = (10, 10, 2, 2)
+WEIGHTS_SHAPE = CELL_SHAPE
 
 
 @njit(cache=True)
