@@ -1,0 +1,1 @@
+"""The shoe simulator: reproducible shoes dealt by the tableau, with a betting population."""

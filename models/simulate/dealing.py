@@ -1,0 +1,128 @@
+"""The shoe procedure and the dealing of coups, compiled.
+
+A shoe is shuffled lazily (Fisher-Yates one card at a time as it is dealt, which is the same
+uniform shuffle), the first card is turned and that many cards burned (ten-value cards burn 10), and
+the cut card stands 16 cards from the back: when it comes out the coup in progress is finished and
+one more is dealt; if it comes out before a coup's first card, that coup is the last.
+
+Drawing decisions read the arrays `models.game.tableau.draw_table()` builds from the one tableau.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from models.simulate.rng import bounded, uniform
+
+CUT_CARD_FROM_BACK = 16
+NO_CARD = -1
+#: Columns of a dealt coup's cards: Player 1..3, Banker 1..3, second Player hand 1..3 (banque).
+P1, B1, Q1 = 0, 3, 6
+CARD_SLOTS = 9
+BANKER_WINS, PLAYER_WINS, TIE = 0, 1, 2
+
+# Card codes 0..51: rank index (A=0 .. K=12) * 4 + suit index (C, D, H, S).
+CARD_VALUE = np.array([(code // 4 + 1) % 10 if code // 4 < 9 else 0 for code in range(52)], np.int64)
+BURN_COUNT = np.array([min(code // 4 + 1, 10) for code in range(52)], np.int64)
+
+
+def new_deck(decks: int) -> np.ndarray:
+    """The cards of a shoe in pack order (shuffling happens as they are dealt)."""
+    return np.tile(np.arange(52, dtype=np.int16), decks)
+
+
+def max_coups(decks: int) -> int:
+    """An upper bound on the coups one shoe can deal."""
+    return (52 * decks) // 4 + 2
+
+
+@njit(inline="always")
+def draw(state, deck, pos):
+    """Deal the card at `pos`: swap a uniformly chosen undealt card into place."""
+    j = pos + bounded(state, deck.shape[0] - pos)
+    card = deck[j]
+    deck[j] = deck[pos]
+    deck[pos] = card
+    return card
+
+
+@njit
+def start_shoe(state, deck, template):
+    """Reset the shoe, turn the first card and burn; returns the position of the first coup's card."""
+    deck[:] = template
+    first = draw(state, deck, 0)
+    burn = BURN_COUNT[first]
+    for pos in range(1, 1 + burn):
+        draw(state, deck, pos)
+    return 1 + burn
+
+
+@njit(inline="always")
+def _decide(state, probability):
+    if probability >= 1.0:
+        return True
+    if probability <= 0.0:
+        return False
+    return uniform(state) < probability
+
+
+@njit(inline="always")
+def deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, side, row):
+    """Deal one coup into `row` (CARD_SLOTS codes, NO_CARD where none).
+
+    Returns the next position and the final totals of the Player, the Banker and the second Player
+    hand. With `three_hands` (baccarat_banque) two Player hands are dealt and the banker draws
+    against `side` (1 or 2), the side with the larger stake.
+    """
+    row[P1 + 2] = NO_CARD
+    row[B1 + 2] = NO_CARD
+    row[Q1] = row[Q1 + 1] = row[Q1 + 2] = NO_CARD
+    row[P1] = draw(state, deck, pos)
+    pos += 1
+    if three_hands:
+        row[Q1] = draw(state, deck, pos)
+        pos += 1
+    row[B1] = draw(state, deck, pos)
+    row[P1 + 1] = draw(state, deck, pos + 1)
+    pos += 2
+    if three_hands:
+        row[Q1 + 1] = draw(state, deck, pos)
+        pos += 1
+    row[B1 + 1] = draw(state, deck, pos)
+    pos += 1
+    player = (CARD_VALUE[row[P1]] + CARD_VALUE[row[P1 + 1]]) % 10
+    banker = (CARD_VALUE[row[B1]] + CARD_VALUE[row[B1 + 1]]) % 10
+    second = (CARD_VALUE[row[Q1]] + CARD_VALUE[row[Q1 + 1]]) % 10 if three_hands else 0
+    if banker >= 8 or (player >= 8 and not three_hands):
+        return pos, player, banker, second
+    third = 10
+    if player < 8 and _decide(state, player_draw[player]):
+        row[P1 + 2] = draw(state, deck, pos)
+        pos += 1
+        third = CARD_VALUE[row[P1 + 2]]
+        player = (player + third) % 10
+    if three_hands:
+        two_card = second
+        if second < 8 and _decide(state, player_draw[second]):
+            row[Q1 + 2] = draw(state, deck, pos)
+            pos += 1
+            second = (second + CARD_VALUE[row[Q1 + 2]]) % 10
+        if side == 2:
+            third = 10 if row[Q1 + 2] == NO_CARD else CARD_VALUE[row[Q1 + 2]]
+            if two_card >= 8:
+                return pos, player, banker, second
+        elif row[P1 + 2] == NO_CARD and player >= 8:
+            return pos, player, banker, second
+    if _decide(state, banker_draw[banker, third]):
+        row[B1 + 2] = draw(state, deck, pos)
+        pos += 1
+        banker = (banker + CARD_VALUE[row[B1 + 2]]) % 10
+    return pos, player, banker, second
+
+
+@njit(inline="always")
+def outcome(player, banker):
+    if banker > player:
+        return BANKER_WINS
+    return PLAYER_WINS if player > banker else TIE
