@@ -43,10 +43,7 @@ def publish(name: str, title: str, rows: list[Row], baseline_name: str) -> None:
     print(f"\n{title}\n(baseline: {baseline_name}; ratio = baseline / measured)")
     print(f"{'case':<40}{'measured':>14}{'baseline':>14}{'ratio':>10}  {'unit':<8}target")
     for row in rows:
-        print(
-            f"{row.case:<40}{row.measured:>14.4g}{row.baseline:>14.4g}{row.ratio:>9.0f}x"
-            f"  {row.unit:<8}{row.target}"
-        )
+        print(f"{row.case:<40}{row.measured:>14.4g}{row.baseline:>14.4g}{row.ratio:>9.0f}x  {row.unit:<8}{row.target}")
     RESULTS.mkdir(exist_ok=True)
     payload = {
         "benchmark": name,

@@ -32,11 +32,7 @@ class Coup:
 
     @property
     def natural(self) -> bool:
-        return (
-            self.player_cards == 2
-            and self.banker_cards == 2
-            and max(self.player_total, self.banker_total) >= 8
-        )
+        return self.player_cards == 2 and self.banker_cards == 2 and max(self.player_total, self.banker_total) >= 8
 
 
 def score(player: Sequence[Card], banker: Sequence[Card]) -> Coup:

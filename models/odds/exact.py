@@ -96,8 +96,7 @@ class ExactOdds:
         means = payoffs @ probabilities
         variances = (payoffs * payoffs) @ probabilities - means * means
         odds = {
-            name: BetOdds(-float(mean), float(var))
-            for name, mean, var in zip(names, means, variances, strict=True)
+            name: BetOdds(-float(mean), float(var)) for name, mean, var in zip(names, means, variances, strict=True)
         }
         if self.p_pair is not None:
             pays, p = float(table.pair), self.p_pair

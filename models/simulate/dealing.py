@@ -37,7 +37,7 @@ def max_coups(decks: int) -> int:
     return (52 * decks) // 4 + 2
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def draw(state, deck, pos):
     """Deal the card at `pos`: swap a uniformly chosen undealt card into place."""
     j = pos + bounded(state, deck.shape[0] - pos)
@@ -47,7 +47,7 @@ def draw(state, deck, pos):
     return card
 
 
-@njit
+@njit(cache=True)
 def start_shoe(state, deck, template):
     """Reset the shoe, turn the first card and burn; returns the position of the first coup's card."""
     deck[:] = template
@@ -58,7 +58,7 @@ def start_shoe(state, deck, template):
     return 1 + burn
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def _decide(state, probability):
     if probability >= 1.0:
         return True
@@ -67,7 +67,7 @@ def _decide(state, probability):
     return uniform(state) < probability
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, side, row):
     """Deal one coup into `row` (CARD_SLOTS codes, NO_CARD where none).
 
@@ -121,7 +121,7 @@ def deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, side, row
     return pos, player, banker, second
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def outcome(player, banker):
     if banker > player:
         return BANKER_WINS

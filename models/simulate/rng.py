@@ -18,12 +18,12 @@ MIX2 = uint64(0x94D049BB133111EB)
 CARDS, POPULATION = 0, 1
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def _rotl(x, k):
     return (x << uint64(k)) | (x >> uint64(64 - k))
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def splitmix64(x):
     z = x + GOLDEN
     z = (z ^ (z >> uint64(30))) * MIX1
@@ -31,7 +31,7 @@ def splitmix64(x):
     return z ^ (z >> uint64(31))
 
 
-@njit
+@njit(cache=True)
 def seed_stream(state, seed, shoe, purpose):
     """Fill `state` (uint64[4]) with the stream of (seed, shoe, purpose)."""
     x = splitmix64(splitmix64(splitmix64(uint64(seed)) ^ uint64(shoe)) ^ uint64(purpose))
@@ -40,7 +40,7 @@ def seed_stream(state, seed, shoe, purpose):
         state[i] = x
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def next_u64(s):
     result = _rotl(s[1] * uint64(5), 7) * uint64(9)
     t = s[1] << uint64(17)
@@ -53,7 +53,7 @@ def next_u64(s):
     return result
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def bounded(s, n):
     """A uniform integer in [0, n), n < 2**32 (Lemire, 2019)."""
     bound = uint64(n)
@@ -67,7 +67,7 @@ def bounded(s, n):
     return np.int64(m >> uint64(32))
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def uniform(s):
     """A uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(s) >> uint64(11)) * (1.0 / 9007199254740992.0)

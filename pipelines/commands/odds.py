@@ -56,9 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game", default="punto_banco", type=_game, help=f"one of {', '.join(game.value for game in Game)}"
     )
-    parser.add_argument(
-        "--seen", default="", help="cards already dealt from the shoe, e.g. '9H 3S 4D' (mid-shoe odds)"
-    )
+    parser.add_argument("--seen", default="", help="cards already dealt from the shoe, e.g. '9H 3S 4D' (mid-shoe odds)")
     parser.add_argument(
         "--commission",
         type=_decimal,
@@ -122,13 +120,10 @@ def render(summary: dict) -> str:
     pays = summary["paytable"]
     game = Game(summary["game"])
     commission = (
-        "no commission"
-        if game in NO_COMMISSION_GAMES
-        else f"commission {Decimal(pays['commission']) * 100:.4g}%"
+        "no commission" if game in NO_COMMISSION_GAMES else f"commission {Decimal(pays['commission']) * 100:.4g}%"
     )
     lines = [
-        f"{game.value} · {summary['decks']} decks · {summary['cards']} cards left · "
-        f"{commission} · tie {pays['tie']}:1",
+        f"{game.value} · {summary['decks']} decks · {summary['cards']} cards left · {commission} · tie {pays['tie']}:1",
         "",
         f"{'outcome':<24}{'probability':>14}",
         f"{'Banker wins':<24}{summary['p_banker']:>14.9f}",

@@ -11,9 +11,7 @@ from models.odds.exact import exact_odds
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--decks", type=int, nargs="+", default=[6, 8], help="deck counts to report (default 6 8)"
-    )
+    parser.add_argument("--decks", type=int, nargs="+", default=[6, 8], help="deck counts to report (default 6 8)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,127 @@
+"""What a simulation is asked for: shoes, tables, days, and the betting population."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from models.game.games import Game
+from models.game.paytable import DEFAULT_PAYTABLE, EGALITE_BETS, SIDE_BETS, PayTable
+from models.game.shoe import MAX_DECKS
+from models.game.tableau import DEFAULT_POLICY, DrawPolicy
+
+MAX_SEATS = 14
+DEFAULT_MAIN_MIX = {"banker": 0.50, "player": 0.40, "tie": 0.10}
+DEFAULT_SIDE_MIX = {
+    "player_pair": 0.04,
+    "banker_pair": 0.04,
+    "dragon7": 0.03,
+    "panda8": 0.03,
+    **dict.fromkeys(EGALITE_BETS, 0.004),
+}
+
+
+@dataclass(frozen=True)
+class Population:
+    """Who sits at a table and how they bet."""
+
+    seats: int = 7
+    occupancy: float = 0.7  # chance a seat is taken for a shoe
+    bet_probability: float = 0.85  # chance a seated player bets on a coup
+    main_mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MAIN_MIX))
+    side_mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SIDE_MIX))
+    min_bet: Decimal = Decimal(25)
+    max_bet: Decimal = Decimal(5000)
+    side_min: Decimal = Decimal(5)
+    side_max: Decimal = Decimal(500)
+    coups_per_hour: float = 70.0  # pace; each coup's duration jitters between 0.6x and 1.4x
+    shuffle_minutes: float = 8.0
+    chemin_initial_bank: Decimal = Decimal(500)
+    chemin_withdraw: float = 0.1  # chance a winning chemin_de_fer banker withdraws the bank
+    player_pool: int = 5000
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.seats <= MAX_SEATS:
+            raise ValueError(f"seats must be 1 to {MAX_SEATS}, got {self.seats}")
+        for name in ("occupancy", "bet_probability", "chemin_withdraw"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be a probability, got {getattr(self, name)}")
+        if set(self.main_mix) - {"banker", "player", "tie"} or sum(self.main_mix.values()) <= 0:
+            raise ValueError("the main bet mix weighs banker, player and tie")
+        if set(self.side_mix) - set(SIDE_BETS + EGALITE_BETS):
+            raise ValueError(f"unknown side bets: {sorted(set(self.side_mix) - set(SIDE_BETS + EGALITE_BETS))}")
+        if not Decimal(0) < self.min_bet <= self.max_bet or not Decimal(0) < self.side_min <= self.side_max:
+            raise ValueError("table limits need 0 < min <= max")
+        if self.coups_per_hour <= 0:
+            raise ValueError("the pace must be positive")
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """A run of the simulator: `shoes` shoes dealt across `tables` tables, day after day."""
+
+    shoes: int
+    seed: int = 0
+    decks: int = 8
+    games: tuple[Game, ...] = (Game.PUNTO_BANCO,)
+    tables: int = 4
+    start: dt.date = dt.date(2026, 11, 1)
+    shoes_per_day: int = 10  # per table
+    timezone: str = "UTC"
+    day_start_hour: int = 6  # the gaming day opens at this local hour
+    shift_hours: float = 8.0  # dealers rotate between tables at every shift
+    dealers_per_table: int = 3
+    bets: bool = True
+    population: Population = field(default_factory=Population)
+    paytable: PayTable = DEFAULT_PAYTABLE
+    policy: DrawPolicy = DEFAULT_POLICY
+
+    def __post_init__(self) -> None:
+        if self.shoes < 1:
+            raise ValueError(f"shoes must be at least 1, got {self.shoes}")
+        if not 1 <= self.decks <= MAX_DECKS:
+            raise ValueError(f"decks must be a whole number from 1 to {MAX_DECKS}, got {self.decks}")
+        if self.tables < 1 or self.shoes_per_day < 1 or self.dealers_per_table < 1:
+            raise ValueError("tables, shoes per day and dealers per table must be at least 1")
+        if not 0 <= self.seed < 2**63:
+            raise ValueError("the seed is a whole number from 0 to 2**63 - 1")
+        if not 0 <= self.day_start_hour <= 23:
+            raise ValueError("the gaming day start hour is 0 to 23")
+        if not self.games:
+            raise ValueError("name at least one game")
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {self.timezone!r}") from None
+        if self.shoes_per_day * self.expected_shoe_seconds > 22 * 3600:
+            hours = self.shoes_per_day * self.expected_shoe_seconds / 3600
+            raise ValueError(
+                f"{self.shoes_per_day} shoes a day at this pace take about {hours:.1f} hours: "
+                "deal fewer shoes per day or raise the pace"
+            )
+
+    @property
+    def days(self) -> int:
+        return -(-self.shoes // (self.tables * self.shoes_per_day))
+
+    @property
+    def coup_seconds(self) -> float:
+        return 3600.0 / self.population.coups_per_hour
+
+    @property
+    def expected_shoe_seconds(self) -> float:
+        """About how long a shoe takes: its coups at the pace, and the shuffle before it."""
+        coups = (52 * self.decks - 16 - 6) / 4.94 + 1
+        return coups * self.coup_seconds + 60 * self.population.shuffle_minutes
+
+    def game_of_table(self, table: int) -> Game:
+        return self.games[table % len(self.games)]
+
+    def locate(self, shoe: int) -> tuple[int, int, int]:
+        """(day, table, shoe of the day) of a global shoe number."""
+        per_day = self.tables * self.shoes_per_day
+        day, rest = divmod(shoe, per_day)
+        table, k = divmod(rest, self.shoes_per_day)
+        return day, table, k

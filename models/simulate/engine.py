@@ -1,0 +1,129 @@
+"""Run a simulation: deal whole table-days in chunks of bounded size and yield their frames.
+
+A chunk always holds whole table-days, so the output does not depend on how the run is split:
+each shoe's cards and bets come from its own random streams, and its start time from the shoes its
+table dealt earlier that day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from models.game.games import Game
+from models.game.paytable import BETS
+from models.game.tableau import draw_table
+from models.simulate import kernels
+from models.simulate.config import Simulation
+from models.simulate.dealing import max_coups, new_deck
+from models.simulate.frames import ShoeBatch, bets_frame, net_units, rounds_frame, trim
+
+BANK_KIND = {
+    Game.PUNTO_BANCO: kernels.HOUSE_BANK,
+    Game.SUPER6: kernels.HOUSE_BANK,
+    Game.EZ_BACCARAT: kernels.HOUSE_BANK,
+    Game.CHEMIN_DE_FER: kernels.CHEMIN_DE_FER,
+    Game.BACCARAT_BANQUE: kernels.BANQUE,
+    Game.BANCO: kernels.ROTATING,
+}
+DEFAULT_CHUNK_COUPS = 500_000
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The frames of a run of whole table-days."""
+
+    days: tuple[int, int]  # first and last day index
+    rounds: pl.DataFrame
+    bets: pl.DataFrame | None
+
+
+def population_vector(sim: Simulation) -> np.ndarray:
+    """The population parameters as the kernel reads them (slots named in kernels)."""
+    people = sim.population
+    vector = np.zeros(kernels.POPULATION_SIZE)
+    main = sum(people.main_mix.values())
+    side = np.array([people.side_mix.get(bet, 0.0) for bet in BETS[kernels.FIRST_SIDE_BET :]])
+    vector[kernels.SEATS] = people.seats
+    vector[kernels.OCCUPANCY] = people.occupancy
+    vector[kernels.BET_PROBABILITY] = people.bet_probability
+    vector[kernels.MIN_BET] = int(people.min_bet * 100)
+    vector[kernels.MAX_BET] = int(people.max_bet * 100)
+    vector[kernels.SIDE_MIN] = int(people.side_min * 100)
+    vector[kernels.SIDE_MAX] = int(people.side_max * 100)
+    vector[kernels.COUP_SECONDS] = sim.coup_seconds
+    vector[kernels.SHUFFLE_SECONDS] = 60 * people.shuffle_minutes
+    vector[kernels.INITIAL_BANK] = int(people.chemin_initial_bank * 100)
+    vector[kernels.WITHDRAW] = people.chemin_withdraw
+    vector[kernels.PLAYER_POOL] = people.player_pool
+    vector[kernels.MAIN_BANKER] = people.main_mix.get("banker", 0.0) / main
+    vector[kernels.MAIN_PLAYER] = people.main_mix.get("player", 0.0) / main
+    vector[kernels.LEVY_PERCENT] = float(sim.paytable.commission * 100)
+    vector[kernels.SIDE_ANY] = min(1.0, side.sum())
+    cumulative = np.cumsum(side) / side.sum() if side.sum() > 0 else np.ones_like(side)
+    vector[kernels.SIDE_CUMULATIVE :] = cumulative
+    return vector
+
+
+def table_days(sim: Simulation, days: range | None = None) -> Iterator[tuple[int, int, range]]:
+    """(day, table, global shoe numbers) for every table-day of the run, in shoe order."""
+    for day in days if days is not None else range(sim.days):
+        for table in range(sim.tables):
+            first = (day * sim.tables + table) * sim.shoes_per_day
+            shoes = range(first, min(first + sim.shoes_per_day, sim.shoes))
+            if len(shoes):
+                yield day, table, shoes
+
+
+def _chunks(sim: Simulation, days: range | None, chunk_coups: int) -> Iterator[list[tuple[int, int, range]]]:
+    per_shoe = (52 * sim.decks) / 4.94
+    chunk, coups = [], 0.0
+    for table_day in table_days(sim, days):
+        chunk.append(table_day)
+        coups += len(table_day[2]) * per_shoe
+        if coups >= chunk_coups:
+            yield chunk
+            chunk, coups = [], 0.0
+    if chunk:
+        yield chunk
+
+
+def deal_batch(sim: Simulation, batch: ShoeBatch):
+    """Run the compiled kernel over one batch of shoes of one game."""
+    table = draw_table(batch.game, sim.policy)
+    raw = kernels.deal_shoes(
+        sim.seed,
+        batch.shoes,
+        new_deck(sim.decks),
+        table.player,
+        table.banker,
+        BANK_KIND[batch.game],
+        population_vector(sim),
+        max_coups(sim.decks),
+        net_units(batch.game, sim.paytable)[0],
+    )
+    return trim(raw)
+
+
+def simulate(sim: Simulation, days: range | None = None, chunk_coups: int = DEFAULT_CHUNK_COUPS) -> Iterator[Chunk]:
+    """Deal the run (or the given day indexes) and yield frames per chunk of whole table-days."""
+    for chunk in _chunks(sim, days, chunk_coups):
+        rounds, bets = [], []
+        for game in dict.fromkeys(sim.game_of_table(table) for _, table, _ in chunk):
+            parts = [(day, table, shoes) for day, table, shoes in chunk if sim.game_of_table(table) == game]
+            shoes = np.concatenate([np.arange(s.start, s.stop) for _, _, s in parts])
+            located = np.array([sim.locate(int(shoe)) for shoe in shoes]).reshape(-1, 3)
+            batch = ShoeBatch(game, shoes, located[:, 0], located[:, 1], located[:, 2])
+            dealt = deal_batch(sim, batch)
+            frame = rounds_frame(sim, batch, dealt)
+            rounds.append(frame)
+            if sim.bets:
+                bets.append(bets_frame(sim, batch, dealt, frame))
+        yield Chunk(
+            days=(chunk[0][0], chunk[-1][0]),
+            rounds=pl.concat(rounds),
+            bets=pl.concat(bets) if sim.bets else None,
+        )

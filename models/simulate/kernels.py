@@ -1,0 +1,311 @@
+"""Compiled shoe loops: an outcomes-only tally, and full shoes with cards, bets, pace and bank holders.
+
+Each shoe draws from its own streams (`rng.seed_stream(seed, shoe, purpose)`): the cards stream
+shuffles and plays mixed drawing choices, the population stream places bets and sets the pace. Shoes
+are dealt in parallel (numba `prange`) into fixed per-shoe slots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from models.simulate.dealing import (
+    B1,
+    BANKER_WINS,
+    CARD_SLOTS,
+    CUT_CARD_FROM_BACK,
+    NO_CARD,
+    P1,
+    PLAYER_WINS,
+    Q1,
+    TIE,
+    deal_coup,
+    outcome,
+    start_shoe,
+)
+from models.simulate.rng import CARDS, POPULATION, bounded, seed_stream, uniform
+
+# How each game moves the bank; see models/simulate/population.py for the names.
+HOUSE_BANK, CHEMIN_DE_FER, BANQUE, ROTATING = 0, 1, 2, 3
+# Bet codes are indexes into models.game.paytable.BETS.
+BANKER_BET, PLAYER_BET, TIE_BET, FIRST_SIDE_BET, PLAYER_PAIR_BET, BANKER_PAIR_BET = 0, 1, 2, 3, 3, 4
+SIDE_BETS = 14
+MAX_SIDE_BETS_PER_SEAT = 2
+BETS_PER_SEAT = 1 + MAX_SIDE_BETS_PER_SEAT
+# Slots of the population parameters array.
+(
+    SEATS,
+    OCCUPANCY,
+    BET_PROBABILITY,
+    MIN_BET,
+    MAX_BET,
+    SIDE_MIN,
+    SIDE_MAX,
+    COUP_SECONDS,
+    SHUFFLE_SECONDS,
+    INITIAL_BANK,
+    WITHDRAW,
+    PLAYER_POOL,
+    MAIN_BANKER,
+    MAIN_PLAYER,
+    LEVY_PERCENT,
+    SIDE_ANY,
+    SIDE_CUMULATIVE,
+) = range(17)
+POPULATION_SIZE = SIDE_CUMULATIVE + SIDE_BETS
+
+STAKE_LADDER = np.array([1, 1, 1, 2, 2, 4, 5, 10, 20, 40], np.int64)
+STAKE_SWING = np.array([1.0, 1.0, 1.0, 0.5, 2.0])
+
+
+@njit(inline="always", cache=True)
+def _last_coup(pos, cut, last):
+    """True once the cut card has come out: before this coup's first card, or during the last."""
+    return last or pos >= cut
+
+
+@njit(parallel=True, cache=True)
+def count_outcomes(seed, first_shoe, n_shoes, template, player_draw, banker_draw, three_hands):
+    """Banker, Player, Tie counts and cards dealt per shoe, cards never leaving the kernel."""
+    counts = np.zeros((n_shoes, 4), np.int64)
+    n = template.shape[0]
+    cut = n - CUT_CARD_FROM_BACK
+    need = 9 if three_hands else 6
+    for i in prange(n_shoes):
+        state = np.empty(4, np.uint64)
+        seed_stream(state, seed, first_shoe + i, CARDS)
+        deck = np.empty(n, np.int16)
+        row = np.empty(CARD_SLOTS, np.int16)
+        pos = start_shoe(state, deck, template)
+        first_card = pos
+        last = False
+        while pos + need <= n:
+            last = _last_coup(pos, cut, last)
+            pos, player, banker, _ = deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, 1, row)
+            counts[i, outcome(player, banker)] += 1
+            if last:
+                break
+            last = pos > cut
+        counts[i, 3] = pos - first_card
+    return counts
+
+
+@njit(inline="always", cache=True)
+def _next_seat(occupied, seat):
+    """The next occupied seat counter-clockwise (seat numbers ascending, wrapping)."""
+    seats = occupied.shape[0]
+    for step in range(1, seats + 1):
+        candidate = (seat + step) % seats
+        if occupied[candidate]:
+            return candidate
+    return seat
+
+
+@njit(inline="always", cache=True)
+def _round_to(cents, unit):
+    return max(unit, (cents // unit) * unit)
+
+
+@njit(cache=True)
+def _stake(state, unit, pop):
+    amount = np.int64(unit * STAKE_SWING[bounded(state, STAKE_SWING.shape[0])])
+    return min(max(_round_to(amount, np.int64(pop[MIN_BET])), np.int64(pop[MIN_BET])), np.int64(pop[MAX_BET]))
+
+
+@njit(inline="always", cache=True)
+def _cell(player, banker, player_drew, banker_drew):
+    """Index of a coup in the settlement grid's flattened (10, 10, 2, 2) cells."""
+    return ((player * 10 + banker) * 2 + player_drew) * 2 + banker_drew
+
+
+@njit(cache=True)
+def _settle(net_units, code, cell, pairs):
+    """Net result for the bettor per cent staked, in the grid's units."""
+    pair = 0
+    if code == PLAYER_PAIR_BET:
+        pair = pairs & 1
+    elif code == BANKER_PAIR_BET:
+        pair = (pairs >> 1) & 1
+    return net_units[code, cell, pair]
+
+
+@njit(parallel=True, cache=True)
+def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, max_coups, net_units):
+    """Deal every shoe in `shoes` with its betting population into fixed per-shoe slots.
+
+    `net_units[bet, cell, pair]` is the settlement grid (models.game.paytable) in integer units.
+    Returns per-coup arrays (cards, outcome against each Player hand, seconds from the shoe's start,
+    bank holder seat, side the banker played, bank size), per-bet arrays (round index, seat, bet
+    code, amount in cents, player number, side, payout in cents x grid units), and the number of
+    coups and bets each shoe used. Slots past those counts are garbage.
+    """
+    n_shoes = shoes.shape[0]
+    seats = np.int64(pop[SEATS])
+    max_bets = max_coups * seats * BETS_PER_SEAT
+    three_hands = bank_kind == BANQUE
+    need = 9 if three_hands else 6
+    n = template.shape[0]
+    cut = n - CUT_CARD_FROM_BACK
+
+    cards = np.empty((n_shoes, max_coups, CARD_SLOTS), np.int16)
+    outcomes = np.empty((n_shoes, max_coups, 2), np.int8)
+    seconds = np.empty((n_shoes, max_coups), np.float64)
+    holder = np.empty((n_shoes, max_coups), np.int8)
+    played_side = np.empty((n_shoes, max_coups), np.int8)
+    bank = np.empty((n_shoes, max_coups), np.int64)
+    bet_round = np.empty((n_shoes, max_bets), np.int16)
+    bet_seat = np.empty((n_shoes, max_bets), np.int8)
+    bet_code = np.empty((n_shoes, max_bets), np.int8)
+    bet_cents = np.empty((n_shoes, max_bets), np.int64)
+    bet_player = np.empty((n_shoes, max_bets), np.int32)
+    bet_side = np.empty((n_shoes, max_bets), np.int8)
+    bet_payout = np.empty((n_shoes, max_bets), np.int64)
+    n_coups = np.zeros(n_shoes, np.int64)
+    n_bets = np.zeros(n_shoes, np.int64)
+
+    for i in prange(n_shoes):
+        deck_state = np.empty(4, np.uint64)
+        seed_stream(deck_state, seed, shoes[i], CARDS)
+        people = np.empty(4, np.uint64)
+        seed_stream(people, seed, shoes[i], POPULATION)
+        deck = np.empty(n, np.int16)
+
+        # who sits where for this shoe, and how much each usually stakes
+        occupied = np.zeros(seats, np.bool_)
+        unit = np.zeros(seats, np.int64)
+        player = np.zeros(seats, np.int32)
+        for seat in range(seats):
+            occupied[seat] = uniform(people) < pop[OCCUPANCY]
+            unit[seat] = np.int64(pop[MIN_BET]) * STAKE_LADDER[bounded(people, STAKE_LADDER.shape[0])]
+            player[seat] = bounded(people, np.int64(pop[PLAYER_POOL]))
+        if not occupied.any():
+            occupied[0] = True
+        seat_of_bank = _next_seat(occupied, bounded(people, seats))
+        bank_size = np.int64(pop[INITIAL_BANK])
+        clock = pop[SHUFFLE_SECONDS]
+
+        pos = start_shoe(deck_state, deck, template)
+        last = False
+        k = 0
+        b = 0
+        while pos + need <= n:
+            last = _last_coup(pos, cut, last)
+            clock += pop[COUP_SECONDS] * (0.6 + 0.4 * (uniform(people) + uniform(people)))
+            seconds[i, k] = clock
+            holder[i, k] = seat_of_bank
+            bank[i, k] = bank_size if bank_kind == CHEMIN_DE_FER else 0
+            stake_side = np.zeros(3, np.int64)
+            covered = np.int64(0)
+            first_bet = b
+            for seat in range(seats):
+                if not occupied[seat] or uniform(people) >= pop[BET_PROBABILITY]:
+                    continue
+                if bank_kind in (CHEMIN_DE_FER, ROTATING):
+                    if seat == seat_of_bank:
+                        continue
+                    amount = _stake(people, unit[seat], pop)
+                    code = PLAYER_BET
+                    if bank_kind == CHEMIN_DE_FER:
+                        amount = min(amount, bank_size - covered)
+                        if amount <= 0:
+                            continue
+                        covered += amount
+                    elif uniform(people) < pop[MAIN_BANKER] / (pop[MAIN_BANKER] + pop[MAIN_PLAYER]):
+                        code = BANKER_BET
+                else:
+                    r = uniform(people)
+                    code = TIE_BET
+                    if r < pop[MAIN_BANKER]:
+                        code = BANKER_BET
+                    elif r < pop[MAIN_BANKER] + pop[MAIN_PLAYER]:
+                        code = PLAYER_BET
+                    if bank_kind == BANQUE:
+                        code = PLAYER_BET
+                    amount = _stake(people, unit[seat], pop)
+                side = 0
+                if bank_kind == BANQUE:
+                    side = 1 + (seat % 2)  # odd seats (1, 3, ...) on the right table
+                    stake_side[side] += amount
+                bet_round[i, b] = k
+                bet_seat[i, b] = seat
+                bet_code[i, b] = code
+                bet_cents[i, b] = amount
+                bet_player[i, b] = player[seat]
+                bet_side[i, b] = side
+                b += 1
+                if bank_kind != HOUSE_BANK:
+                    continue
+                for _ in range(MAX_SIDE_BETS_PER_SEAT):
+                    if uniform(people) >= pop[SIDE_ANY]:
+                        break
+                    pick = uniform(people)
+                    s = 0
+                    while s < SIDE_BETS - 1 and pick >= pop[SIDE_CUMULATIVE + s]:
+                        s += 1
+                    side_unit = np.int64(pop[SIDE_MIN]) * STAKE_LADDER[bounded(people, 5)]
+                    bet_round[i, b] = k
+                    bet_seat[i, b] = seat
+                    bet_code[i, b] = FIRST_SIDE_BET + s
+                    bet_cents[i, b] = min(side_unit, np.int64(pop[SIDE_MAX]))
+                    bet_player[i, b] = player[seat]
+                    bet_side[i, b] = 0
+                    b += 1
+            if bank_kind == CHEMIN_DE_FER and covered > 0:
+                # the bank's own wager is what the punters covered
+                bet_round[i, b] = k
+                bet_seat[i, b] = seat_of_bank
+                bet_code[i, b] = BANKER_BET
+                bet_cents[i, b] = covered
+                bet_player[i, b] = player[seat_of_bank]
+                bet_side[i, b] = 0
+                b += 1
+            side = 2 if stake_side[2] > stake_side[1] else 1
+            played_side[i, k] = side
+            row = cards[i, k]
+            pos, player_total, banker_total, second_total = deal_coup(
+                deck_state, deck, pos, player_draw, banker_draw, three_hands, side, row
+            )
+            result = outcome(player_total, banker_total)
+            outcomes[i, k, 0] = result
+            outcomes[i, k, 1] = outcome(second_total, banker_total) if three_hands else TIE
+
+            # settle this coup's wagers from the grid
+            banker_drew = 1 if row[B1 + 2] != NO_CARD else 0
+            cell = _cell(player_total, banker_total, 1 if row[P1 + 2] != NO_CARD else 0, banker_drew)
+            cell2 = _cell(second_total, banker_total, 1 if row[Q1 + 2] != NO_CARD else 0, banker_drew)
+            pairs = (1 if row[P1] // 4 == row[P1 + 1] // 4 else 0) + (2 if row[B1] // 4 == row[B1 + 1] // 4 else 0)
+            for j in range(first_bet, b):
+                on = cell2 if bet_side[i, j] == 2 else cell
+                bet_payout[i, j] = bet_cents[i, j] * _settle(net_units, bet_code[i, j], on, pairs)
+
+            passes = (bank_kind == HOUSE_BANK and result == PLAYER_WINS) or (bank_kind == ROTATING and result != TIE)
+            if passes:
+                seat_of_bank = _next_seat(occupied, seat_of_bank)
+            elif bank_kind == CHEMIN_DE_FER and result == BANKER_WINS:
+                # the bank rides: it grows by its win, less the house's levy
+                bank_size += covered - np.int64(covered * pop[LEVY_PERCENT]) // 100
+                if uniform(people) < pop[WITHDRAW]:
+                    seat_of_bank = _next_seat(occupied, seat_of_bank)
+                    bank_size = np.int64(pop[INITIAL_BANK])
+            elif bank_kind == CHEMIN_DE_FER and result == PLAYER_WINS:
+                seat_of_bank = _next_seat(occupied, seat_of_bank)
+                bank_size = np.int64(pop[INITIAL_BANK])
+            k += 1
+            if last:
+                break
+            last = pos > cut
+        n_coups[i] = k
+        n_bets[i] = b
+    coups = (cards, outcomes, seconds, holder, played_side, bank)
+    bets = (bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout)
+    return coups, n_coups, bets, n_bets
+
+
+@njit(parallel=True, cache=True)
+def pack(slots, counts, starts):
+    """Copy the first counts[i] rows of every shoe's slots (n, slots, width) into one dense array."""
+    out = np.empty((counts.sum(), slots.shape[2]), slots.dtype)
+    for i in prange(slots.shape[0]):
+        out[starts[i] : starts[i] + counts[i]] = slots[i, : counts[i]]
+    return out
