@@ -7,10 +7,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from pipelines.commands import bench, odds, up
+from pipelines.commands import bench, odds, simulate, up
 
 DEFAULT_DB = "data/warehouse/banco.duckdb"
-COMMANDS = {"odds": odds, "up": up, "bench": bench}
+COMMANDS = {"up": up, "simulate": simulate, "odds": odds, "bench": bench}
 
 
 class UserError(Exception):

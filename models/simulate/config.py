@@ -28,8 +28,8 @@ class Population:
     """Who sits at a table and how they bet."""
 
     seats: int = 7
-    occupancy: float = 0.7  # chance a seat is taken for a shoe
-    bet_probability: float = 0.85  # chance a seated player bets on a coup
+    occupancy: float = 0.6  # chance a seat is taken for a shoe
+    bet_probability: float = 0.6  # chance a seated player bets on a coup (about 3 wagers a coup)
     main_mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MAIN_MIX))
     side_mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SIDE_MIX))
     min_bet: Decimal = Decimal(25)

@@ -1,0 +1,69 @@
+"""A whole simulation written to disk: chunks of rounds and bets files, and the fault labels."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models.simulate.config import Simulation
+from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
+from models.simulate.faults import inject
+from models.simulate.output import write_frame
+
+
+@dataclass
+class Summary:
+    """What a run wrote."""
+
+    shoes: int = 0
+    coups: int = 0
+    bets: int = 0
+    faults: int = 0
+    files: list[Path] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        rate = self.coups / self.seconds / 1e6 if self.seconds else 0.0
+        faults = f", {self.faults:,} faults labelled" if self.faults else ""
+        return (
+            f"simulated {self.shoes:,} shoes: {self.coups:,} coups, {self.bets:,} wagers{faults}; "
+            f"{len(self.files)} files in {self.seconds:.1f} s ({rate:.2f} M coups/s)"
+        )
+
+
+def _stem(sim: Simulation, chunk: Chunk, index: int) -> str:
+    first, last = (sim.start + dt.timedelta(days=day) for day in chunk.days)
+    return f"{first:%Y%m%d}-{last:%Y%m%d}_seed{sim.seed}_{index:04d}"
+
+
+def write_simulation(
+    sim: Simulation,
+    out: Path,
+    fmt: str = "parquet",
+    misdeal_rate: float = 0.0,
+    chunk_coups: int = DEFAULT_CHUNK_COUPS,
+    days: range | None = None,
+    progress: Callable[[Summary], None] | None = None,
+) -> Summary:
+    """Simulate and write `rounds_*`, `bets_*` and (with faults) `faults_*` files into `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    summary, started = Summary(), time.perf_counter()
+    for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups)):
+        rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
+        stem = _stem(sim, chunk, index)
+        summary.files.append(write_frame(rounds, out / f"rounds_{stem}", fmt))
+        if bets is not None:
+            summary.files.append(write_frame(bets, out / f"bets_{stem}", fmt))
+        if labels.height:
+            summary.files.append(write_frame(labels, out / f"faults_{stem}", fmt))
+        summary.shoes += chunk.rounds.select("table_id", "shoe_id").n_unique()
+        summary.coups += chunk.rounds.height
+        summary.bets += 0 if chunk.bets is None else chunk.bets.height
+        summary.faults += labels.height
+        summary.seconds = time.perf_counter() - started
+        if progress:
+            progress(summary)
+    return summary

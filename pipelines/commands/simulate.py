@@ -1,0 +1,91 @@
+"""Write simulated shoes as round logs (rounds and bets) in the documented format."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+
+from models.game.games import Game
+from models.simulate.config import MAX_SEATS, Population, Simulation
+from models.simulate.output import FORMATS
+from models.simulate.run import Summary, write_simulation
+
+
+def _games(text: str) -> tuple[Game, ...]:
+    try:
+        return tuple(Game.parse(name) for name in text.split(",") if name.strip())
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a rate is between 0 and 1, got {text}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--shoes", type=int, required=True, help="shoes to deal in all")
+    parser.add_argument("--decks", type=int, default=8)
+    parser.add_argument(
+        "--game",
+        type=_games,
+        default=(Game.PUNTO_BANCO,),
+        help="game, or games separated by commas (tables take them in turn)",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tables", type=int, default=4)
+    parser.add_argument("--start", type=_date, default=dt.date(2026, 11, 1), help="first gaming day")
+    parser.add_argument("--shoes-per-day", type=int, default=10, help="per table")
+    parser.add_argument("--seats", type=int, default=7, help=f"seats per table, 1..{MAX_SEATS}")
+    parser.add_argument("--timezone", default="UTC", help="the tables' time zone (IANA name)")
+    parser.add_argument("--out", type=Path, required=True, help="folder for the files")
+    parser.add_argument("--format", choices=FORMATS, default="parquet")
+    parser.add_argument("--no-bets", action="store_true", help="rounds only")
+    parser.add_argument(
+        "--misdeal-rate", type=_rate, default=0.0, help="fraction of coups given a labelled fault (see faults_* files)"
+    )
+
+
+def _progress_bar(total: int) -> callable:
+    def show(summary: Summary) -> None:
+        done = min(summary.shoes / total, 1.0)
+        bar = "#" * int(done * 30)
+        sys.stderr.write(f"\r[{bar:<30}] {done:6.1%}  {summary.coups:,} coups")
+        if done >= 1.0:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def run(args: argparse.Namespace) -> int:
+    sim = Simulation(
+        shoes=args.shoes,
+        seed=args.seed,
+        decks=args.decks,
+        games=args.game,
+        tables=args.tables,
+        start=args.start,
+        shoes_per_day=args.shoes_per_day,
+        timezone=args.timezone,
+        bets=not args.no_bets,
+        population=Population(seats=args.seats),
+    )
+    progress = _progress_bar(sim.shoes) if sys.stderr.isatty() else None
+    summary = write_simulation(sim, args.out, args.format, args.misdeal_rate, progress=progress)
+    print(f"{summary.line()} -> {args.out}")
+    return 0
