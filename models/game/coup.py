@@ -86,14 +86,16 @@ def _said(hand: str, drew: bool, total: int) -> str:
 def tableau_violation(game: Game, player: Sequence[int], banker: Sequence[int]) -> str | None:
     """Why the logged draws break the tableau (point values in dealing order), or None if they don't.
 
-    Hands must already hold two or three cards. Optional cells accept either choice.
+    Hands must already hold two or three cards. Optional cells accept either choice. In
+    baccarat_banque the banker plays two hands at once, so only the banker's own natural stops it.
     """
     player_two, banker_two = hand_total(player[:2]), hand_total(banker[:2])
     player_drew, banker_drew = len(player) == 3, len(banker) == 3
     if player_two >= 8 or banker_two >= 8:
-        if player_drew or banker_drew:
-            hand, total = ("player", player_two) if player_drew else ("banker", banker_two)
-            return f"{hand} drew on {total} after a natural"
+        if player_drew:
+            return f"player drew on {player_two} after a natural"
+        if banker_drew and (banker_two >= 8 or game is not Game.BACCARAT_BANQUE):
+            return f"banker drew on {banker_two} after a natural"
         return None
     rule = tableau(game, Hand.PLAYER, player_two)
     if rule is not Draw.OPTIONAL and bool(rule) != player_drew:

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import polars as pl
 
+from models.contract import BET_SCHEMA
 from models.game.cards import RANKS, SUITS
 from models.game.games import Game
 from models.game.paytable import BETS, PayTable, settlement_grid
@@ -22,7 +23,6 @@ TOKENS = pl.Series("token", [rank + suit for rank in RANKS for suit in SUITS])
 OUTCOMES = pl.Series("outcome", ["B", "P", "T"])
 BET_NAMES = pl.Series("bet", list(BETS))
 PLAYER_PAIR, BANKER_PAIR = BETS.index("player_pair"), BETS.index("banker_pair")
-AMOUNT = pl.Decimal(18, 2)
 SEAT_LABELS = pl.Series("seat", [str(seat) for seat in range(1, 15)])
 
 
@@ -136,13 +136,16 @@ def net_units(game: Game, table: PayTable) -> tuple[np.ndarray, int]:
     return scaled.reshape(len(BETS), -1, 2), places
 
 
-def _shoe_starts(sim: Simulation, batch: ShoeBatch, dealt: Dealt, last_seconds: np.ndarray) -> np.ndarray:
-    """Epoch seconds each shoe starts: its day's opening plus the shoes its table dealt before it."""
-    duration = last_seconds + sim.coup_seconds
+def _shoe_starts(sim: Simulation, batch: ShoeBatch, last_micros: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Epoch microseconds each shoe starts: its day's opening plus the shoes its table dealt before it.
+
+    Whole microseconds keep the sums exact, so a shoe's start does not depend on its batch.
+    """
+    duration = last_micros + round(sim.coup_seconds * 1e6)
     before = np.cumsum(duration) - duration
     first_of_day = np.r_[True, (batch.day[1:] != batch.day[:-1]) | (batch.table[1:] != batch.table[:-1])]
     group_start = np.maximum.accumulate(np.where(first_of_day, np.arange(len(duration)), 0))
-    openings = np.array([day_opening(sim, int(day)) for day in batch.day], dtype=np.float64)
+    openings = np.array([day_opening(sim, int(day)) * 1_000_000 for day in batch.day], dtype=np.int64)
     return openings + before - before[group_start], openings
 
 
@@ -151,11 +154,11 @@ def rounds_frame(sim: Simulation, batch: ShoeBatch, dealt: Dealt) -> pl.DataFram
     n = dealt.n_coups
     shoe = np.repeat(np.arange(len(n)), n)
     round_no = np.arange(len(shoe)) - np.repeat(np.cumsum(n) - n, n) + 1
-    last_seconds = dealt.seconds[np.cumsum(n) - 1]
-    shoe_start, opening = _shoe_starts(sim, batch, dealt, last_seconds)
-    started = shoe_start[shoe] + dealt.seconds
+    micros = np.round(dealt.seconds * 1e6).astype(np.int64)
+    shoe_start, opening = _shoe_starts(sim, batch, micros[np.cumsum(n) - 1])
+    started = shoe_start[shoe] + micros
     shifts_per_day = int(np.ceil(24 / sim.shift_hours))
-    shift = ((started - opening[shoe]) // (sim.shift_hours * 3600)).astype(np.int64)
+    shift = (started - opening[shoe]) // round(sim.shift_hours * 3600 * 1e6)
     pool = sim.tables * sim.dealers_per_table
     dealer = (batch.table[shoe] * sim.dealers_per_table + batch.day[shoe] * shifts_per_day + shift) % pool
     dates = [sim.start + dt.timedelta(days=int(day)) for day in batch.day]
@@ -168,9 +171,7 @@ def rounds_frame(sim: Simulation, batch: ShoeBatch, dealt: Dealt) -> pl.DataFram
             "table_id": table_ids.gather(shoe_index),
             "shoe_id": shoe_ids.gather(shoe_index),
             "round_no": pl.Series(round_no, dtype=pl.Int32),
-            "started_at": pl.Series(np.round(started * 1e6).astype(np.int64))
-            .cast(pl.Datetime("us", "UTC"))
-            .dt.convert_time_zone(sim.timezone),
+            "started_at": pl.Series(started).cast(pl.Datetime("us", "UTC")).dt.convert_time_zone(sim.timezone),
             "player_cards": _hand(dealt.cards, P1),
             "banker_cards": _hand(dealt.cards, B1),
             "game": pl.repeat(batch.game.value, len(shoe), eager=True),
@@ -197,7 +198,7 @@ def bets_frame(sim: Simulation, batch: ShoeBatch, dealt: Dealt, rounds: pl.DataF
             "round_no": rounds["round_no"].gather(coup),
             "seat": SEAT_LABELS.gather(pl.Series(dealt.bet_seat, dtype=pl.Int64)),
             "bet": BET_NAMES.gather(pl.Series(dealt.bet_code, dtype=pl.Int64)),
-            "amount": _decimal(dealt.bet_cents, 2).cast(AMOUNT),
+            "amount": _decimal(dealt.bet_cents, 2).cast(BET_SCHEMA["amount"]),
             "player_id": _player_labels(sim.population.player_pool).gather(pl.Series(dealt.bet_player, dtype=pl.Int64)),
             "payout": _decimal(dealt.bet_payout, 2 + places).cast(pl.Decimal(18, 2 + places)),
             "side": _nullable(dealt.bet_side, 0).cast(pl.Int8),

@@ -1,0 +1,34 @@
+"""The round-log contract (data.md): column names and types of rounds and bets, in one place."""
+
+from __future__ import annotations
+
+import polars as pl
+
+#: Rounds as the simulator writes them and the warehouse reads them (times as UTC instants).
+ROUND_SCHEMA = {
+    "table_id": pl.String,
+    "shoe_id": pl.String,
+    "round_no": pl.Int32,
+    "started_at": pl.Datetime("us", "UTC"),
+    "player_cards": pl.String,
+    "banker_cards": pl.String,
+    "game": pl.String,
+    "decks": pl.Int8,
+    "dealer_id": pl.String,
+    "bank_holder": pl.String,
+    "player2_cards": pl.String,
+    "outcome": pl.String,
+}
+#: Bets; `side` (1 or 2) names the hand of a baccarat_banque wager, null elsewhere.
+BET_SCHEMA = {
+    "table_id": pl.String,
+    "shoe_id": pl.String,
+    "round_no": pl.Int32,
+    "seat": pl.String,
+    "bet": pl.String,
+    "amount": pl.Decimal(18, 2),
+    "player_id": pl.String,
+    "payout": pl.Decimal(18, 4),
+    "side": pl.Int8,
+}
+NATURAL_KEY = ("table_id", "shoe_id", "round_no")
