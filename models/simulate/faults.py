@@ -69,7 +69,7 @@ def _wrong_draw(rows: pl.DataFrame) -> pl.DataFrame:
         _break_draw(game, player, banker)
         for game, player, banker in rows.select("game", "player_cards", "banker_cards").iter_rows()
     ]
-    keep = pl.Series([hands is not None for hands in broken])
+    keep = pl.Series([hands is not None for hands in broken], dtype=pl.Boolean)
     hands = [hands for hands in broken if hands is not None]
     return rows.filter(keep).with_columns(
         player_cards=pl.Series([p for p, _ in hands], dtype=pl.String),

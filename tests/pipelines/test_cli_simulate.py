@@ -1,0 +1,92 @@
+"""`banco simulate` as a user runs it, in every output format."""
+
+import shutil
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from models.contract import BET_SCHEMA, ROUND_SCHEMA
+
+BANCO = shutil.which("banco") or str(Path(sys.executable).with_name("banco"))
+
+
+def banco(*args):
+    return subprocess.run([BANCO, *args], capture_output=True, text=True, timeout=300)
+
+
+def _read(path: Path) -> pl.DataFrame:
+    if path.suffix == ".parquet":
+        return pl.read_parquet(path)
+    if path.suffix == ".csv":
+        return pl.read_csv(path, infer_schema=False)
+    return pl.read_ndjson(path, infer_schema_length=None)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
+def test_simulate_writes_round_logs(tmp_path, fmt):
+    result = banco(
+        "simulate", "--shoes", "12", "--decks", "6", "--game", "punto_banco,baccarat_banque", "--seed", "4",
+        "--tables", "2", "--start", "2026-03-01", "--timezone", "Europe/Paris", "--out", str(tmp_path),
+        "--format", fmt, "--misdeal-rate", "0.02",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("simulated 12 shoes:")
+    rounds = _read(next(tmp_path.glob(f"rounds_*.{fmt}")))
+    bets = _read(next(tmp_path.glob(f"bets_*.{fmt}")))
+    faults = _read(next(tmp_path.glob(f"faults_*.{fmt}")))
+    assert list(rounds.columns) == list(ROUND_SCHEMA)
+    assert list(bets.columns) == list(BET_SCHEMA)
+    assert faults.height > 0
+    assert not list(tmp_path.glob(".*partial"))
+    first = rounds.row(0, named=True)
+    if fmt == "parquet":
+        assert rounds.schema["started_at"] == pl.Datetime("us", "Europe/Paris")
+        assert isinstance(bets["amount"][0], Decimal)
+    else:
+        assert first["started_at"].startswith("2026-03-01T") and first["started_at"].endswith("+01:00")
+        assert Decimal(str(bets["amount"][0])) > 0
+    assert set(rounds["game"]) == {"punto_banco", "baccarat_banque"}
+
+
+def test_same_command_same_files(tmp_path):
+    args = ["simulate", "--shoes", "5", "--seed", "8", "--format", "csv"]
+    assert banco(*args, "--out", str(tmp_path / "a")).returncode == 0
+    assert banco(*args, "--out", str(tmp_path / "b")).returncode == 0
+    for path in (tmp_path / "a").iterdir():
+        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
+
+
+def test_rounds_only(tmp_path):
+    assert banco("simulate", "--shoes", "2", "--no-bets", "--out", str(tmp_path)).returncode == 0
+    assert [path.name.split("_")[0] for path in tmp_path.iterdir()] == ["rounds"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--shoes", "0"], "shoes must be at least 1"),
+        (["--shoes", "3", "--decks", "0"], "decks"),
+        (["--shoes", "3", "--game", "bunco"], "unknown game 'bunco'"),
+        (["--shoes", "3", "--start", "yesterday"], "not a date"),
+        (["--shoes", "3", "--misdeal-rate", "2"], "between 0 and 1"),
+        (["--shoes", "3", "--format", "xlsx"], "invalid choice"),
+        (["--shoes", "3", "--seats", "20"], "seats"),
+        (["--shoes", "3", "--timezone", "Nowhere/Town"], "time zone"),
+    ],
+)
+def test_bad_arguments(tmp_path, args, message):
+    result = banco("simulate", *args, "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_unwritable_output_folder(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = banco("simulate", "--shoes", "1", "--out", str(blocker / "sub"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
