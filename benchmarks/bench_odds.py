@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from report import Row, best_seconds, publish
-
+from benchmarks.report import Row, best_seconds, publish
 from models.game.cards import Card
 from models.game.games import Game
 from models.game.shoe import Composition

@@ -21,10 +21,13 @@ class Row:
     baseline: float
     unit: str
     target: str = ""
+    higher_is_better: bool = False  # throughputs; times and memory are lower-is-better
 
     @property
     def ratio(self) -> float:
-        return self.baseline / self.measured if self.measured else float("inf")
+        """How many times better than the baseline."""
+        better, worse = (self.measured, self.baseline) if self.higher_is_better else (self.baseline, self.measured)
+        return better / worse if worse else float("inf")
 
 
 def best_seconds(function: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
@@ -40,10 +43,10 @@ def best_seconds(function: Callable[[], object], repeat: int = 5, number: int = 
 
 def publish(name: str, title: str, rows: list[Row], baseline_name: str) -> None:
     """Print the table and save it as benchmarks/results/NAME.json."""
-    print(f"\n{title}\n(baseline: {baseline_name}; ratio = baseline / measured)")
-    print(f"{'case':<40}{'measured':>14}{'baseline':>14}{'ratio':>10}  {'unit':<8}target")
+    print(f"\n{title}\n(baseline: {baseline_name}; ratio = how many times better than the baseline)")
+    print(f"{'case':<46}{'measured':>12}{'baseline':>12}{'ratio':>10}  {'unit':<10}target")
     for row in rows:
-        print(f"{row.case:<40}{row.measured:>14.4g}{row.baseline:>14.4g}{row.ratio:>9.0f}x  {row.unit:<8}{row.target}")
+        print(f"{row.case:<46}{row.measured:>12.4g}{row.baseline:>12.4g}{row.ratio:>9.1f}x  {row.unit:<10}{row.target}")
     RESULTS.mkdir(exist_ok=True)
     payload = {
         "benchmark": name,

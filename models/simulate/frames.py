@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
-from models.contract import BET_SCHEMA
 from models.game.cards import RANKS, SUITS
 from models.game.games import Game
 from models.game.paytable import BETS, PayTable, settlement_grid
 from models.simulate.config import Simulation
 from models.simulate.dealing import B1, NO_CARD, P1, Q1
-from models.simulate.kernels import pack
+from models.simulate.kernels import decimal128_words, hand_text, pack
 
 TOKENS = pl.Series("token", [rank + suit for rank in RANKS for suit in SUITS])
 OUTCOMES = pl.Series("outcome", ["B", "P", "T"])
@@ -112,8 +111,10 @@ def _tokens(codes: np.ndarray) -> pl.Series:
 
 
 def _hand(cards: np.ndarray, first: int) -> pl.Series:
-    columns = [_tokens(cards[:, first + i]).alias(f"c{i}") for i in range(3)]
-    return pl.select(pl.concat_str(columns, separator=" ", ignore_nulls=True)).to_series()
+    """The hands in cards[:, first:first + 3] as logged text, built straight into Arrow buffers."""
+    offsets, data = hand_text(cards, first)
+    array = pa.StringArray.from_buffers(len(cards), pa.py_buffer(offsets), pa.py_buffer(data))
+    return pl.from_arrow(array)
 
 
 def _labels(prefix: str, numbers: np.ndarray, width: int) -> pl.Series:
@@ -122,9 +123,11 @@ def _labels(prefix: str, numbers: np.ndarray, width: int) -> pl.Series:
     return pl.select(pl.lit(prefix) + digits).to_series()
 
 
-def _decimal(units: np.ndarray, scale: int) -> pl.Series:
-    """Exact decimals from integers counted in 10**-scale currency units."""
-    return pl.Series(units, dtype=pl.Int64).cast(pl.Decimal(38, 0)) * Decimal(1).scaleb(-scale)
+def _decimal(units: np.ndarray, scale: int, precision: int = 18) -> pl.Series:
+    """Exact decimals from integers counted in 10**-scale currency units (built as Arrow decimal128)."""
+    words = decimal128_words(np.ascontiguousarray(units, dtype=np.int64))
+    array = pa.Array.from_buffers(pa.decimal128(precision, scale), len(units), [None, pa.py_buffer(words)])
+    return pl.from_arrow(array)
 
 
 @lru_cache(maxsize=64)
@@ -198,9 +201,9 @@ def bets_frame(sim: Simulation, batch: ShoeBatch, dealt: Dealt, rounds: pl.DataF
             "round_no": rounds["round_no"].gather(coup),
             "seat": SEAT_LABELS.gather(pl.Series(dealt.bet_seat, dtype=pl.Int64)),
             "bet": BET_NAMES.gather(pl.Series(dealt.bet_code, dtype=pl.Int64)),
-            "amount": _decimal(dealt.bet_cents, 2).cast(BET_SCHEMA["amount"]),
+            "amount": _decimal(dealt.bet_cents, 2),
             "player_id": _player_labels(sim.population.player_pool).gather(pl.Series(dealt.bet_player, dtype=pl.Int64)),
-            "payout": _decimal(dealt.bet_payout, 2 + places).cast(pl.Decimal(18, 2 + places)),
+            "payout": _decimal(dealt.bet_payout, 2 + places),
             "side": _nullable(dealt.bet_side, 0).cast(pl.Int8),
         }
     )

@@ -309,3 +309,43 @@ def pack(slots, counts, starts):
     for i in prange(slots.shape[0]):
         out[starts[i] : starts[i] + counts[i]] = slots[i, : counts[i]]
     return out
+
+
+@njit(cache=True)
+def decimal128_words(units):
+    """Little-endian 128-bit two's-complement words of int64 values: Arrow's decimal128 layout."""
+    words = np.empty((units.shape[0], 2), np.int64)
+    for i in range(units.shape[0]):
+        words[i, 0] = units[i]
+        words[i, 1] = -1 if units[i] < 0 else 0
+    return words
+
+
+TOKEN_BYTES = np.array([[ord(rank), ord(suit)] for rank in "A23456789TJQK" for suit in "CDHS"], np.uint8)
+
+
+@njit(cache=True)
+def hand_text(cards, first):
+    """Arrow string buffers (offsets, bytes) of the hands in cards[:, first:first + 3]: '9H 3S 4D'."""
+    n = cards.shape[0]
+    offsets = np.empty(n + 1, np.int32)
+    offsets[0] = 0
+    for i in range(n):
+        k = 0
+        for slot in range(first, first + 3):
+            if cards[i, slot] >= 0:
+                k += 1
+        offsets[i + 1] = offsets[i] + (3 * k - 1 if k > 0 else 0)
+    data = np.empty(offsets[n], np.uint8)
+    for i in range(n):
+        at = offsets[i]
+        for slot in range(first, first + 3):
+            code = cards[i, slot]
+            if code >= 0:
+                if at > offsets[i]:
+                    data[at] = 32  # a space between tokens
+                    at += 1
+                data[at] = TOKEN_BYTES[code, 0]
+                data[at + 1] = TOKEN_BYTES[code, 1]
+                at += 2
+    return offsets, data

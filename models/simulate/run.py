@@ -5,8 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import polars as pl
 
 from models.simulate.config import Simulation
 from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
@@ -51,19 +54,30 @@ def write_simulation(
     """Simulate and write `rounds_*`, `bets_*` and (with faults) `faults_*` files into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     summary, started = Summary(), time.perf_counter()
-    for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups)):
-        rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
-        stem = _stem(sim, chunk, index)
-        summary.files.append(write_frame(rounds, out / f"rounds_{stem}", fmt))
-        if bets is not None:
-            summary.files.append(write_frame(bets, out / f"bets_{stem}", fmt))
-        if labels.height:
-            summary.files.append(write_frame(labels, out / f"faults_{stem}", fmt))
-        summary.shoes += chunk.rounds.select("table_id", "shoe_id").n_unique()
-        summary.coups += chunk.rounds.height
-        summary.bets += 0 if chunk.bets is None else chunk.bets.height
-        summary.faults += labels.height
-        summary.seconds = time.perf_counter() - started
-        if progress:
-            progress(summary)
+
+    def write(frames: list[tuple[pl.DataFrame, Path]]) -> list[Path]:
+        return [write_frame(frame, path, fmt) for frame, path in frames]
+
+    # One chunk is written while the next is dealt; at most two chunks are ever in memory.
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        pending: Future | None = None
+        for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups)):
+            rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
+            stem = _stem(sim, chunk, index)
+            frames = [(rounds, out / f"rounds_{stem}"), (bets, out / f"bets_{stem}"), (labels, out / f"faults_{stem}")]
+            if pending is not None:
+                summary.files += pending.result()
+            pending = writer.submit(
+                write, [(frame, path) for frame, path in frames if frame is not None and frame.height]
+            )
+            summary.shoes += chunk.rounds.select("table_id", "shoe_id").n_unique()
+            summary.coups += chunk.rounds.height
+            summary.bets += 0 if chunk.bets is None else chunk.bets.height
+            summary.faults += labels.height
+            summary.seconds = time.perf_counter() - started
+            if progress:
+                progress(summary)
+        if pending is not None:
+            summary.files += pending.result()
+    summary.seconds = time.perf_counter() - started
     return summary
