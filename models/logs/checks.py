@@ -1,0 +1,277 @@
+"""Row checks of data.md, in its order: fields, types, cards, hand sizes, tableau, outcome.
+
+`check_rounds` and `check_bets` take a batch as read (text or typed columns, `_line`), and return it
+with the typed, enriched columns and `reason`/`detail` (null when the row is good). The first failure
+is a row's reason. Duplicates and shoe reconciliation come after, in `models/warehouse/ingest.py`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from models.contract import BET_INPUT_COLUMNS, ROUND_INPUT_COLUMNS
+from models.game.games import Game
+from models.game.paytable import BETS
+from models.logs import hands
+from models.logs.rules import KEYS, NO_THIRD, violations
+
+GAMES = [game.value for game in Game]
+ISO_INSTANT = "%Y-%m-%dT%H:%M:%S%.f%z"
+
+
+def _with_all_columns(frame: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
+    missing = [pl.lit(None, pl.String).alias(name) for name in columns if name not in frame.columns]
+    return frame.with_columns(missing) if missing else frame
+
+
+def _text(name: str) -> pl.Expr:
+    """A column as trimmed text, empty as null."""
+    text = pl.col(name).cast(pl.String).str.strip_chars()
+    return pl.when(text.str.len_chars() > 0).then(text)
+
+
+def _instant(frame: pl.DataFrame, name: str) -> pl.Expr:
+    """ISO 8601 text (an offset honoured, a naive time read as UTC) or a timestamp, as a UTC instant."""
+    dtype = frame.schema[name]
+    if isinstance(dtype, pl.Datetime):
+        column = pl.col(name)
+        return column.dt.convert_time_zone("UTC") if dtype.time_zone else column.dt.replace_time_zone("UTC")
+    text = _text(name).str.replace(r"[zZ]$", "+00:00").str.replace(r"^(\S+) (\S+)$", "${1}T${2}")
+    with_offset = pl.when(text.str.contains(r"[+-]\d\d:?\d\d$")).then(text).otherwise(text + "+00:00")
+    return with_offset.str.to_datetime(ISO_INSTANT, strict=False, time_zone="UTC", time_unit="us")
+
+
+def _whole(name: str) -> pl.Expr:
+    return _text(name).cast(pl.Float64, strict=False).pipe(
+        lambda number: pl.when(number == number.floor()).then(number.cast(pl.Int64, strict=False))
+    )
+
+
+def _first_failure(*checks: tuple[str, pl.Expr]) -> tuple[pl.Expr, pl.Expr]:
+    """(reason, detail) of the first check whose detail is not null."""
+    reason, detail = pl.lit(None, pl.String), pl.lit(None, pl.String)
+    for name, check in reversed(checks):
+        reason = pl.when(check.is_not_null()).then(pl.lit(name)).otherwise(reason)
+        detail = pl.when(check.is_not_null()).then(check).otherwise(detail)
+    return reason, detail
+
+
+def _missing(*names: str) -> pl.Expr:
+    detail = pl.lit(None, pl.String)
+    for name in reversed(names):
+        detail = pl.when(pl.col(f"_{name}").is_null()).then(pl.lit(f"{name} is missing")).otherwise(detail)
+    return detail
+
+
+def _bad_type(name: str, parsed: pl.Expr, what: str) -> pl.Expr:
+    given = pl.col(f"_{name}")
+    return pl.when(given.is_not_null() & parsed.is_null()).then(pl.format("{} {} is not {}", pl.lit(name), given, pl.lit(what)))
+
+
+def _total(prefix: str, cards: int) -> pl.Expr:
+    """The hand's total over its first `cards` cards; null for a hand not logged."""
+    total = pl.sum_horizontal(pl.col(f"{prefix}{i}_value") for i in range(cards)) % 10
+    return pl.when(pl.col(f"{prefix}0_value").is_not_null()).then(total)
+
+
+def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
+    """Typed, enriched rounds with `reason` and `detail` for the rows that fail a check."""
+    frame = _with_all_columns(batch, ROUND_INPUT_COLUMNS)
+    text = {f"_{name}": _text(name) for name in ROUND_INPUT_COLUMNS}
+    frame = frame.with_columns(**text, _started=_instant(frame, "started_at"))
+    frame = frame.with_columns(
+        round_no=_whole("round_no"),
+        decks=pl.when(pl.col("_decks").is_null()).then(8).otherwise(_whole("decks")),
+        game=pl.col("_game").str.to_lowercase().fill_null("punto_banco"),
+        logged_outcome=pl.col("_outcome").str.to_uppercase(),
+        **{name: hands.tokens(f"_{name}") for name in ("player_cards", "banker_cards", "player2_cards")},
+    ).with_columns(has_cards=pl.col("player_cards").is_not_null() | pl.col("banker_cards").is_not_null())
+    cards = []
+    for prefix, column in (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards")):
+        for i in range(hands.MAX_CARDS):
+            cards += hands.card_at(pl.col(column), i, prefix)
+    frame = frame.with_columns(
+        *cards,
+        player_count=pl.col("player_cards").list.len(),
+        banker_count=pl.col("banker_cards").list.len(),
+        player2_count=pl.col("player2_cards").list.len(),
+    ).with_columns(
+        player_two=_total("p", 2).cast(pl.Int8),
+        banker_two=_total("b", 2).cast(pl.Int8),
+        player2_two=_total("q", 2).cast(pl.Int8),
+        player_total=_total("p", 3).cast(pl.Int8),
+        banker_total=_total("b", 3).cast(pl.Int8),
+        player2_total=_total("q", 3).cast(pl.Int8),
+        player_third=pl.col("p2_value"),
+        banker_third=pl.col("b2_value"),
+    )
+    rules = violations()
+    frame = (
+        frame.with_columns(
+            _third=pl.col("p2_value").fill_null(NO_THIRD), _drew=pl.col("banker_count") == 3
+        )
+        .join(
+            rules.rename({"player_third": "_third", "banker_drew": "_drew"}),
+            on=["game", "player_two", "_third", "banker_two", "_drew"],
+            how="left",
+        )
+        .with_columns(_third2=pl.col("q2_value").fill_null(NO_THIRD), _no=pl.lit(False))
+        .join(
+            rules.rename(
+                {"player_two": "player2_two", "player_third": "_third2", "banker_drew": "_no", "tableau_detail": "_t2"}
+            ),
+            on=["game", "player2_two", "_third2", "banker_two", "_no"],
+            how="left",
+        )
+    )
+    computed = (
+        pl.when(pl.col("banker_total") > pl.col("player_total"))
+        .then(pl.lit("B"))
+        .when(pl.col("player_total") > pl.col("banker_total"))
+        .then(pl.lit("P"))
+        .otherwise(pl.lit("T"))
+    )
+    hands_given = pl.col("has_cards")
+    needs_cards = pl.col("_outcome").is_null()
+    reason, detail = _first_failure(
+        (
+            "missing_field",
+            pl.coalesce(
+                _missing("table_id", "shoe_id", "round_no", "started_at"),
+                pl.when(needs_cards & pl.col("_player_cards").is_null()).then(pl.lit("player_cards is missing")),
+                pl.when(needs_cards & pl.col("_banker_cards").is_null()).then(pl.lit("banker_cards is missing")),
+                pl.when(hands_given & (pl.col("_player_cards").is_null() | pl.col("_banker_cards").is_null())).then(
+                    pl.lit("only one hand is logged")
+                ),
+                pl.when((pl.col("game") == "baccarat_banque") & hands_given & pl.col("_player2_cards").is_null()).then(
+                    pl.lit("player2_cards is missing (baccarat_banque deals two player hands)")
+                ),
+            ),
+        ),
+        (
+            "bad_type",
+            pl.coalesce(
+                _bad_type("round_no", pl.when(pl.col("round_no") >= 1).then(pl.col("round_no")), "a whole number >= 1"),
+                _bad_type("started_at", pl.col("_started"), "an ISO 8601 time"),
+                _bad_type("decks", pl.when(pl.col("decks").is_between(1, 8)).then(pl.col("decks")), "1 to 8"),
+                _bad_type("game", pl.when(pl.col("game").is_in(GAMES)).then(pl.col("game")), "a known game"),
+                _bad_type(
+                    "outcome",
+                    pl.when(pl.col("logged_outcome").is_in(["B", "P", "T"])).then(pl.col("logged_outcome")),
+                    "B, P or T",
+                ),
+                pl.when(pl.col("_player2_cards").is_not_null() & (pl.col("game") != "baccarat_banque")).then(
+                    pl.lit("player2_cards is for baccarat_banque only")
+                ),
+            ),
+        ),
+        (
+            "bad_card",
+            pl.coalesce(
+                *(
+                    pl.format("bad card token '{}' in {}", hands.bad_token(pl.col(name)), pl.lit(name))
+                    for name in ("player_cards", "banker_cards", "player2_cards")
+                )
+            ),
+        ),
+        (
+            "bad_hand_size",
+            pl.coalesce(
+                *(
+                    pl.when(~pl.col(f"{name}_count").is_between(2, 3)).then(
+                        pl.format("{} holds {} cards (2 or 3 expected)", pl.lit(f"{name}_cards"), pl.col(f"{name}_count"))
+                    )
+                    for name in ("player", "banker", "player2")
+                )
+            ),
+        ),
+        (
+            "tableau_violation",
+            pl.coalesce(pl.col("tableau_detail"), pl.format("second hand: {}", pl.col("_t2"))),
+        ),
+        (
+            "outcome_mismatch",
+            pl.when(hands_given & pl.col("logged_outcome").is_not_null() & (pl.col("logged_outcome") != computed)).then(
+                pl.format(
+                    "outcome says {} but the cards give {} (player {}, banker {})",
+                    pl.col("logged_outcome"),
+                    computed,
+                    pl.col("player_total"),
+                    pl.col("banker_total"),
+                )
+            ),
+        ),
+    )
+    pair = [
+        pl.when(pl.col(f"{p}0_value") != pl.col(f"{p}1_value"))
+        .then(False)
+        .when(pl.col(f"{p}0_rank").is_not_null() & pl.col(f"{p}1_rank").is_not_null())
+        .then(pl.col(f"{p}0_rank") == pl.col(f"{p}1_rank"))
+        .alias(name)
+        for p, name in (("p", "player_pair"), ("b", "banker_pair"))
+    ]
+    return frame.with_columns(
+        reason=reason,
+        detail=detail,
+        started_at=pl.col("_started"),
+        outcome=pl.when(hands_given).then(computed).otherwise(pl.col("logged_outcome")),
+        outcome2=pl.when(pl.col("player2_count") > 0)
+        .then(
+            pl.when(pl.col("banker_total") > pl.col("player2_total"))
+            .then(pl.lit("B"))
+            .when(pl.col("player2_total") > pl.col("banker_total"))
+            .then(pl.lit("P"))
+            .otherwise(pl.lit("T"))
+        ),
+        natural=pl.when(hands_given).then(
+            (pl.col("player_count") == 2) & (pl.col("banker_count") == 2) & (pl.max_horizontal("player_two", "banker_two") >= 8)
+        ),
+        cards_used=pl.col("player_count").fill_null(0) + pl.col("banker_count").fill_null(0) + pl.col("player2_count").fill_null(0),
+        *pair,
+        player_cards=hands.canonical(pl.col("player_cards")),
+        banker_cards=hands.canonical(pl.col("banker_cards")),
+        player2_cards=hands.canonical(pl.col("player2_cards")),
+        table_id=pl.col("_table_id"),
+        shoe_id=pl.col("_shoe_id"),
+        dealer_id=pl.col("_dealer_id"),
+        bank_holder=pl.col("_bank_holder"),
+    )
+
+
+def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
+    """Typed bets with `reason` and `detail` for the rows that fail a check of their own."""
+    frame = _with_all_columns(batch, BET_INPUT_COLUMNS)
+    frame = frame.with_columns(**{f"_{name}": _text(name) for name in BET_INPUT_COLUMNS})
+    frame = frame.with_columns(
+        round_no=_whole("round_no"),
+        bet=pl.col("_bet").str.to_lowercase(),
+        amount=pl.col("_amount").cast(pl.Decimal(18, 4), strict=False),
+        payout=pl.col("_payout").cast(pl.Decimal(18, 4), strict=False),
+        side=_whole("side").cast(pl.Int8, strict=False),
+    )
+    reason, detail = _first_failure(
+        ("missing_field", _missing("table_id", "shoe_id", "round_no", "seat", "bet", "amount")),
+        (
+            "bad_type",
+            pl.coalesce(
+                _bad_type("round_no", pl.when(pl.col("round_no") >= 1).then(pl.col("round_no")), "a whole number >= 1"),
+                _bad_type("payout", pl.col("payout"), "a decimal"),
+                _bad_type("side", pl.when(pl.col("side").is_in([1, 2])).then(pl.col("side")), "1 or 2"),
+            ),
+        ),
+        ("unknown_bet", pl.when(~pl.col("bet").is_in(BETS)).then(pl.format("unknown bet '{}'", pl.col("_bet")))),
+        (
+            "bad_amount",
+            pl.when(pl.col("amount").is_null() | (pl.col("amount") <= 0)).then(
+                pl.format("amount {} is not a positive decimal", pl.col("_amount"))
+            ),
+        ),
+    )
+    return frame.with_columns(
+        reason=reason,
+        detail=detail,
+        table_id=pl.col("_table_id"),
+        shoe_id=pl.col("_shoe_id"),
+        seat=pl.col("_seat"),
+        player_id=pl.col("_player_id"),
+    )

@@ -1,0 +1,53 @@
+"""Hands as logged, read in bulk: the vectorised twin of `models.game.cards.parse_hand`.
+
+Tokens are normalised (upper case, `10` as `T`), checked against the three notations of data.md
+(rank and suit, rank alone, point value alone) and decoded into point values, rank codes and card
+codes. Tests hold this module to `parse_card` on every token.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from models.game.cards import RANK_CODES, SUITS
+
+VALID_TOKEN = r"^([A2-9TJQK][CDHS]?|[01])$"
+#: First character -> point value.
+VALUES = {**{symbol: code if code < 10 else 0 for symbol, code in RANK_CODES.items()}, "0": 0, "1": 1}
+#: First character -> rank index 0..12 (A..K); a value-only 0 has none.
+RANK_INDEX = {**{symbol: code - 1 for symbol, code in RANK_CODES.items()}, "1": 0}
+SUIT_INDEX = {suit: i for i, suit in enumerate(SUITS)}
+MAX_CARDS = 3
+
+
+def tokens(column: str) -> pl.Expr:
+    """The hand's tokens, normalised; null when the field is empty."""
+    text = pl.col(column).str.to_uppercase().str.replace_all(",", " ").str.strip_chars()
+    return (
+        pl.when(text.str.len_chars() > 0)
+        .then(text.str.replace_all(r"\b10([CDHS]?)\b", "T$1").str.split(" ").list.eval(pl.element().filter(pl.element() != "")))
+        .alias(column)
+    )
+
+
+def bad_token(hand: pl.Expr) -> pl.Expr:
+    """The first token that is no card in any notation, or null."""
+    return hand.list.eval(pl.element().filter(~pl.element().str.contains(VALID_TOKEN))).list.first()
+
+
+def card_at(hand: pl.Expr, i: int, prefix: str) -> list[pl.Expr]:
+    """Point value, rank index, suit index of the i-th card (nulls where absent or unknown)."""
+    token = hand.list.get(i, null_on_oob=True)
+    first, suit = token.str.slice(0, 1), token.str.slice(1, 1)
+    return [
+        first.replace_strict(VALUES, default=None, return_dtype=pl.Int8).alias(f"{prefix}{i}_value"),
+        first.replace_strict(RANK_INDEX, default=None, return_dtype=pl.Int8).alias(f"{prefix}{i}_rank"),
+        suit.replace_strict(SUIT_INDEX, default=None, return_dtype=pl.Int8).alias(f"{prefix}{i}_suit"),
+    ]
+
+
+def canonical(hand: pl.Expr) -> pl.Expr:
+    """The hand as text in canonical tokens (`TD`, `K`, `0`), space separated."""
+    return hand.list.join(" ")
+
+
