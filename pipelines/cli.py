@@ -7,10 +7,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from pipelines.commands import bench, odds, simulate, up
+from models.warehouse.store import WarehouseError
+from pipelines.commands import bench, ingest, odds, simulate, sql, up
 
 DEFAULT_DB = "data/warehouse/banco.duckdb"
-COMMANDS = {"up": up, "simulate": simulate, "odds": odds, "bench": bench}
+COMMANDS = {"up": up, "simulate": simulate, "ingest": ingest, "sql": sql, "odds": odds, "bench": bench}
 
 
 class UserError(Exception):
@@ -43,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
-    except (UserError, ValueError, OSError) as error:
+    except (UserError, ValueError, OSError, WarehouseError) as error:
         print(f"banco: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

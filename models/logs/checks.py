@@ -13,7 +13,7 @@ from models.contract import BET_INPUT_COLUMNS, ROUND_INPUT_COLUMNS
 from models.game.games import Game
 from models.game.paytable import BETS
 from models.logs import hands
-from models.logs.rules import KEYS, NO_THIRD, violations
+from models.logs.rules import NO_THIRD, violations
 
 GAMES = [game.value for game in Game]
 ISO_INSTANT = "%Y-%m-%dT%H:%M:%S%.f%z"
@@ -42,8 +42,10 @@ def _instant(frame: pl.DataFrame, name: str) -> pl.Expr:
 
 
 def _whole(name: str) -> pl.Expr:
-    return _text(name).cast(pl.Float64, strict=False).pipe(
-        lambda number: pl.when(number == number.floor()).then(number.cast(pl.Int64, strict=False))
+    return (
+        _text(name)
+        .cast(pl.Float64, strict=False)
+        .pipe(lambda number: pl.when(number == number.floor()).then(number.cast(pl.Int64, strict=False)))
     )
 
 
@@ -65,7 +67,9 @@ def _missing(*names: str) -> pl.Expr:
 
 def _bad_type(name: str, parsed: pl.Expr, what: str) -> pl.Expr:
     given = pl.col(f"_{name}")
-    return pl.when(given.is_not_null() & parsed.is_null()).then(pl.format("{} {} is not {}", pl.lit(name), given, pl.lit(what)))
+    return pl.when(given.is_not_null() & parsed.is_null()).then(
+        pl.format("{} {} is not {}", pl.lit(name), given, pl.lit(what))
+    )
 
 
 def _total(prefix: str, cards: int) -> pl.Expr:
@@ -107,9 +111,7 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
     )
     rules = violations()
     frame = (
-        frame.with_columns(
-            _third=pl.col("p2_value").fill_null(NO_THIRD), _drew=pl.col("banker_count") == 3
-        )
+        frame.with_columns(_third=pl.col("p2_value").fill_null(NO_THIRD), _drew=pl.col("banker_count") == 3)
         .join(
             rules.rename({"player_third": "_third", "banker_drew": "_drew"}),
             on=["game", "player_two", "_third", "banker_two", "_drew"],
@@ -179,7 +181,9 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
             pl.coalesce(
                 *(
                     pl.when(~pl.col(f"{name}_count").is_between(2, 3)).then(
-                        pl.format("{} holds {} cards (2 or 3 expected)", pl.lit(f"{name}_cards"), pl.col(f"{name}_count"))
+                        pl.format(
+                            "{} holds {} cards (2 or 3 expected)", pl.lit(f"{name}_cards"), pl.col(f"{name}_count")
+                        )
                     )
                     for name in ("player", "banker", "player2")
                 )
@@ -211,12 +215,12 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
         for p, name in (("p", "player_pair"), ("b", "banker_pair"))
     ]
     return frame.with_columns(
+        *pair,
         reason=reason,
         detail=detail,
         started_at=pl.col("_started"),
         outcome=pl.when(hands_given).then(computed).otherwise(pl.col("logged_outcome")),
-        outcome2=pl.when(pl.col("player2_count") > 0)
-        .then(
+        outcome2=pl.when(pl.col("player2_count") > 0).then(
             pl.when(pl.col("banker_total") > pl.col("player2_total"))
             .then(pl.lit("B"))
             .when(pl.col("player2_total") > pl.col("banker_total"))
@@ -224,10 +228,13 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
             .otherwise(pl.lit("T"))
         ),
         natural=pl.when(hands_given).then(
-            (pl.col("player_count") == 2) & (pl.col("banker_count") == 2) & (pl.max_horizontal("player_two", "banker_two") >= 8)
+            (pl.col("player_count") == 2)
+            & (pl.col("banker_count") == 2)
+            & (pl.max_horizontal("player_two", "banker_two") >= 8)
         ),
-        cards_used=pl.col("player_count").fill_null(0) + pl.col("banker_count").fill_null(0) + pl.col("player2_count").fill_null(0),
-        *pair,
+        cards_used=pl.col("player_count").fill_null(0)
+        + pl.col("banker_count").fill_null(0)
+        + pl.col("player2_count").fill_null(0),
         player_cards=hands.canonical(pl.col("player_cards")),
         banker_cards=hands.canonical(pl.col("banker_cards")),
         player2_cards=hands.canonical(pl.col("player2_cards")),

@@ -25,7 +25,11 @@ def tokens(column: str) -> pl.Expr:
     text = pl.col(column).str.to_uppercase().str.replace_all(",", " ").str.strip_chars()
     return (
         pl.when(text.str.len_chars() > 0)
-        .then(text.str.replace_all(r"\b10([CDHS]?)\b", "T$1").str.split(" ").list.eval(pl.element().filter(pl.element() != "")))
+        .then(
+            text.str.replace_all(r"\b10([CDHS]?)\b", "T$1")
+            .str.split(" ")
+            .list.eval(pl.element().filter(pl.element() != ""))
+        )
         .alias(column)
     )
 
@@ -49,5 +53,3 @@ def card_at(hand: pl.Expr, i: int, prefix: str) -> list[pl.Expr]:
 def canonical(hand: pl.Expr) -> pl.Expr:
     """The hand as text in canonical tokens (`TD`, `K`, `0`), space separated."""
     return hand.list.join(" ")
-
-

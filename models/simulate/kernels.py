@@ -236,6 +236,7 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
                 b += 1
                 if bank_kind != HOUSE_BANK:
                     continue
+                previous = -1
                 for _ in range(MAX_SIDE_BETS_PER_SEAT):
                     if uniform(people) >= pop[SIDE_ANY]:
                         break
@@ -243,6 +244,9 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
                     s = 0
                     while s < SIDE_BETS - 1 and pick >= pop[SIDE_CUMULATIVE + s]:
                         s += 1
+                    if s == previous:  # one wager per bet type and seat in a coup
+                        break
+                    previous = s
                     side_unit = np.int64(pop[SIDE_MIN]) * STAKE_LADDER[bounded(people, 5)]
                     bet_round[i, b] = k
                     bet_seat[i, b] = seat

@@ -16,6 +16,9 @@ from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
 from models.simulate.faults import inject
 from models.simulate.output import write_frame
 
+#: Fault labels go beside the logs, in a folder the ingester passes over (names starting with _).
+FAULTS_FOLDER = "_faults"
+
 
 @dataclass
 class Summary:
@@ -52,7 +55,7 @@ def write_simulation(
     progress: Callable[[Summary], None] | None = None,
 ) -> Summary:
     """Simulate and write `rounds_*`, `bets_*` and (with faults) `faults_*` files into `out`."""
-    out.mkdir(parents=True, exist_ok=True)
+    (out / FAULTS_FOLDER).mkdir(parents=True, exist_ok=True)
     summary, started = Summary(), time.perf_counter()
 
     def write(frames: list[tuple[pl.DataFrame, Path]]) -> list[Path]:
@@ -64,7 +67,11 @@ def write_simulation(
         for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups)):
             rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
             stem = _stem(sim, chunk, index)
-            frames = [(rounds, out / f"rounds_{stem}"), (bets, out / f"bets_{stem}"), (labels, out / f"faults_{stem}")]
+            frames = [
+                (rounds, out / f"rounds_{stem}"),
+                (bets, out / f"bets_{stem}"),
+                (labels, out / FAULTS_FOLDER / f"faults_{stem}"),
+            ]
             if pending is not None:
                 summary.files += pending.result()
             pending = writer.submit(

@@ -37,7 +37,7 @@ def test_simulate_writes_round_logs(tmp_path, fmt):
     assert result.stdout.startswith("simulated 12 shoes:")
     rounds = _read(next(tmp_path.glob(f"rounds_*.{fmt}")))
     bets = _read(next(tmp_path.glob(f"bets_*.{fmt}")))
-    faults = _read(next(tmp_path.glob(f"faults_*.{fmt}")))
+    faults = _read(next(tmp_path.glob(f"_faults/faults_*.{fmt}")))
     assert list(rounds.columns) == list(ROUND_SCHEMA)
     assert list(bets.columns) == list(BET_SCHEMA)
     assert faults.height > 0
@@ -62,7 +62,7 @@ def test_same_command_same_files(tmp_path):
 
 def test_rounds_only(tmp_path):
     assert banco("simulate", "--shoes", "2", "--no-bets", "--out", str(tmp_path)).returncode == 0
-    assert [path.name.split("_")[0] for path in tmp_path.iterdir()] == ["rounds"]
+    assert [path.name.split("_")[0] for path in tmp_path.iterdir() if path.is_file()] == ["rounds"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,168 @@
+"""Reading round-log files in bounded batches: CSV, JSON Lines (plain, gzip, zstd) and Parquet.
+
+A file's kind (rounds or bets) is told by its columns. Every batch carries `_line`, the row's line
+in the file (CSV counts its header as line 1; Parquet counts rows from 1). A file that cannot be read
+(not the format it claims, truncated, not UTF-8) raises `UnreadableFile`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import zstandard
+
+BATCH_ROWS = 1_000_000
+SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
+COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
+
+
+class UnreadableFile(Exception):
+    """The file is not what it claims to be, or is broken; its message says why."""
+
+
+def describe(path: Path) -> tuple[str, str | None]:
+    """(format, compression) from the file name; raises UnreadableFile for anything else."""
+    suffixes = [suffix.lower() for suffix in path.suffixes]
+    compression = COMPRESSIONS.get(suffixes[-1]) if suffixes else None
+    if compression:
+        suffixes = suffixes[:-1]
+    fmt = SUFFIXES.get(suffixes[-1]) if suffixes else None
+    if fmt is None or (fmt == "parquet" and compression):
+        raise UnreadableFile(
+            f"not a round log by its name: {path.name} (csv, jsonl or parquet, csv/jsonl may be .gz or .zst)"
+        )
+    return fmt, compression
+
+
+def is_round_log(path: Path) -> bool:
+    try:
+        describe(path)
+    except UnreadableFile:
+        return False
+    return not path.name.startswith(".")
+
+
+def _open(path: Path, compression: str | None):
+    if compression == "gzip":
+        return gzip.open(path, "rb")
+    if compression == "zstd":
+        return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+    return open(path, "rb")
+
+
+def _csv_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
+    with _open(path, compression) as raw:
+        stream = io.BufferedReader(raw) if compression else raw
+        header = stream.peek(1 << 16).split(b"\n", 1)[0].decode("utf-8").strip().split(",")
+        reader = pacsv.open_csv(
+            pa.PythonFile(stream, mode="r"),
+            read_options=pacsv.ReadOptions(block_size=64 << 20),
+            convert_options=pacsv.ConvertOptions(column_types={name.strip('"'): pa.string() for name in header}),
+        )
+        line = 2
+        for record_batch in reader:
+            frame = pl.from_arrow(record_batch)
+            yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
+            line += frame.height
+
+
+def _json_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
+    with _open(path, compression) as raw:
+        stream = io.TextIOWrapper(raw, encoding="utf-8")
+        lines, first_line = [], 1
+        for number, text in enumerate(stream, start=1):
+            lines.append(text)
+            if len(lines) == BATCH_ROWS:
+                yield _json_frame(lines, first_line)
+                lines, first_line = [], number + 1
+        if lines:
+            yield _json_frame(lines, first_line)
+
+
+def _json_frame(lines: list[str], first_line: int) -> pl.DataFrame:
+    """Parse JSON lines; a line that is not a JSON object keeps its text in `_unparsed`."""
+    records, unparsed = [], []
+    for offset, text in enumerate(lines):
+        if not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+            if not isinstance(record, dict):
+                raise ValueError
+        except ValueError:
+            unparsed.append({"_line": first_line + offset, "_unparsed": text.rstrip("\n")})
+            continue
+        records.append(
+            {key: None if value is None else str(value) for key, value in record.items()}
+            | {"_line": first_line + offset}
+        )
+    frames = [pl.DataFrame(records, infer_schema_length=None)] if records else []
+    if unparsed:
+        frames.append(pl.DataFrame(unparsed, schema={"_line": pl.Int64, "_unparsed": pl.String}))
+    if not frames:
+        return pl.DataFrame(schema={"_line": pl.Int64})
+    return pl.concat(frames, how="diagonal_relaxed").with_columns(pl.col("_line").cast(pl.Int64))
+
+
+def _parquet_batches(path: Path) -> Iterator[pl.DataFrame]:
+    line = 1
+    for record_batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS):
+        frame = pl.from_arrow(record_batch)
+        yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
+        line += frame.height
+
+
+def read_batches(path: Path) -> Iterator[pl.DataFrame]:
+    """The file's rows in batches; raises UnreadableFile with a one-line reason."""
+    fmt, compression = describe(path)
+    try:
+        if fmt == "parquet":
+            yield from _parquet_batches(path)
+        elif fmt == "csv":
+            yield from _csv_batches(path, compression)
+        else:
+            yield from _json_batches(path, compression)
+    except UnreadableFile:
+        raise
+    except (
+        OSError,
+        EOFError,
+        UnicodeDecodeError,
+        pa.ArrowException,
+        pl.exceptions.PolarsError,
+        zstandard.ZstdError,
+    ) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise UnreadableFile(
+            f"cannot read {path.name} as {fmt}{f' ({compression})' if compression else ''}: {reason}"
+        ) from None
+
+
+def kind_of(columns: list[str]) -> str:
+    """`bets` when the file has a `bet` column, otherwise `rounds`."""
+    return "bets" if "bet" in columns else "rounds"
+
+
+def columns_of(path: Path) -> list[str]:
+    """The file's column names without reading its rows (for ordering rounds before bets)."""
+    fmt, compression = describe(path)
+    try:
+        if fmt == "parquet":
+            return list(pq.read_schema(path).names)
+        with _open(path, compression) as raw:
+            first = io.BufferedReader(raw).readline() if compression else raw.readline()
+        text = first.decode("utf-8").strip()
+        if fmt == "csv":
+            return [name.strip().strip('"') for name in text.split(",")]
+        record = json.loads(text) if text else {}
+        return list(record) if isinstance(record, dict) else []
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, pa.ArrowException, zstandard.ZstdError) as error:
+        raise UnreadableFile(f"cannot read {path.name} as {fmt}: {str(error).strip().splitlines()[0]}") from None

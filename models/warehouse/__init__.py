@@ -1,0 +1,1 @@
+"""The DuckDB warehouse: its tables, the single writer, the serving snapshot, ingestion."""

@@ -1,0 +1,448 @@
+"""Ingest round-log files into the warehouse: every row accepted, quarantined or counted a duplicate.
+
+One transaction per file: a crash mid-file leaves the warehouse as it was, and running again
+completes it. A file already ingested (same sha256) is skipped. Order of checks (data.md): each row
+on its own, then duplicates by natural key against rows already accepted, then each shoe in round
+order. Bets come after the rounds of the same batch of files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+
+from models.contract import NATURAL_KEY
+from models.game.paytable import DEFAULT_PAYTABLE, PayTable
+from models.logs import hands
+from models.logs.checks import check_bets, check_rounds
+from models.logs.read import UnreadableFile, columns_of, is_round_log, kind_of, read_batches
+from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows
+from models.warehouse import schema, settlement
+from models.warehouse.store import write
+
+KEY = list(NATURAL_KEY)
+BET_KEY = [*KEY, "seat", "bet", "side"]
+ROUND_CONTENT = [
+    *KEY,
+    "started_at",
+    "player_cards",
+    "banker_cards",
+    "player2_cards",
+    "game",
+    "decks",
+    "dealer_id",
+    "bank_holder",
+    "logged_outcome",
+]
+BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
+HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
+
+
+@dataclass
+class FileResult:
+    """What became of one file's rows."""
+
+    path: Path
+    kind: str | None = None
+    rows_read: int = 0
+    accepted: int = 0
+    duplicates: int = 0
+    quarantined: Counter = field(default_factory=Counter)
+    status: str = "ok"  # ok, failed, skipped (already ingested)
+    error: str | None = None
+
+    def add(self, other: FileResult) -> None:
+        self.rows_read += other.rows_read
+        self.accepted += other.accepted
+        self.duplicates += other.duplicates
+        self.quarantined.update(other.quarantined)
+
+
+def expand(paths: list[Path]) -> list[Path]:
+    """Files named, and the round logs inside folders named (recursively, passing over names that
+    start with `.` or `_`, such as the simulator's fault labels), in a stable order."""
+    files = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and is_round_log(p) and not any(part[0] in "._" for part in p.relative_to(path).parts)
+            )
+        elif path.exists():
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"no such file or folder: {path}")
+    return list(dict.fromkeys(files))
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _raw(frame: pl.DataFrame, columns: list[str]) -> pl.Expr:
+    """The row as it was read, as JSON text (or the unparsed line of a broken JSON file)."""
+    text = pl.struct([pl.col(name).cast(pl.String) for name in columns]).struct.json_encode()
+    if "_unparsed" in frame.columns:
+        return pl.coalesce(pl.col("_unparsed"), text)
+    return text
+
+
+def _quarantine(con, table: str, frame: pl.DataFrame, source: str, now: dt.datetime) -> None:
+    if frame.height == 0:
+        return
+    rows = frame.select(
+        "raw", "reason", "detail",
+        pl.col("table_id").cast(pl.String), pl.col("shoe_id").cast(pl.String),
+        pl.col("round_no").cast(pl.Int32, strict=False),
+        source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
+    )  # fmt: skip
+    con.register("quarantined_rows", rows)
+    con.execute(f"INSERT INTO {table} SELECT * FROM quarantined_rows")
+    con.unregister("quarantined_rows")
+
+
+def _split_duplicates(con, frame: pl.DataFrame, table: str, key: list[str], content: list[str]):
+    """(new rows, duplicate count, conflicting rows): within the frame (first line wins) and
+    against rows already stored."""
+    frame = frame.with_columns(content_hash=pl.struct(content).hash(seed=20261129)).sort("_line")
+    frame = frame.with_columns(
+        _first_hash=pl.col("content_hash").first().over(key, order_by="_line"),
+        _first_line=pl.col("_line").first().over(key, order_by="_line"),
+        _seen=pl.int_range(pl.len()).over(key, order_by="_line"),
+    )
+    repeated = frame.filter(pl.col("_seen") > 0)
+    duplicates = repeated.filter(pl.col("content_hash") == pl.col("_first_hash")).height
+    conflicts = repeated.filter(pl.col("content_hash") != pl.col("_first_hash")).with_columns(
+        reason=pl.lit("conflicting_duplicate"),
+        detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
+    )
+    first = frame.filter(pl.col("_seen") == 0)
+    con.register("candidate_keys", first.select(*key, "content_hash"))
+    join = " AND ".join(f"c.{name} IS NOT DISTINCT FROM s.{name}" for name in key)
+    stored = con.sql(
+        f"SELECT {', '.join(f'c.{name}' for name in key)}, s.content_hash AS stored_hash, s.source_file AS stored_in "
+        f"FROM candidate_keys c JOIN {table} s ON {join}"
+    ).pl()
+    con.unregister("candidate_keys")
+    first = first.join(stored, on=key, how="left", nulls_equal=True)
+    known = first.filter(pl.col("stored_hash").is_not_null())
+    duplicates += known.filter(pl.col("stored_hash") == pl.col("content_hash")).height
+    conflicts = pl.concat(
+        [
+            conflicts,
+            known.filter(pl.col("stored_hash") != pl.col("content_hash")).with_columns(
+                reason=pl.lit("conflicting_duplicate"),
+                detail=pl.format("already stored with other content from {}", pl.col("stored_in")),
+            ),
+        ],
+        how="diagonal_relaxed",
+    )
+    return first.filter(pl.col("stored_hash").is_null()), duplicates, conflicts
+
+
+def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
+    """Per row: code of each card at every granularity, and what the row's notation knows."""
+    cards = []
+    for prefix, _ in HANDS:
+        for i in range(hands.MAX_CARDS):
+            value, rank, suit = (pl.col(f"{prefix}{i}_{part}") for part in ("value", "rank", "suit"))
+            cards.append(
+                pl.struct(value=value, rank=rank, card=rank.cast(pl.Int64) * 4 + suit.cast(pl.Int64)).alias(
+                    f"_c{prefix}{i}"
+                )
+            )
+    present = [pl.col(f"{p}{i}_value").is_not_null() for p, _ in HANDS for i in range(hands.MAX_CARDS)]
+    suits = [pl.col(f"{p}{i}_suit").is_not_null() for p, _ in HANDS for i in range(hands.MAX_CARDS)]
+    ranks = [pl.col(f"{p}{i}_rank").is_not_null() for p, _ in HANDS for i in range(hands.MAX_CARDS)]
+    return frame.with_columns(
+        *cards,
+        _all_suited=pl.all_horizontal(~p | s for p, s in zip(present, suits, strict=True)),
+        _all_ranked=pl.all_horizontal(~p | r for p, r in zip(present, ranks, strict=True)),
+    )
+
+
+def _parse_stored(frame: pl.DataFrame) -> pl.DataFrame:
+    parsed = frame.with_columns(**{name: hands.tokens(name) for _, name in HANDS})
+    return parsed.with_columns(
+        *(
+            expr
+            for prefix, name in HANDS
+            for i in range(hands.MAX_CARDS)
+            for expr in hands.card_at(pl.col(name), i, prefix)
+        )
+    )
+
+
+def _reconcile(con, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(accepted, overdrawn) for new rows with cards, counting the shoes' stored rows first."""
+    with_cards = rows.filter(pl.col("has_cards"))
+    if with_cards.height == 0:
+        return rows, rows.head(0)
+    shoes = with_cards.select("table_id", "shoe_id").unique()
+    con.register("touched_shoes", shoes)
+    stored = con.sql(
+        f"SELECT r.table_id, r.shoe_id, r.round_no, r.decks, r.player_cards, r.banker_cards, r.player2_cards "
+        f"FROM {schema.CORE_ROUNDS} r SEMI JOIN touched_shoes USING (table_id, shoe_id) WHERE r.has_cards"
+    ).pl()
+    con.unregister("touched_shoes")
+    stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
+    new = with_cards.with_columns(_new=pl.lit(True))
+    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line"] + [
+        f"{p}{i}_{part}" for p, _ in HANDS for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")
+    ]
+    both = pl.concat([stored.select(columns), new.select(columns)], how="vertical_relaxed")
+    both = (
+        _card_codes(both)
+        .with_columns(
+            _granularity=pl.when(pl.col("_all_suited").all().over("table_id", "shoe_id"))
+            .then(BY_CARD)
+            .when(pl.col("_all_ranked").all().over("table_id", "shoe_id"))
+            .then(BY_RANK)
+            .otherwise(BY_VALUE),
+            _shoe=pl.struct("table_id", "shoe_id").rank("dense"),
+        )
+        .sort("_shoe", "_new", "round_no", "_line")
+    )
+    slots = [f"_c{p}{i}" for p, _ in HANDS for i in range(hands.MAX_CARDS)]
+    granularity = both["_granularity"].to_numpy()
+    codes = np.stack(
+        [
+            np.select(
+                [granularity == BY_CARD, granularity == BY_RANK],
+                [
+                    both[s].struct.field("card").fill_null(-1).to_numpy(),
+                    both[s].struct.field("rank").fill_null(-1).to_numpy(),
+                ],
+                both[s].struct.field("value").fill_null(-1).to_numpy(),
+            )
+            for s in slots
+        ],
+        axis=1,
+    ).astype(np.int64)
+    over = overdrawn_rows(
+        both["_shoe"].to_numpy().astype(np.int64),
+        codes,
+        granularity.astype(np.int64),
+        both["decks"].to_numpy().astype(np.int64),
+    )
+    verdict = both.with_columns(_over=pl.Series(over), _g=pl.Series(granularity)).filter(
+        pl.col("_new") & (pl.col("_over") >= 0)
+    )
+    verdict = verdict.with_columns(
+        detail=pl.format(
+            "{} {} seen more often than a {}-deck shoe holds",
+            pl.col("_g").replace_strict(dict(enumerate(GRANULARITY)), return_dtype=pl.String),
+            pl.col("_over").cast(pl.String),
+            pl.col("decks"),
+        ),
+        reason=pl.lit("shoe_overdrawn"),
+    ).select("_line", "reason", "detail")
+    overdrawn = rows.drop("reason", "detail").join(verdict, on="_line")
+    return rows.join(verdict.select("_line"), on="_line", how="anti"), overdrawn
+
+
+def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime) -> FileResult:
+    result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
+    original = [name for name in batch.columns if not name.startswith("_")]
+    checked = (
+        check_rounds(batch.drop("_unparsed", strict=False))
+        if original
+        else batch.with_columns(reason=pl.lit("bad_type"), detail=pl.lit("not a JSON object"))
+    )
+    if "_unparsed" in batch.columns and original:
+        checked = checked.with_columns(_unparsed=batch["_unparsed"]).with_columns(
+            reason=pl.when(pl.col("_unparsed").is_not_null()).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
+            detail=pl.when(pl.col("_unparsed").is_not_null())
+            .then(pl.lit("not a JSON object"))
+            .otherwise(pl.col("detail")),
+        )
+    checked = checked.with_columns(raw=_raw(checked, original))
+    bad = checked.filter(pl.col("reason").is_not_null())
+    good = checked.filter(pl.col("reason").is_null())
+    new, result.duplicates, conflicts = _split_duplicates(con, good, schema.CORE_ROUNDS, KEY, ROUND_CONTENT)
+    accepted, overdrawn = _reconcile(con, new)
+    quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
+    _quarantine(con, schema.QUARANTINE_ROUNDS, quarantined, source, now)
+    columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_ROUNDS}").fetchall()]
+    stored = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
+    con.register("accepted_rows", stored.select(columns))
+    con.execute(f"INSERT INTO {schema.CORE_ROUNDS} SELECT * FROM accepted_rows")
+    con.unregister("accepted_rows")
+    result.accepted = accepted.height
+    result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
+    return result
+
+
+def _ingest_bets(con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable) -> FileResult:
+    result = FileResult(Path(source), kind="bets", rows_read=batch.height)
+    original = [name for name in batch.columns if not name.startswith("_")]
+    checked = check_bets(batch.drop("_unparsed", strict=False)).with_columns(raw=_raw(batch, original))
+    bad = checked.filter(pl.col("reason").is_not_null())
+    good = checked.filter(pl.col("reason").is_null())
+    new, result.duplicates, conflicts = _split_duplicates(con, good, schema.CORE_BETS, BET_KEY, BET_CONTENT)
+    con.register("bet_keys", new.select(KEY).unique())
+    rounds = con.sql(
+        f"SELECT r.table_id, r.shoe_id, r.round_no, r.game, r.decks, r.outcome, r.outcome2, r.has_cards, "
+        f"r.player_total, r.banker_total, r.player2_total, r.player_third IS NOT NULL AS player_drew, "
+        f"r.banker_third IS NOT NULL AS banker_drew, r.player_pair, r.banker_pair, "
+        f"length(string_split(r.player2_cards, ' ')) = 3 AS player2_drew "
+        f"FROM {schema.CORE_ROUNDS} r SEMI JOIN bet_keys USING (table_id, shoe_id, round_no)"
+    ).pl()
+    con.unregister("bet_keys")
+    joined = new.join(rounds, on=KEY, how="left")
+    orphans = joined.filter(pl.col("game").is_null()).with_columns(
+        reason=pl.lit("orphan_bet"),
+        detail=pl.format("no accepted round {} / {} / {}", pl.col("table_id"), pl.col("shoe_id"), pl.col("round_no")),
+    )
+    placed = joined.filter(pl.col("game").is_not_null())
+    second = pl.col("side") == 2
+    player = pl.when(second).then(pl.col("player2_total")).otherwise(pl.col("player_total"))
+    drew = pl.when(second).then(pl.col("player2_drew")).otherwise(pl.col("player_drew")).fill_null(False)
+    cell = ((player.cast(pl.Int16) * 10 + pl.col("banker_total")) * 2 + drew.cast(pl.Int16)) * 2
+    placed = placed.with_columns(
+        cell=(cell + pl.col("banker_drew").cast(pl.Int16)).cast(pl.Int16),
+        pair=pl.when(pl.col("bet") == "player_pair").then(pl.col("player_pair"))
+        .when(pl.col("bet") == "banker_pair").then(pl.col("banker_pair")).otherwise(False),
+        _outcome=pl.when(second).then(pl.col("outcome2")).otherwise(pl.col("outcome")),
+    )  # fmt: skip
+    by_cell = settlement.by_cell(table)
+    by_outcome = settlement.by_outcome(table).rename(
+        {"outcome": "_outcome", "net_unit": "_net_o", "commission_unit": "_com_o"}
+    )
+    placed = (
+        placed.join(by_cell, on=["game", "bet", "cell", "pair"], how="left")
+        .join(by_outcome, on=["game", "bet", "_outcome"], how="left")
+        .join(settlement.house_expectation(table), on=["game", "decks", "bet"], how="left")
+        .with_columns(
+            net_unit=pl.when(pl.col("has_cards")).then(pl.col("net_unit")).otherwise(pl.col("_net_o")),
+            commission_unit=pl.when(pl.col("has_cards")).then(pl.col("commission_unit")).otherwise(pl.col("_com_o")),
+        )
+        .with_columns(
+            _expected=(pl.col("net_unit") * pl.col("amount")).cast(settlement.MONEY),
+            commission=(pl.col("commission_unit") * pl.col("amount")).cast(settlement.MONEY),
+        )
+    )
+    mismatch = placed.filter(
+        pl.col("payout").is_not_null() & pl.col("_expected").is_not_null() & (pl.col("payout") != pl.col("_expected"))
+    )
+    mismatch = mismatch.with_columns(
+        reason=pl.lit("payout_mismatch"),
+        detail=pl.format("payout {} but the pay table gives {}", pl.col("payout"), pl.col("_expected")),
+    )
+    accepted = placed.join(mismatch.select("_line"), on="_line", how="anti")
+    player_banked = pl.col("game").is_in([game.value for game in settlement.PLAYER_BANKED])
+    accepted = accepted.with_columns(
+        house_net=pl.when(player_banked).then(pl.col("commission"))
+        .otherwise(-pl.coalesce(pl.col("_expected"), pl.col("payout"))).cast(settlement.MONEY),
+        theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(pl.Decimal(18, 6)),
+        source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
+    )  # fmt: skip
+    quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")
+    _quarantine(con, schema.QUARANTINE_BETS, quarantined, source, now)
+    columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_BETS}").fetchall()]
+    con.register("accepted_bets", accepted.select(columns))
+    con.execute(f"INSERT INTO {schema.CORE_BETS} SELECT * FROM accepted_bets")
+    con.unregister("accepted_bets")
+    result.accepted = accepted.height
+    result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
+    return result
+
+
+def refresh_shoes(con) -> None:
+    """Rebuild core.shoes from the accepted rounds and the shoes' overdrawn rows."""
+    con.execute(f"""
+        DELETE FROM {schema.CORE_SHOES};
+        INSERT INTO {schema.CORE_SHOES}
+        WITH overdrawn AS (
+            SELECT table_id, shoe_id, count(*) AS rows FROM {schema.QUARANTINE_ROUNDS}
+            WHERE reason = 'shoe_overdrawn' GROUP BY ALL
+        ), cards AS (  -- a lone character is a token without a suit; a lone 0 has no rank
+            SELECT table_id, shoe_id,
+                bool_and(NOT regexp_matches(concat_ws(' ', player_cards, banker_cards, player2_cards),
+                    '(^|\\s)\\S(\\s|$)')) AS suited,
+                bool_and(NOT regexp_matches(concat_ws(' ', player_cards, banker_cards, player2_cards),
+                    '(^|\\s)0(\\s|$)')) AS ranked
+            FROM {schema.CORE_ROUNDS} WHERE has_cards GROUP BY ALL
+        )
+        SELECT r.table_id, r.shoe_id, any_value(r.game), max(r.decks), count(*)::INTEGER,
+            min(r.started_at), max(r.started_at), sum(r.cards_used)::INTEGER,
+            CASE WHEN any_value(c.suited) THEN 'card' WHEN any_value(c.ranked) THEN 'rank'
+                 WHEN any_value(c.suited) IS NULL THEN 'none' ELSE 'value' END,
+            coalesce(any_value(o.rows), 0)::INTEGER,
+            CASE WHEN any_value(c.suited) IS NULL THEN 'no cards'
+                 WHEN coalesce(any_value(o.rows), 0) > 0 THEN 'overdrawn' ELSE 'reconciled' END
+        FROM {schema.CORE_ROUNDS} r
+        LEFT JOIN cards c USING (table_id, shoe_id)
+        LEFT JOIN overdrawn o USING (table_id, shoe_id)
+        GROUP BY r.table_id, r.shoe_id
+    """)
+
+
+def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
+    con.execute(
+        f"INSERT INTO {schema.INGEST_LOG} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            str(result.path), digest, result.kind, result.rows_read, result.accepted,
+            sum(result.quarantined.values()), result.duplicates, result.status, result.error,
+            started, dt.datetime.now(dt.UTC),
+        ],
+    )  # fmt: skip
+
+
+def ingest_file(con, path: Path, kind: str, table: PayTable) -> FileResult:
+    """One file in one transaction; an unreadable file is logged as failed and changes nothing else."""
+    digest = sha256(path)
+    done = con.execute(
+        f"SELECT count(*) FROM {schema.INGEST_LOG} WHERE sha256 = ? AND status = 'ok'", [digest]
+    ).fetchone()
+    if done[0]:
+        return FileResult(path, kind=kind, status="skipped")
+    started = dt.datetime.now(dt.UTC)
+    result = FileResult(path, kind=kind)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for batch in read_batches(path):
+            if kind == "rounds":
+                result.add(_ingest_rounds(con, batch, str(path), started))
+            else:
+                result.add(_ingest_bets(con, batch, str(path), started, table))
+        _log(con, result, digest, started)
+        con.execute("COMMIT")
+    except UnreadableFile as error:
+        con.execute("ROLLBACK")
+        result = FileResult(path, kind=kind, status="failed", error=str(error))
+        _log(con, result, digest, started)
+    return result
+
+
+def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> list[FileResult]:
+    """Ingest files and folders (rounds before bets), then refresh core.shoes and publish."""
+    files = expand(paths)
+    kinds, results = {}, []
+    for path in files:
+        try:
+            kinds[path] = kind_of(columns_of(path))
+        except UnreadableFile as error:
+            results.append(FileResult(path, status="failed", error=str(error)))
+    with write(db) as con:
+        for result in results:
+            _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
+        for path in sorted(kinds, key=lambda p: kinds[p] != "rounds"):
+            results.append(ingest_file(con, path, kinds[path], table))
+        refresh_shoes(con)
+    return results
+
+
+__all__ = ["FileResult", "duckdb", "ingest"]

@@ -1,0 +1,112 @@
+"""The warehouse's tables: the one place that knows their names and columns (data.md)."""
+
+from __future__ import annotations
+
+SCHEMAS = ("core", "quarantine", "meta", "marts")
+
+CORE_ROUNDS = "core.rounds"
+CORE_BETS = "core.bets"
+CORE_SHOES = "core.shoes"
+QUARANTINE_ROUNDS = "quarantine.rounds"
+QUARANTINE_BETS = "quarantine.bets"
+INGEST_LOG = "meta.ingest_log"
+
+DDL = f"""
+CREATE TABLE IF NOT EXISTS {CORE_ROUNDS} (
+    table_id VARCHAR NOT NULL,
+    shoe_id VARCHAR NOT NULL,
+    round_no INTEGER NOT NULL,
+    started_at TIMESTAMPTZ NOT NULL,
+    player_cards VARCHAR,
+    banker_cards VARCHAR,
+    player2_cards VARCHAR,
+    game VARCHAR NOT NULL,
+    decks TINYINT NOT NULL,
+    dealer_id VARCHAR,
+    bank_holder VARCHAR,
+    logged_outcome VARCHAR,
+    outcome VARCHAR NOT NULL,
+    outcome2 VARCHAR,
+    player_total TINYINT,
+    banker_total TINYINT,
+    player2_total TINYINT,
+    player_third TINYINT,
+    banker_third TINYINT,
+    "natural" BOOLEAN,  -- a reserved word in SQL: quote it in queries
+    player_pair BOOLEAN,
+    banker_pair BOOLEAN,
+    has_cards BOOLEAN NOT NULL,
+    cards_used TINYINT NOT NULL,
+    content_hash UBIGINT NOT NULL,
+    source_file VARCHAR NOT NULL,
+    line_no BIGINT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {CORE_BETS} (
+    table_id VARCHAR NOT NULL,
+    shoe_id VARCHAR NOT NULL,
+    round_no INTEGER NOT NULL,
+    seat VARCHAR NOT NULL,
+    bet VARCHAR NOT NULL,
+    amount DECIMAL(18, 4) NOT NULL,
+    player_id VARCHAR,
+    payout DECIMAL(18, 4),
+    side TINYINT,
+    game VARCHAR NOT NULL,
+    house_net DECIMAL(18, 4),
+    commission DECIMAL(18, 4),
+    theo DECIMAL(18, 6) NOT NULL,
+    content_hash UBIGINT NOT NULL,
+    source_file VARCHAR NOT NULL,
+    line_no BIGINT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {CORE_SHOES} (
+    table_id VARCHAR NOT NULL,
+    shoe_id VARCHAR NOT NULL,
+    game VARCHAR NOT NULL,
+    decks TINYINT NOT NULL,
+    rounds INTEGER NOT NULL,
+    first_started_at TIMESTAMPTZ,
+    last_started_at TIMESTAMPTZ,
+    cards_seen INTEGER NOT NULL,
+    reconciled_by VARCHAR NOT NULL,
+    overdrawn_rows INTEGER NOT NULL,
+    reconciliation VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {QUARANTINE_ROUNDS} (
+    raw VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    detail VARCHAR,
+    table_id VARCHAR,
+    shoe_id VARCHAR,
+    round_no INTEGER,
+    source_file VARCHAR NOT NULL,
+    line_no BIGINT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {QUARANTINE_BETS} (
+    raw VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    detail VARCHAR,
+    table_id VARCHAR,
+    shoe_id VARCHAR,
+    round_no INTEGER,
+    source_file VARCHAR NOT NULL,
+    line_no BIGINT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {INGEST_LOG} (
+    path VARCHAR NOT NULL,
+    sha256 VARCHAR NOT NULL,
+    kind VARCHAR,
+    rows_read BIGINT NOT NULL,
+    rows_accepted BIGINT NOT NULL,
+    rows_quarantined BIGINT NOT NULL,
+    rows_duplicate BIGINT NOT NULL,
+    status VARCHAR NOT NULL,
+    error VARCHAR,
+    started_at TIMESTAMPTZ NOT NULL,
+    finished_at TIMESTAMPTZ NOT NULL
+);
+"""

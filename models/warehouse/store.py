@@ -1,0 +1,89 @@
+"""The warehouse file: one writer at a time (a file lock), and a serving snapshot for readers.
+
+Writers open `banco.duckdb` under `banco.duckdb.lock`. After each successful write the file is
+copied and atomically renamed to `banco.serving.duckdb`, which readers open read-only: a reader never
+holds the writer's file, and a reader with the old snapshot open keeps reading it undisturbed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from models.warehouse.schema import DDL, SCHEMAS
+
+
+class WarehouseError(Exception):
+    """A warehouse that cannot be used as asked; the message says what to do."""
+
+
+def serving_path(path: Path) -> Path:
+    return path.with_name(f"{path.stem}.serving{path.suffix}")
+
+
+@contextmanager
+def writer_lock(path: Path, wait_seconds: float = 600.0) -> Iterator[None]:
+    """Hold the warehouse's single-writer lock, waiting for another writer up to `wait_seconds`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise WarehouseError(
+                        f"another writer has held {path} for {wait_seconds:.0f} s; try again later"
+                    ) from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@contextmanager
+def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A writer connection with the schema in place; publishes the serving snapshot afterwards."""
+    with writer_lock(path):
+        try:
+            con = duckdb.connect(str(path))
+        except duckdb.Error as error:
+            raise WarehouseError(f"cannot open {path}: {error}") from None
+        try:
+            for schema in SCHEMAS:
+                con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+            con.execute(DDL)
+            yield con
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        publish(path)
+
+
+def publish(path: Path) -> Path:
+    """Copy the warehouse to a temporary file and rename it over the serving snapshot."""
+    target = serving_path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    shutil.copyfile(path, tmp)
+    os.replace(tmp, target)
+    return target
+
+
+def read(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the serving snapshot of the warehouse at `path`."""
+    snapshot = serving_path(path)
+    if not snapshot.exists():
+        raise WarehouseError(f"no warehouse at {path} yet: run `banco ingest PATH` or `banco up` first")
+    try:
+        return duckdb.connect(str(snapshot), read_only=True)
+    except duckdb.Error as error:
+        raise WarehouseError(f"cannot open {snapshot}: {error}") from None
