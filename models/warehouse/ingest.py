@@ -116,12 +116,15 @@ def _quarantine(con, table: str, frame: pl.DataFrame, source: str, now: dt.datet
 def _split_duplicates(con, frame: pl.DataFrame, table: str, key: list[str], content: list[str]):
     """(new rows, duplicate count, conflicting rows): within the frame (first line wins) and
     against rows already stored."""
-    frame = frame.with_columns(content_hash=pl.struct(content).hash(seed=20261129)).sort("_line")
-    frame = frame.with_columns(
-        _first_hash=pl.col("content_hash").first().over(key, order_by="_line"),
-        _first_line=pl.col("_line").first().over(key, order_by="_line"),
-        _seen=pl.int_range(pl.len()).over(key, order_by="_line"),
-    )
+    frame = frame.with_columns(content_hash=pl.struct(content).hash(seed=20261129))
+    if frame.select(pl.struct(key).n_unique()).item() == frame.height:  # the usual case: no key twice
+        frame = frame.with_columns(_first_hash=pl.col("content_hash"), _first_line=pl.col("_line"), _seen=pl.lit(0))
+    else:
+        frame = frame.sort("_line").with_columns(
+            _first_hash=pl.col("content_hash").first().over(key),
+            _first_line=pl.col("_line").first().over(key),
+            _seen=pl.int_range(pl.len()).over(key),
+        )
     repeated = frame.filter(pl.col("_seen") > 0)
     duplicates = repeated.filter(pl.col("content_hash") == pl.col("_first_hash")).height
     conflicts = repeated.filter(pl.col("content_hash") != pl.col("_first_hash")).with_columns(
@@ -268,13 +271,12 @@ def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime) -> F
             .then(pl.lit("not a JSON object"))
             .otherwise(pl.col("detail")),
         )
-    checked = checked.with_columns(raw=_raw(checked, original))
     bad = checked.filter(pl.col("reason").is_not_null())
     good = checked.filter(pl.col("reason").is_null())
     new, result.duplicates, conflicts = _split_duplicates(con, good, schema.CORE_ROUNDS, KEY, ROUND_CONTENT)
     accepted, overdrawn = _reconcile(con, new)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
-    _quarantine(con, schema.QUARANTINE_ROUNDS, quarantined, source, now)
+    _quarantine(con, schema.QUARANTINE_ROUNDS, quarantined.with_columns(raw=_raw(quarantined, original)), source, now)
     columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_ROUNDS}").fetchall()]
     stored = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
     con.register("accepted_rows", stored.select(columns))
@@ -288,7 +290,14 @@ def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime) -> F
 def _ingest_bets(con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
     original = [name for name in batch.columns if not name.startswith("_")]
-    checked = check_bets(batch.drop("_unparsed", strict=False)).with_columns(raw=_raw(batch, original))
+    checked = check_bets(batch.drop("_unparsed", strict=False))
+    if "_unparsed" in batch.columns:
+        checked = checked.with_columns(_unparsed=batch["_unparsed"]).with_columns(
+            reason=pl.when(pl.col("_unparsed").is_not_null()).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
+            detail=pl.when(pl.col("_unparsed").is_not_null())
+            .then(pl.lit("not a JSON object"))
+            .otherwise(pl.col("detail")),
+        )
     bad = checked.filter(pl.col("reason").is_not_null())
     good = checked.filter(pl.col("reason").is_null())
     new, result.duplicates, conflicts = _split_duplicates(con, good, schema.CORE_BETS, BET_KEY, BET_CONTENT)
@@ -350,7 +359,7 @@ def _ingest_bets(con, batch: pl.DataFrame, source: str, now: dt.datetime, table:
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
     quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")
-    _quarantine(con, schema.QUARANTINE_BETS, quarantined, source, now)
+    _quarantine(con, schema.QUARANTINE_BETS, quarantined.with_columns(raw=_raw(quarantined, original)), source, now)
     columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_BETS}").fetchall()]
     con.register("accepted_bets", accepted.select(columns))
     con.execute(f"INSERT INTO {schema.CORE_BETS} SELECT * FROM accepted_bets")
