@@ -13,7 +13,7 @@ from models.contract import BET_INPUT_COLUMNS, ROUND_INPUT_COLUMNS
 from models.game.games import Game
 from models.game.paytable import BETS
 from models.logs import hands
-from models.logs.rules import NO_THIRD, violations
+from models.logs.rules import tableau_detail
 
 GAMES = [game.value for game in Game]
 ISO_INSTANT = "%Y-%m-%dT%H:%M:%S%.f%z"
@@ -109,22 +109,15 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
         player_third=pl.col("p2_value"),
         banker_third=pl.col("b2_value"),
     )
-    rules = violations()
-    frame = (
-        frame.with_columns(_third=pl.col("p2_value").fill_null(NO_THIRD), _drew=pl.col("banker_count") == 3)
-        .join(
-            rules.rename({"player_third": "_third", "banker_drew": "_drew"}),
-            on=["game", "player_two", "_third", "banker_two", "_drew"],
-            how="left",
-        )
-        .with_columns(_third2=pl.col("q2_value").fill_null(NO_THIRD), _no=pl.lit(False))
-        .join(
-            rules.rename(
-                {"player_two": "player2_two", "player_third": "_third2", "banker_drew": "_no", "tableau_detail": "_t2"}
-            ),
-            on=["game", "player2_two", "_third2", "banker_two", "_no"],
-            how="left",
-        )
+    frame = frame.with_columns(
+        tableau_detail=tableau_detail(
+            pl.col("game"), pl.col("player_two"), pl.col("p2_value"), pl.col("banker_two"), pl.col("banker_count") == 3
+        ),
+        _t2=pl.when(pl.col("player2_count") > 0).then(
+            tableau_detail(
+                pl.col("game"), pl.col("player2_two"), pl.col("q2_value"), pl.col("banker_two"), pl.lit(False)
+            )
+        ),
     )
     computed = (
         pl.when(pl.col("banker_total") > pl.col("player_total"))

@@ -1,8 +1,8 @@
-"""The tableau as a lookup frame: `tableau_violation` evaluated once for every case it can meet.
+"""The tableau as a lookup: `tableau_violation` evaluated once for every case it can meet.
 
 A coup's draws are decided by the game, both two-card totals, the player's third card (if any) and
-whether the banker drew; joining on those keys gives each row the one rules function's verdict and
-its detail text, for millions of rows at once.
+whether the banker drew; indexing a table built from the one rules function by those gives each row
+its verdict and detail text, for millions of rows at once.
 """
 
 from __future__ import annotations
@@ -14,34 +14,39 @@ import polars as pl
 from models.game.coup import tableau_violation
 from models.game.games import Game
 
-NO_THIRD = -1
-KEYS = ["game", "player_two", "player_third", "banker_two", "banker_drew"]
+GAMES = list(Game)
+#: Sizes of the lookup's axes: game, player two-card total, player third (10 = none), banker two-card total, drew.
+AXES = (len(GAMES), 10, 11, 10, 2)
 
 
 @lru_cache(maxsize=1)
-def violations() -> pl.DataFrame:
-    """Every (game, player two-card total, player third value or -1, banker two-card total, banker
-    drew) whose draws break the tableau, with the detail `tableau_violation` gives."""
-    rows = []
-    for game in Game:
+def violations() -> pl.Series:
+    """Detail of every case whose draws break the tableau (null where they don't), by `case_index`."""
+    details = []
+    for game in GAMES:
         for player_two in range(10):
-            for third in [NO_THIRD, *range(10)]:
-                player = [player_two, 0] + ([] if third == NO_THIRD else [third])
+            for third in range(11):
+                player = [player_two, 0] + ([] if third == 10 else [third])
                 for banker_two in range(10):
                     for banker_drew in (False, True):
                         banker = [banker_two, 0] + ([0] if banker_drew else [])
-                        detail = tableau_violation(game, player, banker)
-                        if detail:
-                            rows.append((game.value, player_two, third, banker_two, banker_drew, detail))
-    return pl.DataFrame(
-        rows,
-        schema={
-            "game": pl.String,
-            "player_two": pl.Int8,
-            "player_third": pl.Int8,
-            "banker_two": pl.Int8,
-            "banker_drew": pl.Boolean,
-            "tableau_detail": pl.String,
-        },
-        orient="row",
-    )
+                        details.append(tableau_violation(game, player, banker))
+    return pl.Series("tableau_detail", details, dtype=pl.String)
+
+
+def case_index(
+    game: pl.Expr, player_two: pl.Expr, player_third: pl.Expr, banker_two: pl.Expr, banker_drew: pl.Expr
+) -> pl.Expr:
+    """Position of a case in `violations()`; `player_third` null when the player stood."""
+    game_index = game.replace_strict({g.value: i for i, g in enumerate(GAMES)}, default=None, return_dtype=pl.Int32)
+    third = player_third.cast(pl.Int32).fill_null(10)
+    index = (((game_index * 10 + player_two.cast(pl.Int32)) * 11 + third) * 10 + banker_two.cast(pl.Int32)) * 2
+    return index + banker_drew.cast(pl.Int32)
+
+
+def tableau_detail(
+    game: pl.Expr, player_two: pl.Expr, player_third: pl.Expr, banker_two: pl.Expr, banker_drew: pl.Expr
+) -> pl.Expr:
+    """The one rules function's verdict for each row's case (null when the draws are right)."""
+    index = case_index(game, player_two, player_third, banker_two, banker_drew)
+    return pl.when(index.is_not_null()).then(pl.lit(violations()).gather(index.fill_null(0)))
