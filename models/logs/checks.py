@@ -34,7 +34,7 @@ def _instant(frame: pl.DataFrame, name: str) -> pl.Expr:
     """ISO 8601 text (an offset honoured, a naive time read as UTC) or a timestamp, as a UTC instant."""
     dtype = frame.schema[name]
     if isinstance(dtype, pl.Datetime):
-        column = pl.col(name)
+        column = pl.col(name).dt.cast_time_unit("us")  # ns or ms sources compare equal to text ones
         return column.dt.convert_time_zone("UTC") if dtype.time_zone else column.dt.replace_time_zone("UTC")
     text = _text(name).str.replace(r"[zZ]$", "+00:00").str.replace(r"^(\S+) (\S+)$", "${1}T${2}")
     with_offset = pl.when(text.str.contains(r"[+-]\d\d:?\d\d$")).then(text).otherwise(text + "+00:00")

@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 
 from models.contract import NATURAL_KEY
+from models.game.cards import RANKS, SUITS
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs import hands
 from models.logs.checks import check_bets, check_rounds
@@ -188,6 +189,13 @@ def _parse_stored(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _code_label(granularity: int, code: int) -> str:
+    """A reconciliation code as people write it: KH (card), K (rank) or 0 (value)."""
+    if granularity == BY_CARD:
+        return RANKS[code // 4] + SUITS[code % 4]
+    return RANKS[code] if granularity == BY_RANK else str(code)
+
+
 def _reconcile(con, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(accepted, overdrawn) for new rows with cards, counting the shoes' stored rows first."""
     with_cards = rows.filter(pl.col("has_cards"))
@@ -247,7 +255,9 @@ def _reconcile(con, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         detail=pl.format(
             "{} {} seen more often than a {}-deck shoe holds",
             pl.col("_g").replace_strict(dict(enumerate(GRANULARITY)), return_dtype=pl.String),
-            pl.col("_over").cast(pl.String),
+            pl.struct("_g", "_over").map_elements(
+                lambda case: _code_label(case["_g"], case["_over"]), return_dtype=pl.String
+            ),
             pl.col("decks"),
         ),
         reason=pl.lit("shoe_overdrawn"),

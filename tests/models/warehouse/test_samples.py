@@ -8,7 +8,6 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
-import pytest
 
 from models.warehouse.ingest import ingest
 
@@ -191,11 +190,6 @@ def test_a_second_ingest_changes_nothing(tmp_path):
         assert con.execute("SELECT count(*) FROM meta.ingest_log WHERE status = 'ok'").fetchone()[0] == len(EXPECTED)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ingester bug: a Parquet timestamp in ns (or ms) keeps its time unit, so the row's content hash "
-    "differs from the same row read from text and an exact re-log is quarantined as conflicting_duplicate",
-)
 def test_a_relog_with_nanosecond_timestamps_is_an_exact_duplicate(tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
