@@ -1,0 +1,128 @@
+"""Ingest throughput (Parquet and CSV, validation included) beside a row-by-row validator, and the
+peak memory of ingesting one 10-million-coup file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+
+from benchmarks.naive_validator import ingest_naively
+from benchmarks.report import Row, publish
+from models.simulate.config import Simulation
+from models.simulate.engine import simulate
+from models.warehouse.ingest import ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+MEMORY_COUPS = 10_000_000
+BASELINE_ROWS = 100_000
+
+
+def write_rounds_file(path: Path, coups: int, seed: int) -> int:
+    """One rounds file of about `coups` coups, written chunk by chunk (bounded memory)."""
+    sim = Simulation(shoes=coups // 81 + 1, tables=50, seed=seed, bets=False)
+    written, writer = 0, None
+    for chunk in simulate(sim):
+        if path.suffix == ".csv":
+            frame = chunk.rounds.with_columns(pl.col("started_at").dt.to_string("%Y-%m-%dT%H:%M:%S%.3f%:z"))
+            with open(path, "ab") as out:
+                frame.write_csv(out, include_header=written == 0)
+        else:
+            table = chunk.rounds.to_arrow()
+            writer = writer or pq.ParquetWriter(path, table.schema, compression="zstd")
+            writer.write_table(table)
+        written += chunk.rounds.height
+    if writer:
+        writer.close()
+    return written
+
+
+def ingest_rate(path: Path, workdir: Path) -> float:
+    db = workdir / f"{path.stem}-{path.suffix[1:]}.duckdb"
+    start = time.perf_counter()
+    (result,) = ingest(db, [path])
+    seconds = time.perf_counter() - start
+    assert result.status == "ok", result.error
+    return result.rows_read / seconds
+
+
+def naive_rate(path: Path, workdir: Path) -> float:
+    frame = (
+        pl.read_parquet(path, n_rows=BASELINE_ROWS)
+        if path.suffix == ".parquet"
+        else pl.read_csv(path, n_rows=BASELINE_ROWS, infer_schema=False)
+    )
+    rows = frame.with_columns(pl.col("started_at").cast(pl.String)).to_dicts()
+    start = time.perf_counter()
+    ingest_naively(rows, workdir / "naive.duckdb")
+    return len(rows) / (time.perf_counter() - start)
+
+
+def peak_memory(path: Path, workdir: Path) -> dict:
+    code = (
+        "import json, resource, sys, time; from pathlib import Path; from models.warehouse.ingest import ingest;"
+        "start = time.perf_counter(); (r,) = ingest(Path(sys.argv[1]), [Path(sys.argv[2])]);"
+        "print(json.dumps({'rows': r.rows_read, 'status': r.status, 'seconds': time.perf_counter() - start,"
+        " 'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(workdir / "memory.duckdb"), str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    coups = int(os.environ.get("BANCO_BENCH_INGEST_COUPS", 1_000_000))
+    memory_coups = int(os.environ.get("BANCO_BENCH_MEMORY_COUPS", MEMORY_COUPS))
+    with tempfile.TemporaryDirectory(dir=ROOT / "data") as tmp:
+        work = Path(tmp)
+        rows = []
+        for suffix, target in ((".parquet", ">= 2"), (".csv", ">= 1")):
+            path = work / f"rounds{suffix}"
+            write_rounds_file(path, coups, seed=1)
+            rows.append(
+                Row(
+                    f"ingest {suffix[1:]}, {coups:,} coups",
+                    ingest_rate(path, work) / 1e6,
+                    naive_rate(path, work) / 1e6,
+                    "M coups/s",
+                    target,
+                    True,
+                )
+            )
+        big = work / "big.parquet"
+        written = write_rounds_file(big, memory_coups, seed=2)
+        memory = peak_memory(big, work)
+        rows.append(Row(f"peak memory, one {written:,}-coup Parquet file", memory["peak_mb"], 2048, "MB", "< 2048"))
+        rows.append(
+            Row(
+                "  (that file's ingest rate)",
+                memory["rows"] / memory["seconds"] / 1e6,
+                rows[0].baseline,
+                "M coups/s",
+                "",
+                True,
+            )
+        )
+        shutil.rmtree(work, ignore_errors=True)
+    publish(
+        "ingest",
+        "Round-log ingestion into the warehouse, validation included",
+        rows,
+        "row-by-row Python validator (benchmarks/naive_validator.py)",
+    )
+
+
+if __name__ == "__main__":
+    main()
