@@ -49,26 +49,31 @@ def _whole(name: str) -> pl.Expr:
     )
 
 
-def _first_failure(*checks: tuple[str, pl.Expr]) -> tuple[pl.Expr, pl.Expr]:
-    """(reason, detail) of the first check whose detail is not null."""
+Check = tuple[str, list[tuple[pl.Expr, pl.Expr]]]  # reason, [(failed, detail), ...] in order
+
+
+def _judge(frame: pl.DataFrame, checks: list[Check]) -> pl.DataFrame:
+    """Add `reason` (the first check that fails) and `detail`; details are formatted for the
+    failing rows only, which are few."""
     reason, detail = pl.lit(None, pl.String), pl.lit(None, pl.String)
-    for name, check in reversed(checks):
-        reason = pl.when(check.is_not_null()).then(pl.lit(name)).otherwise(reason)
-        detail = pl.when(check.is_not_null()).then(check).otherwise(detail)
-    return reason, detail
+    for name, failures in reversed(checks):
+        for failed, text in reversed(failures):
+            reason = pl.when(failed).then(pl.lit(name)).otherwise(reason)
+            detail = pl.when(failed).then(text).otherwise(detail)
+    frame = frame.with_columns(reason=reason)
+    good = frame.filter(pl.col("reason").is_null()).with_columns(detail=pl.lit(None, pl.String))
+    bad = frame.filter(pl.col("reason").is_not_null()).with_columns(detail=detail)
+    return pl.concat([good, bad]).sort("_line")  # rows keep their order
 
 
-def _missing(*names: str) -> pl.Expr:
-    detail = pl.lit(None, pl.String)
-    for name in reversed(names):
-        detail = pl.when(pl.col(f"_{name}").is_null()).then(pl.lit(f"{name} is missing")).otherwise(detail)
-    return detail
+def _missing(*names: str) -> list[tuple[pl.Expr, pl.Expr]]:
+    return [(pl.col(f"_{name}").is_null(), pl.lit(f"{name} is missing")) for name in names]
 
 
-def _bad_type(name: str, parsed: pl.Expr, what: str) -> pl.Expr:
+def _bad_type(name: str, valid: pl.Expr, what: str) -> tuple[pl.Expr, pl.Expr]:
     given = pl.col(f"_{name}")
-    return pl.when(given.is_not_null() & parsed.is_null()).then(
-        pl.format("{} {} is not {}", pl.lit(name), given, pl.lit(what))
+    return given.is_not_null() & ~valid.fill_null(False), pl.format(
+        "{} {} is not {}", pl.lit(name), given, pl.lit(what)
     )
 
 
@@ -88,18 +93,10 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
         decks=pl.when(pl.col("_decks").is_null()).then(8).otherwise(_whole("decks")),
         game=pl.col("_game").str.to_lowercase().fill_null("punto_banco"),
         logged_outcome=pl.col("_outcome").str.to_uppercase(),
-        **{name: hands.tokens(f"_{name}") for name in ("player_cards", "banker_cards", "player2_cards")},
-    ).with_columns(has_cards=pl.col("player_cards").is_not_null() | pl.col("banker_cards").is_not_null())
-    cards = []
-    for prefix, column in (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards")):
-        for i in range(hands.MAX_CARDS):
-            cards += hands.card_at(pl.col(column), i, prefix)
+    ).with_columns(has_cards=pl.col("_player_cards").is_not_null() | pl.col("_banker_cards").is_not_null())
+    for prefix, hand in (("p", "player"), ("b", "banker"), ("q", "player2")):
+        frame = hands.decode(frame, f"_{hand}_cards", prefix, f"{hand}_count", f"_{hand}_canonical")
     frame = frame.with_columns(
-        *cards,
-        player_count=pl.col("player_cards").list.len(),
-        banker_count=pl.col("banker_cards").list.len(),
-        player2_count=pl.col("player2_cards").list.len(),
-    ).with_columns(
         player_two=_total("p", 2).cast(pl.Int8),
         banker_two=_total("b", 2).cast(pl.Int8),
         player2_two=_total("q", 2).cast(pl.Int8),
@@ -128,77 +125,81 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
     )
     hands_given = pl.col("has_cards")
     needs_cards = pl.col("_outcome").is_null()
-    reason, detail = _first_failure(
+    checks: list[Check] = [
         (
             "missing_field",
-            pl.coalesce(
-                _missing("table_id", "shoe_id", "round_no", "started_at"),
-                pl.when(needs_cards & pl.col("_player_cards").is_null()).then(pl.lit("player_cards is missing")),
-                pl.when(needs_cards & pl.col("_banker_cards").is_null()).then(pl.lit("banker_cards is missing")),
-                pl.when(hands_given & (pl.col("_player_cards").is_null() | pl.col("_banker_cards").is_null())).then(
-                    pl.lit("only one hand is logged")
+            [
+                *_missing("table_id", "shoe_id", "round_no", "started_at"),
+                (needs_cards & pl.col("_player_cards").is_null(), pl.lit("player_cards is missing")),
+                (needs_cards & pl.col("_banker_cards").is_null(), pl.lit("banker_cards is missing")),
+                (
+                    hands_given & (pl.col("_player_cards").is_null() | pl.col("_banker_cards").is_null()),
+                    pl.lit("only one hand is logged"),
                 ),
-                pl.when((pl.col("game") == "baccarat_banque") & hands_given & pl.col("_player2_cards").is_null()).then(
-                    pl.lit("player2_cards is missing (baccarat_banque deals two player hands)")
+                (
+                    (pl.col("game") == "baccarat_banque") & hands_given & pl.col("_player2_cards").is_null(),
+                    pl.lit("player2_cards is missing (baccarat_banque deals two player hands)"),
                 ),
-            ),
+            ],
         ),
         (
             "bad_type",
-            pl.coalesce(
-                _bad_type("round_no", pl.when(pl.col("round_no") >= 1).then(pl.col("round_no")), "a whole number >= 1"),
-                _bad_type("started_at", pl.col("_started"), "an ISO 8601 time"),
-                _bad_type("decks", pl.when(pl.col("decks").is_between(1, 8)).then(pl.col("decks")), "1 to 8"),
-                _bad_type("game", pl.when(pl.col("game").is_in(GAMES)).then(pl.col("game")), "a known game"),
-                _bad_type(
-                    "outcome",
-                    pl.when(pl.col("logged_outcome").is_in(["B", "P", "T"])).then(pl.col("logged_outcome")),
-                    "B, P or T",
+            [
+                _bad_type("round_no", pl.col("round_no") >= 1, "a whole number >= 1"),
+                _bad_type("started_at", pl.col("_started").is_not_null(), "an ISO 8601 time"),
+                _bad_type("decks", pl.col("decks").is_between(1, 8), "1 to 8"),
+                _bad_type("game", pl.col("game").is_in(GAMES), "a known game"),
+                _bad_type("outcome", pl.col("logged_outcome").is_in(["B", "P", "T"]), "B, P or T"),
+                (
+                    pl.col("_player2_cards").is_not_null() & (pl.col("game") != "baccarat_banque"),
+                    pl.lit("player2_cards is for baccarat_banque only"),
                 ),
-                pl.when(pl.col("_player2_cards").is_not_null() & (pl.col("game") != "baccarat_banque")).then(
-                    pl.lit("player2_cards is for baccarat_banque only")
-                ),
-            ),
+            ],
         ),
         (
             "bad_card",
-            pl.coalesce(
-                *(
-                    pl.format("bad card token '{}' in {}", hands.bad_token(pl.col(name)), pl.lit(name))
-                    for name in ("player_cards", "banker_cards", "player2_cards")
+            [
+                (
+                    pl.col(f"__{hand}_canonical_bad").is_not_null(),
+                    pl.format("bad card token '{}' in {}_cards", pl.col(f"__{hand}_canonical_bad"), pl.lit(hand)),
                 )
-            ),
+                for hand in ("player", "banker", "player2")
+            ],
         ),
         (
             "bad_hand_size",
-            pl.coalesce(
-                *(
-                    pl.when(~pl.col(f"{name}_count").is_between(2, 3)).then(
-                        pl.format(
-                            "{} holds {} cards (2 or 3 expected)", pl.lit(f"{name}_cards"), pl.col(f"{name}_count")
-                        )
-                    )
-                    for name in ("player", "banker", "player2")
+            [
+                (
+                    ~pl.col(f"{hand}_count").is_between(2, 3),
+                    pl.format("{}_cards holds {} cards (2 or 3 expected)", pl.lit(hand), pl.col(f"{hand}_count")),
                 )
-            ),
+                for hand in ("player", "banker", "player2")
+            ],
         ),
         (
             "tableau_violation",
-            pl.coalesce(pl.col("tableau_detail"), pl.format("second hand: {}", pl.col("_t2"))),
+            [
+                (pl.col("tableau_detail").is_not_null(), pl.col("tableau_detail")),
+                (pl.col("_t2").is_not_null(), pl.format("second hand: {}", pl.col("_t2"))),
+            ],
         ),
         (
             "outcome_mismatch",
-            pl.when(hands_given & pl.col("logged_outcome").is_not_null() & (pl.col("logged_outcome") != computed)).then(
-                pl.format(
-                    "outcome says {} but the cards give {} (player {}, banker {})",
-                    pl.col("logged_outcome"),
-                    computed,
-                    pl.col("player_total"),
-                    pl.col("banker_total"),
+            [
+                (
+                    hands_given & pl.col("logged_outcome").is_not_null() & (pl.col("logged_outcome") != computed),
+                    pl.format(
+                        "outcome says {} but the cards give {} (player {}, banker {})",
+                        pl.col("logged_outcome"),
+                        computed,
+                        pl.col("player_total"),
+                        pl.col("banker_total"),
+                    ),
                 )
-            ),
+            ],
         ),
-    )
+    ]
+    frame = _judge(frame, checks)
     pair = [
         pl.when(pl.col(f"{p}0_value") != pl.col(f"{p}1_value"))
         .then(False)
@@ -209,8 +210,6 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
     ]
     return frame.with_columns(
         *pair,
-        reason=reason,
-        detail=detail,
         started_at=pl.col("_started"),
         outcome=pl.when(hands_given).then(computed).otherwise(pl.col("logged_outcome")),
         outcome2=pl.when(pl.col("player2_count") > 0).then(
@@ -228,9 +227,9 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
         cards_used=pl.col("player_count").fill_null(0)
         + pl.col("banker_count").fill_null(0)
         + pl.col("player2_count").fill_null(0),
-        player_cards=hands.canonical(pl.col("player_cards")),
-        banker_cards=hands.canonical(pl.col("banker_cards")),
-        player2_cards=hands.canonical(pl.col("player2_cards")),
+        player_cards=pl.col("_player_canonical"),
+        banker_cards=pl.col("_banker_canonical"),
+        player2_cards=pl.col("_player2_canonical"),
         table_id=pl.col("_table_id"),
         shoe_id=pl.col("_shoe_id"),
         dealer_id=pl.col("_dealer_id"),
@@ -249,27 +248,29 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
         payout=pl.col("_payout").cast(pl.Decimal(18, 4), strict=False),
         side=_whole("side").cast(pl.Int8, strict=False),
     )
-    reason, detail = _first_failure(
+    checks: list[Check] = [
         ("missing_field", _missing("table_id", "shoe_id", "round_no", "seat", "bet", "amount")),
         (
             "bad_type",
-            pl.coalesce(
-                _bad_type("round_no", pl.when(pl.col("round_no") >= 1).then(pl.col("round_no")), "a whole number >= 1"),
-                _bad_type("payout", pl.col("payout"), "a decimal"),
-                _bad_type("side", pl.when(pl.col("side").is_in([1, 2])).then(pl.col("side")), "1 or 2"),
-            ),
+            [
+                _bad_type("round_no", pl.col("round_no") >= 1, "a whole number >= 1"),
+                _bad_type("payout", pl.col("payout").is_not_null(), "a decimal"),
+                _bad_type("side", pl.col("side").is_in([1, 2]), "1 or 2"),
+            ],
         ),
-        ("unknown_bet", pl.when(~pl.col("bet").is_in(BETS)).then(pl.format("unknown bet '{}'", pl.col("_bet")))),
+        ("unknown_bet", [(~pl.col("bet").is_in(BETS), pl.format("unknown bet '{}'", pl.col("_bet")))]),
         (
             "bad_amount",
-            pl.when(pl.col("amount").is_null() | (pl.col("amount") <= 0)).then(
-                pl.format("amount {} is not a positive decimal", pl.col("_amount"))
-            ),
+            [
+                (
+                    pl.col("amount").is_null() | (pl.col("amount") <= 0),
+                    pl.format("amount {} is not a positive decimal", pl.col("_amount")),
+                )
+            ],
         ),
-    )
+    ]
+    frame = _judge(frame, checks)
     return frame.with_columns(
-        reason=reason,
-        detail=detail,
         table_id=pl.col("_table_id"),
         shoe_id=pl.col("_shoe_id"),
         seat=pl.col("_seat"),

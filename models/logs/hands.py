@@ -53,3 +53,21 @@ def card_at(hand: pl.Expr, i: int, prefix: str) -> list[pl.Expr]:
 def canonical(hand: pl.Expr) -> pl.Expr:
     """The hand as text in canonical tokens (`TD`, `K`, `0`), space separated."""
     return hand.list.join(" ")
+
+
+def decode(frame: pl.DataFrame, source: str, prefix: str, count: str, text: str) -> pl.DataFrame:
+    """Join each row's hand in `source` with its reading, decoding every distinct hand once.
+
+    Adds `{prefix}{i}_value/_rank/_suit` for i < 3, `count` (cards in the hand), `text` (the hand in
+    canonical tokens) and `_{text}_bad` (the first token that is no card), all null without a hand.
+    """
+    distinct = frame.select(pl.col(source).unique()).drop_nulls()
+    parsed = distinct.with_columns(tokens(source).alias("_tokens"))
+    hand = pl.col("_tokens")
+    parsed = parsed.with_columns(
+        *(expr for i in range(MAX_CARDS) for expr in card_at(hand, i, prefix)),
+        hand.list.len().alias(count),
+        canonical(hand).alias(text),
+        bad_token(hand).alias(f"_{text}_bad"),
+    ).drop("_tokens")
+    return frame.join(parsed, on=source, how="left", nulls_equal=False)
