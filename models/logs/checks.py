@@ -37,6 +37,7 @@ def _instant(frame: pl.DataFrame, name: str) -> pl.Expr:
         column = pl.col(name).dt.cast_time_unit("us")  # ns or ms sources compare equal to text ones
         return column.dt.convert_time_zone("UTC") if dtype.time_zone else column.dt.replace_time_zone("UTC")
     text = _text(name).str.replace(r"[zZ]$", "+00:00").str.replace(r"^(\S+) (\S+)$", "${1}T${2}")
+    text = text.str.replace(r"T(\d\d:\d\d)([+-]|$)", "T${1}:00${2}")  # minutes without seconds
     with_offset = pl.when(text.str.contains(r"[+-]\d\d:?\d\d$")).then(text).otherwise(text + "+00:00")
     return with_offset.str.to_datetime(ISO_INSTANT, strict=False, time_zone="UTC", time_unit="us")
 

@@ -42,12 +42,10 @@ def describe(path: Path) -> tuple[str, str | None]:
     return fmt, compression
 
 
-def is_round_log(path: Path) -> bool:
-    try:
-        describe(path)
-    except UnreadableFile:
-        return False
-    return not path.name.startswith(".")
+def looks_like_round_log(path: Path) -> bool:
+    """A file a folder ingest takes: named as a log, even with a compression it cannot read (so
+    that file is reported as failed rather than passed over); READMEs and the like are passed over."""
+    return any(suffix.lower() in SUFFIXES for suffix in path.suffixes)
 
 
 def _open(path: Path, compression: str | None):

@@ -23,7 +23,7 @@ from models.game.cards import RANKS, SUITS
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs import hands
 from models.logs.checks import check_bets, check_rounds
-from models.logs.read import UnreadableFile, columns_of, is_round_log, kind_of, read_batches
+from models.logs.read import UnreadableFile, columns_of, kind_of, looks_like_round_log, read_batches
 from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows
 from models.warehouse import schema, settlement
 from models.warehouse.store import write
@@ -75,7 +75,9 @@ def expand(paths: list[Path]) -> list[Path]:
             files += sorted(
                 p
                 for p in path.rglob("*")
-                if p.is_file() and is_round_log(p) and not any(part[0] in "._" for part in p.relative_to(path).parts)
+                if p.is_file()
+                and looks_like_round_log(p)
+                and not any(part[0] in "._" for part in p.relative_to(path).parts)
             )
         elif path.exists():
             files.append(path)
@@ -92,17 +94,20 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _raw(frame: pl.DataFrame, columns: list[str]) -> pl.Expr:
-    """The row as it was read, as JSON text (or the unparsed line of a broken JSON file)."""
-    text = pl.struct([pl.col(name).cast(pl.String) for name in columns]).struct.json_encode()
-    if "_unparsed" in frame.columns:
-        return pl.coalesce(pl.col("_unparsed"), text)
-    return text
+def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame) -> pl.DataFrame:
+    """Quarantined rows with `raw`: the row exactly as read, as JSON text (or a broken JSON line)."""
+    columns = [name for name in batch.columns if not name.startswith("_")]
+    rows = batch.join(quarantined.select("_line"), on="_line", how="semi")
+    text = pl.struct([pl.col(name).cast(pl.String) for name in columns]).struct.json_encode() if columns else None
+    if "_unparsed" in rows.columns:
+        text = pl.col("_unparsed") if text is None else pl.coalesce(pl.col("_unparsed"), text)
+    return quarantined.join(rows.select("_line", raw=text), on="_line", how="left")
 
 
 def _quarantine(con, table: str, frame: pl.DataFrame, source: str, now: dt.datetime) -> None:
     if frame.height == 0:
         return
+    frame = frame.with_columns(pl.lit(None, pl.String).alias(c) for c in KEY if c not in frame.columns)
     rows = frame.select(
         "raw", "reason", "detail",
         pl.col("table_id").cast(pl.String), pl.col("shoe_id").cast(pl.String),
@@ -268,14 +273,9 @@ def _reconcile(con, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime) -> FileResult:
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
-    original = [name for name in batch.columns if not name.startswith("_")]
-    checked = (
-        check_rounds(batch.drop("_unparsed", strict=False))
-        if original
-        else batch.with_columns(reason=pl.lit("bad_type"), detail=pl.lit("not a JSON object"))
-    )
-    if "_unparsed" in batch.columns and original:
-        checked = checked.with_columns(_unparsed=batch["_unparsed"]).with_columns(
+    checked = check_rounds(batch.drop("_unparsed", strict=False))
+    if "_unparsed" in batch.columns:
+        checked = checked.join(batch.select("_line", "_unparsed"), on="_line", how="left").with_columns(
             reason=pl.when(pl.col("_unparsed").is_not_null()).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
             detail=pl.when(pl.col("_unparsed").is_not_null())
             .then(pl.lit("not a JSON object"))
@@ -286,7 +286,7 @@ def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime) -> F
     new, result.duplicates, conflicts = _split_duplicates(con, good, schema.CORE_ROUNDS, KEY, ROUND_CONTENT)
     accepted, overdrawn = _reconcile(con, new)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
-    _quarantine(con, schema.QUARANTINE_ROUNDS, quarantined.with_columns(raw=_raw(quarantined, original)), source, now)
+    _quarantine(con, schema.QUARANTINE_ROUNDS, _with_raw(quarantined, batch), source, now)
     columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_ROUNDS}").fetchall()]
     stored = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
     con.register("accepted_rows", stored.select(columns))
@@ -299,10 +299,9 @@ def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime) -> F
 
 def _ingest_bets(con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
-    original = [name for name in batch.columns if not name.startswith("_")]
     checked = check_bets(batch.drop("_unparsed", strict=False))
     if "_unparsed" in batch.columns:
-        checked = checked.with_columns(_unparsed=batch["_unparsed"]).with_columns(
+        checked = checked.join(batch.select("_line", "_unparsed"), on="_line", how="left").with_columns(
             reason=pl.when(pl.col("_unparsed").is_not_null()).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
             detail=pl.when(pl.col("_unparsed").is_not_null())
             .then(pl.lit("not a JSON object"))
@@ -369,7 +368,7 @@ def _ingest_bets(con, batch: pl.DataFrame, source: str, now: dt.datetime, table:
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
     quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")
-    _quarantine(con, schema.QUARANTINE_BETS, quarantined.with_columns(raw=_raw(quarantined, original)), source, now)
+    _quarantine(con, schema.QUARANTINE_BETS, _with_raw(quarantined, batch), source, now)
     columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_BETS}").fetchall()]
     con.register("accepted_bets", accepted.select(columns))
     con.execute(f"INSERT INTO {schema.CORE_BETS} SELECT * FROM accepted_bets")
@@ -439,9 +438,10 @@ def ingest_file(con, path: Path, kind: str, table: PayTable) -> FileResult:
                 result.add(_ingest_bets(con, batch, str(path), started, table))
         _log(con, result, digest, started)
         con.execute("COMMIT")
-    except UnreadableFile as error:
+    except Exception as error:
         con.execute("ROLLBACK")
-        result = FileResult(path, kind=kind, status="failed", error=str(error))
+        message = str(error) if isinstance(error, UnreadableFile) else f"cannot ingest {path.name}: {error}"
+        result = FileResult(path, kind=kind, status="failed", error=message.strip().splitlines()[0])
         _log(con, result, digest, started)
     return result
 
