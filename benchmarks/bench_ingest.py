@@ -79,7 +79,7 @@ def peak_memory(path: Path, workdir: Path) -> dict:
         text=True,
         check=True,
     )
-    return json.loads(out.stdout)
+    return json.loads(out.stdout.strip().splitlines()[-1])  # the last line: anything before is chatter
 
 
 def main() -> None:

@@ -73,7 +73,7 @@ def peak_memory(coups: int, out: Path) -> dict:
     result = subprocess.run(
         [sys.executable, "-c", code, str(out / "memory")], capture_output=True, text=True, check=True
     )
-    return json.loads(result.stdout)
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
