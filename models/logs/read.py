@@ -19,7 +19,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import zstandard
 
-BATCH_ROWS = 1_000_000
+BATCH_ROWS = 250_000
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
 
@@ -62,7 +62,7 @@ def _csv_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
         header = stream.peek(1 << 16).split(b"\n", 1)[0].decode("utf-8").strip().split(",")
         reader = pacsv.open_csv(
             pa.PythonFile(stream, mode="r"),
-            read_options=pacsv.ReadOptions(block_size=64 << 20),
+            read_options=pacsv.ReadOptions(block_size=16 << 20),
             convert_options=pacsv.ConvertOptions(column_types={name.strip('"'): pa.string() for name in header}),
         )
         line = 2

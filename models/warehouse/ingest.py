@@ -66,6 +66,29 @@ class FileResult:
         self.quarantined.update(other.quarantined)
 
 
+SHOE = ["table_id", "shoe_id"]
+
+
+@dataclass
+class StoredShoes:
+    """The shoes that already have rows in a core table: only their new rows need looking up there
+    (for duplicates and reconciliation), so fresh shoes never scan the growing table."""
+
+    table: str
+    shoes: pl.DataFrame
+
+    @classmethod
+    def load(cls, con, table: str) -> StoredShoes:
+        return cls(table, con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl())
+
+    def known(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """The rows of `frame` whose shoe already has stored rows."""
+        return frame.join(self.shoes, on=SHOE, how="semi") if self.shoes.height else frame.head(0)
+
+    def add(self, frame: pl.DataFrame) -> None:
+        self.shoes = pl.concat([self.shoes, frame.select(SHOE)], how="vertical_relaxed").unique()
+
+
 def expand(paths: list[Path]) -> list[Path]:
     """Files named, and the round logs inside folders named (recursively, passing over names that
     start with `.` or `_`, such as the simulator's fault labels), in a stable order."""
@@ -119,7 +142,7 @@ def _quarantine(con, table: str, frame: pl.DataFrame, source: str, now: dt.datet
     con.unregister("quarantined_rows")
 
 
-def _split_duplicates(con, frame: pl.DataFrame, table: str, key: list[str], content: list[str]):
+def _split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: list[str], content: list[str]):
     """(new rows, duplicate count, conflicting rows): within the frame (first line wins) and
     against rows already stored."""
     frame = frame.with_columns(content_hash=pl.struct(content).hash(seed=20261129))
@@ -138,7 +161,8 @@ def _split_duplicates(con, frame: pl.DataFrame, table: str, key: list[str], cont
         detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
     )
     first = frame.filter(pl.col("_seen") == 0)
-    con.register("candidate_keys", first.select(*key, "content_hash"))
+    table = stored_shoes.table
+    con.register("candidate_keys", stored_shoes.known(first).select(*key, "content_hash"))
     join = " AND ".join(f"c.{name} IS NOT DISTINCT FROM s.{name}" for name in key)
     stored = con.sql(
         f"SELECT {', '.join(f'c.{name}' for name in key)}, s.content_hash AS stored_hash, s.source_file AS stored_in "
@@ -201,12 +225,12 @@ def _code_label(granularity: int, code: int) -> str:
     return RANKS[code] if granularity == BY_RANK else str(code)
 
 
-def _reconcile(con, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(accepted, overdrawn) for new rows with cards, counting the shoes' stored rows first."""
     with_cards = rows.filter(pl.col("has_cards"))
     if with_cards.height == 0:
         return rows, rows.head(0)
-    shoes = with_cards.select("table_id", "shoe_id").unique()
+    shoes = stored_shoes.known(with_cards).select(SHOE).unique()
     con.register("touched_shoes", shoes)
     stored = con.sql(
         f"SELECT r.table_id, r.shoe_id, r.round_no, r.decks, r.player_cards, r.banker_cards, r.player2_cards "
@@ -271,7 +295,7 @@ def _reconcile(con, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return rows.join(verdict.select("_line"), on="_line", how="anti"), overdrawn
 
 
-def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime) -> FileResult:
+def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes) -> FileResult:
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
     checked = check_rounds(batch.drop("_unparsed", strict=False))
     if "_unparsed" in batch.columns:
@@ -283,21 +307,24 @@ def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime) -> F
         )
     bad = checked.filter(pl.col("reason").is_not_null())
     good = checked.filter(pl.col("reason").is_null())
-    new, result.duplicates, conflicts = _split_duplicates(con, good, schema.CORE_ROUNDS, KEY, ROUND_CONTENT)
-    accepted, overdrawn = _reconcile(con, new)
+    new, result.duplicates, conflicts = _split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
+    accepted, overdrawn = _reconcile(con, new, stored)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
     _quarantine(con, schema.QUARANTINE_ROUNDS, _with_raw(quarantined, batch), source, now)
     columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_ROUNDS}").fetchall()]
-    stored = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
-    con.register("accepted_rows", stored.select(columns))
+    rows = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
+    con.register("accepted_rows", rows.select(columns))
     con.execute(f"INSERT INTO {schema.CORE_ROUNDS} SELECT * FROM accepted_rows")
+    stored.add(accepted)
     con.unregister("accepted_rows")
     result.accepted = accepted.height
     result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
     return result
 
 
-def _ingest_bets(con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable) -> FileResult:
+def _ingest_bets(
+    con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable, stored: StoredShoes
+) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
     checked = check_bets(batch.drop("_unparsed", strict=False))
     if "_unparsed" in batch.columns:
@@ -309,7 +336,7 @@ def _ingest_bets(con, batch: pl.DataFrame, source: str, now: dt.datetime, table:
         )
     bad = checked.filter(pl.col("reason").is_not_null())
     good = checked.filter(pl.col("reason").is_null())
-    new, result.duplicates, conflicts = _split_duplicates(con, good, schema.CORE_BETS, BET_KEY, BET_CONTENT)
+    new, result.duplicates, conflicts = _split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
     con.register("bet_keys", new.select(KEY).unique())
     rounds = con.sql(
         f"SELECT r.table_id, r.shoe_id, r.round_no, r.game, r.decks, r.outcome, r.outcome2, r.has_cards, "
@@ -372,6 +399,7 @@ def _ingest_bets(con, batch: pl.DataFrame, source: str, now: dt.datetime, table:
     columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_BETS}").fetchall()]
     con.register("accepted_bets", accepted.select(columns))
     con.execute(f"INSERT INTO {schema.CORE_BETS} SELECT * FROM accepted_bets")
+    stored.add(accepted)
     con.unregister("accepted_bets")
     result.accepted = accepted.height
     result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
@@ -419,7 +447,7 @@ def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
     )  # fmt: skip
 
 
-def ingest_file(con, path: Path, kind: str, table: PayTable) -> FileResult:
+def ingest_file(con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes]) -> FileResult:
     """One file in one transaction; an unreadable file is logged as failed and changes nothing else."""
     digest = sha256(path)
     done = con.execute(
@@ -433,9 +461,9 @@ def ingest_file(con, path: Path, kind: str, table: PayTable) -> FileResult:
     try:
         for batch in read_batches(path):
             if kind == "rounds":
-                result.add(_ingest_rounds(con, batch, str(path), started))
+                result.add(_ingest_rounds(con, batch, str(path), started, stored["rounds"]))
             else:
-                result.add(_ingest_bets(con, batch, str(path), started, table))
+                result.add(_ingest_bets(con, batch, str(path), started, table, stored["bets"]))
         _log(con, result, digest, started)
         con.execute("COMMIT")
     except Exception as error:
@@ -458,8 +486,9 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
     with write(db) as con:
         for result in results:
             _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
+        stored = {"rounds": StoredShoes.load(con, schema.CORE_ROUNDS), "bets": StoredShoes.load(con, schema.CORE_BETS)}
         for path in sorted(kinds, key=lambda p: kinds[p] != "rounds"):
-            results.append(ingest_file(con, path, kinds[path], table))
+            results.append(ingest_file(con, path, kinds[path], table, stored))
         refresh_shoes(con)
     return results
 

@@ -110,3 +110,16 @@ CREATE TABLE IF NOT EXISTS {INGEST_LOG} (
     finished_at TIMESTAMPTZ NOT NULL
 );
 """
+
+MARTS_BANKER_STREAKS = "marts.banker_streaks"
+MARTS_DECISION_RUNS = "marts.decision_runs"
+MARTS_TENURE_FIT = "marts.tenure_fit"
+MARTS_COMMISSION = "marts.commission"
+MARTS_COMMISSION_BY_DEALER = "marts.commission_by_dealer"
+MARTS_COMMISSION_PER_UNIT = "marts.commission_per_unit"
+MARTS_TIE_FREQUENCY = "marts.tie_frequency"
+MARTS_TIE_FREQUENCY_BY_SHOE = "marts.tie_frequency_by_shoe"
+MARTS_TIE_FREQUENCY_BY_DEALER = "marts.tie_frequency_by_dealer"
+MARTS_TIES_BY_TOTAL = "marts.ties_by_total"
+MARTS_TABLE_DAY = "marts.table_day"
+MARTS_SHOE_SUMMARY = "marts.shoe_summary"

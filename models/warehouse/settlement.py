@@ -74,9 +74,8 @@ def by_outcome(table: PayTable) -> pl.DataFrame:
 
 @lru_cache(maxsize=8)
 def house_expectation(table: PayTable) -> pl.DataFrame:
-    """(game, decks, bet) -> the house's expected result per unit staked, from the exact odds.
-
-    House-banked games: the bet's house edge. Player-banked games: the expected commission.
+    """(game, decks, bet) -> the house's expected result per unit staked, and its variance, from the
+    exact odds. House-banked games: the bet's house edge. Player-banked games: the expected commission.
     """
     rows = []
     for game in Game:
@@ -87,10 +86,11 @@ def house_expectation(table: PayTable) -> pl.DataFrame:
             cells = odds.cells.ravel()
             for b, bet in enumerate(BETS):
                 if game in PLAYER_BANKED:
-                    value = float(cells @ commission[b, ..., 0].reshape(-1).astype(float))
+                    levy = commission[b, ..., 0].reshape(-1).astype(float)
+                    mean = float(cells @ levy)
+                    value, variance = mean, float(cells @ levy**2) - mean**2
                 else:
-                    value = bets[bet].edge
-                rows.append((game.value, decks, bet, value))
-    return pl.DataFrame(
-        rows, schema={"game": pl.String, "decks": pl.Int64, "bet": pl.String, "edge": pl.Float64}, orient="row"
-    )
+                    value, variance = bets[bet].edge, bets[bet].variance
+                rows.append((game.value, decks, bet, value, variance))
+    schema = {"game": pl.String, "decks": pl.Int64, "bet": pl.String, "edge": pl.Float64, "house_variance": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")

@@ -59,6 +59,8 @@ def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         except duckdb.Error as error:
             raise WarehouseError(f"cannot open {path}: {error}") from None
         try:
+            # Bounded memory however large the file: DuckDB spills to disk past this.
+            con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
             for schema in SCHEMAS:
                 con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
             con.execute(DDL)
