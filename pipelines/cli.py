@@ -8,10 +8,18 @@ import sys
 from collections.abc import Sequence
 
 from models.warehouse.store import WarehouseError
-from pipelines.commands import bench, ingest, odds, simulate, sql, up
+from pipelines.commands import bench, build, ingest, odds, simulate, sql, up
 
 DEFAULT_DB = "data/warehouse/banco.duckdb"
-COMMANDS = {"up": up, "simulate": simulate, "ingest": ingest, "sql": sql, "odds": odds, "bench": bench}
+COMMANDS = {
+    "up": up,
+    "simulate": simulate,
+    "ingest": ingest,
+    "build": build,
+    "sql": sql,
+    "odds": odds,
+    "bench": bench,
+}
 
 
 class UserError(Exception):

@@ -1,0 +1,1 @@
+"""The metrics analysts come for, each one Polars function over the core tables, beside theory."""

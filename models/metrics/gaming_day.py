@@ -1,0 +1,30 @@
+"""The gaming day: the reporting date, which starts at a configurable local hour."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import polars as pl
+
+
+@dataclass(frozen=True)
+class GamingDay:
+    """A gaming day starts at `start_hour` local time in `timezone` (default 06:00 UTC)."""
+
+    timezone: str = "UTC"
+    start_hour: int = 6
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start_hour <= 23:
+            raise ValueError(f"the gaming day start hour is 0 to 23, got {self.start_hour}")
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {self.timezone!r}") from None
+
+
+def gaming_day(started_at: pl.Expr, day: GamingDay = GamingDay()) -> pl.Expr:
+    """The gaming day of an instant: its local date, counting hours before the start as the day before."""
+    local = started_at.dt.convert_time_zone(day.timezone)
+    return (local - pl.duration(hours=day.start_hour)).dt.date().alias("gaming_day")

@@ -1,0 +1,132 @@
+"""Money metrics: commission revenue and hold against theoretical win, per table and gaming day."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+import polars as pl
+
+from models.game.paytable import DEFAULT_PAYTABLE, PayTable
+from models.metrics.theory import outcome_rates
+
+MONEY = pl.Decimal(18, 4)
+MAIN = ("banker", "player", "tie")
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """How commission is collected: `exact`, or rounded `down`/`up` to a chip `unit` (0.25, 1, ...)."""
+
+    policy: str = "exact"
+    unit: Decimal = Decimal("0.25")
+
+    def __post_init__(self) -> None:
+        if self.policy not in ("exact", "down", "up"):
+            raise ValueError(f"rounding policy is exact, down or up, got {self.policy!r}")
+        object.__setattr__(self, "unit", Decimal(str(self.unit)))
+        if self.unit <= 0:
+            raise ValueError("the rounding unit must be positive")
+
+    def apply(self, amount: pl.Expr) -> pl.Expr:
+        if self.policy == "exact":
+            return amount
+        units = (amount.cast(pl.Float64) / float(self.unit)).round(9)
+        whole = units.floor() if self.policy == "down" else units.ceil()
+        return (whole.cast(pl.Int64).cast(pl.Decimal(18, 0)) * self.unit).cast(MONEY)
+
+
+def _wagers(bets: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.LazyFrame:
+    facts = rounds.select(
+        "table_id", "shoe_id", "round_no", "gaming_day", "dealer_id", "decks", "outcome", "banker_total", "banker_third"
+    )
+    return bets.join(facts, on=["table_id", "shoe_id", "round_no"], how="inner")
+
+
+def commission(
+    bets: pl.LazyFrame,
+    rounds: pl.LazyFrame,
+    by: Sequence[str] = ("table_id", "gaming_day"),
+    rounding: Rounding = Rounding(),
+    table: PayTable = DEFAULT_PAYTABLE,
+) -> pl.DataFrame:
+    """Commission revenue per group: winning Banker wagers, commission under the rounding policy,
+    what super6 and EZ Baccarat keep through their reduced payouts, the chemin_de_fer cagnotte, and
+    the commission the exact odds expect from the Banker handle."""
+    wagers = _wagers(bets, rounds).filter(pl.col("bet") == "banker")
+    won = pl.col("outcome") == "B"
+    rate = float(table.commission)
+    super6_six = won & (pl.col("game") == "super6") & (pl.col("banker_total") == 6)
+    ez_push = (
+        won & (pl.col("game") == "ez_baccarat") & (pl.col("banker_total") == 7) & pl.col("banker_third").is_not_null()
+    )
+    grouped = (
+        wagers.join(outcome_rates(table).lazy().select("game", "decks", "p_banker"), on=["game", "decks"], how="left")
+        .with_columns(collected=rounding.apply(pl.col("commission")))
+        .group_by(*by, "game")
+        .agg(
+            banker_handle=pl.col("amount").sum(),
+            banker_wagers=pl.len(),
+            banker_won=won.sum(),
+            banker_won_amount=pl.col("amount").filter(won).sum(),
+            commission=pl.col("collected").filter(pl.col("game") != "chemin_de_fer").sum(),
+            cagnotte=pl.col("collected").filter(pl.col("game") == "chemin_de_fer").sum(),
+            super6_reduction=(pl.col("amount").filter(super6_six) * (1 - float(table.super6_six))).sum(),
+            ez_reduction=pl.col("amount").filter(ez_push).cast(pl.Float64).sum(),
+            expected_commission=(pl.col("amount").cast(pl.Float64) * pl.col("p_banker")).sum() * rate,
+        )
+        .with_columns(
+            pl.col("super6_reduction", "ez_reduction").cast(MONEY),
+            pl.when(pl.col("game").is_in(["super6", "ez_baccarat"]))
+            .then(0.0)
+            .otherwise(pl.col("expected_commission"))
+            .alias("expected_commission"),
+        )
+        .sort(*by, "game")
+    )
+    return grouped.collect()
+
+
+def commission_per_unit(
+    rounds: pl.LazyFrame, by: Sequence[str] = ("table_id", "gaming_day"), table: PayTable = DEFAULT_PAYTABLE
+) -> pl.DataFrame:
+    """Without bets: the commission one unit staked on Banker every coup would have paid, and theory's."""
+    rate = float(table.commission)
+    return (
+        rounds.join(outcome_rates(table).lazy().select("game", "decks", "p_banker"), on=["game", "decks"], how="left")
+        .group_by(*by, "game")
+        .agg(coups=pl.len(), banker_wins=(pl.col("outcome") == "B").sum(), expected=(pl.col("p_banker") * rate).sum())
+        .with_columns(commission_per_unit=pl.col("banker_wins") * rate)
+        .sort(*by, "game")
+        .collect()
+    )
+
+
+def table_day(
+    bets: pl.LazyFrame, rounds: pl.LazyFrame, variance: pl.DataFrame, by: Sequence[str] = ("table_id", "gaming_day")
+) -> pl.DataFrame:
+    """Handle by bet, house win, theoretical win, hold, and the z-score of win against theo from each
+    wager's exact variance (`variance`: game, decks, bet -> the house's variance per unit staked)."""
+    wagers = _wagers(bets, rounds).join(variance.lazy(), on=["game", "decks", "bet"], how="left")
+    side = ~pl.col("bet").is_in(MAIN)
+    return (
+        wagers.group_by(*by, "game")
+        .agg(
+            wagers=pl.len(),
+            handle=pl.col("amount").sum(),
+            **{f"handle_{bet}": pl.col("amount").filter(pl.col("bet") == bet).sum() for bet in MAIN},
+            handle_side=pl.col("amount").filter(side).sum(),
+            house_win=pl.col("house_net").sum(),
+            theo=pl.col("theo").sum(),
+            _variance=(pl.col("amount").cast(pl.Float64) ** 2 * pl.col("house_variance")).sum(),
+        )
+        .with_columns(
+            hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
+            win_vs_theo_z=(pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64))
+            / pl.col("_variance").sqrt(),
+        )
+        .drop("_variance")
+        .sort(*by, "game")
+        .collect()
+    )

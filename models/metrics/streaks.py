@@ -1,0 +1,127 @@
+"""Banker-pass streaks (bank tenures) and runs of decisions, beside the geometric theory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from models.metrics.theory import outcome_rates
+
+SHOE = ["table_id", "shoe_id"]
+#: Whether a coup passes the bank, by game, when the log does not say who holds it (data.md).
+PASSES = (
+    pl.when(pl.col("game") == "banco")
+    .then(pl.col("outcome") != "T")
+    .when(pl.col("game") == "baccarat_banque")
+    .then(False)
+    .otherwise(pl.col("outcome") == "P")
+)
+
+
+def bank_tenures(rounds: pl.LazyFrame) -> pl.LazyFrame:
+    """One row per bank tenure: a maximal run of coups at a table with one holder.
+
+    The observed `bank_holder` decides where the log has it; otherwise the game's passing rule
+    does. Ties never pass. A tenure cut by the end of its shoe is `shoe_end` (censored); an observed
+    holder who gives up the bank without losing a coup has `withdraw`n.
+    """
+    ordered = rounds.sort(*SHOE, "round_no").with_columns(
+        _observed=pl.col("bank_holder").is_not_null().all().over(SHOE),
+        _passes=PASSES,
+    )
+    changed = pl.col("bank_holder") != pl.col("bank_holder").shift(1).over(SHOE)
+    derived_start = pl.col("_passes").shift(1).over(SHOE)
+    ordered = ordered.with_columns(
+        _start=pl.when(pl.col("_observed")).then(changed).otherwise(derived_start).fill_null(True)
+    ).with_columns(tenure=pl.col("_start").cast(pl.Int32).cum_sum().over(SHOE))
+    tenures = ordered.group_by(*SHOE, "tenure").agg(
+        game=pl.col("game").first(),
+        decks=pl.col("decks").first(),
+        holder=pl.when(pl.col("_observed").first())
+        .then(pl.col("bank_holder").first())
+        .otherwise(pl.format("derived {}", pl.col("tenure").first())),
+        observed=pl.col("_observed").first(),
+        first_round=pl.col("round_no").first(),
+        last_round=pl.col("round_no").last(),
+        coups=pl.len(),
+        ties=(pl.col("outcome") == "T").sum(),
+        last_passes=pl.col("_passes").last(),
+        started_at=pl.col("started_at").first(),
+    )
+    last_in_shoe = pl.col("tenure") == pl.col("tenure").max().over(SHOE)
+    return (
+        tenures.with_columns(
+            decided=pl.col("coups") - pl.col("ties"),
+            ended_by=pl.when(last_in_shoe)
+            .then(pl.lit("shoe_end"))
+            .when(pl.col("last_passes") | ~pl.col("observed"))
+            .then(pl.lit("pass"))
+            .otherwise(pl.lit("withdraw")),
+        )
+        .drop("last_passes")
+        .sort(*SHOE, "tenure")
+    )
+
+
+def decision_runs(rounds: pl.LazyFrame) -> pl.LazyFrame:
+    """Runs of consecutive Banker or Player decisions in each shoe (ties neither break nor extend them)."""
+    decided = rounds.filter(pl.col("outcome") != "T").sort(*SHOE, "round_no")
+    return (
+        decided.with_columns(
+            run=(pl.col("outcome") != pl.col("outcome").shift(1).over(SHOE)).fill_null(True).cum_sum().over(SHOE)
+        )
+        .group_by(*SHOE, "run")
+        .agg(
+            game=pl.col("game").first(), decks=pl.col("decks").first(), side=pl.col("outcome").first(), length=pl.len()
+        )
+        .sort(*SHOE, "run")
+    )
+
+
+def tenure_fit(tenures: pl.DataFrame, by: Sequence[str], longest: int = 8) -> pl.DataFrame:
+    """Tenures against the geometric law with the exact keep probability q, censoring included.
+
+    In theory every decided coup a bank holds ends its tenure with probability 1 - q, whatever came
+    before. For each length k (pooling k >= `longest`), the tenures still holding at their k-th
+    decided coup are at risk and those that passed on it are the passes; the chi-square sums
+    (passes - at_risk (1 - q))^2 / (at_risk q (1 - q)) over k. Tenures cut by the shoe's end count
+    while they last, so the test is not biased towards short tenures.
+    """
+    rated = tenures.filter(pl.col("decided") >= 1).join(
+        outcome_rates().select("game", "decks", "p_keep"), on=["game", "decks"], how="left"
+    )
+    rows = []
+    for key, group in rated.group_by(list(by), maintain_order=True):
+        q = float(group["p_keep"].mean())
+        decided = group["decided"].to_numpy().astype(np.int64)
+        passed = (group["ended_by"] == "pass").to_numpy()
+        at_risk = np.array(
+            [
+                (decided >= k).sum() if k < longest else (decided - longest + 1).clip(0).sum()
+                for k in range(1, longest + 1)
+            ]
+        )
+        passes = np.array(
+            [(passed & (decided == k)).sum() for k in range(1, longest)] + [(passed & (decided >= longest)).sum()]
+        )
+        expected = at_risk * (1 - q)
+        usable = expected > 5
+        statistic = float((((passes - expected) ** 2) / (expected * q))[usable].sum())
+        dof = int(usable.sum())
+        rows.append(
+            {
+                **dict(zip(by, key, strict=True)),
+                "tenures": len(decided),
+                "completed": int(passed.sum()),
+                "pass_rate": float(passed.sum() / decided.sum()),
+                "expected_pass_rate": 1 - q,
+                "q": q,
+                "chi2": statistic,
+                "dof": dof,
+                "p_value": float(stats.chi2.sf(statistic, dof)) if dof else float("nan"),
+            }
+        )
+    return pl.DataFrame(rows)

@@ -1,0 +1,82 @@
+"""Tie frequency against the exact rate: z, exact binomial p-value, Wilson interval, FDR flag."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from models.metrics.theory import outcome_rates
+
+Z95 = 1.959963984540054
+
+
+def _wilson(successes: pl.Expr, trials: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Wilson score 95% interval of a proportion."""
+    p = successes / trials
+    centre = (p + Z95**2 / (2 * trials)) / (1 + Z95**2 / trials)
+    half = Z95 * (p * (1 - p) / trials + Z95**2 / (4 * trials**2)).sqrt() / (1 + Z95**2 / trials)
+    return (centre - half).alias("ci_low"), (centre + half).alias("ci_high")
+
+
+def binomial_p_values(successes: np.ndarray, trials: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Exact two-sided binomial p-values (scipy's binomtest), one per group."""
+    return np.array(
+        [stats.binomtest(int(k), int(n), float(q)).pvalue for k, n, q in zip(successes, trials, p, strict=True)]
+    )
+
+
+def flag(p_values: pl.Series, alpha: float = 0.05) -> pl.Series:
+    """Benjamini-Hochberg over the groups compared together: True where the adjusted p < alpha."""
+    if p_values.len() == 0:
+        return pl.Series("flagged", [], dtype=pl.Boolean)
+    return pl.Series("flagged", stats.false_discovery_control(p_values.to_numpy()) < alpha)
+
+
+def tie_frequency(rounds: pl.LazyFrame, by: Sequence[str], alpha: float = 0.05) -> pl.DataFrame:
+    """Ties per group beside the exact rate for the group's game and shoe size."""
+    grouped = (
+        rounds.group_by(*by, "game", "decks")
+        .agg(coups=pl.len(), ties=(pl.col("outcome") == "T").sum())
+        .join(outcome_rates().lazy().select("game", "decks", expected_rate="p_tie"), on=["game", "decks"], how="left")
+        .with_columns(tie_rate=pl.col("ties") / pl.col("coups"))
+        .with_columns(
+            *_wilson(pl.col("ties"), pl.col("coups")),
+            z=(pl.col("ties") - pl.col("coups") * pl.col("expected_rate"))
+            / (pl.col("coups") * pl.col("expected_rate") * (1 - pl.col("expected_rate"))).sqrt(),
+        )
+        .sort(*by, "game", "decks")
+        .collect()
+    )
+    p_values = binomial_p_values(
+        grouped["ties"].to_numpy(), grouped["coups"].to_numpy(), grouped["expected_rate"].to_numpy()
+    )
+    grouped = grouped.with_columns(p_value=pl.Series(p_values, dtype=pl.Float64))
+    return grouped.with_columns(flag(grouped["p_value"], alpha))
+
+
+def ties_by_total(rounds: pl.LazyFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Ties on each total 0..9 against the exact distribution of tie totals."""
+    ties = rounds.filter((pl.col("outcome") == "T") & pl.col("player_total").is_not_null())
+    counts = ties.group_by(*by, "game", "decks", "player_total").agg(ties=pl.len())
+    coups = rounds.filter(pl.col("player_total").is_not_null()).group_by(*by, "game", "decks").agg(coups=pl.len())
+    expected = (
+        outcome_rates()
+        .lazy()
+        .select("game", "decks", "p_tie_by_total")
+        .explode("p_tie_by_total")
+        .with_columns(player_total=pl.int_range(pl.len()).over("game", "decks").cast(pl.Int8))
+    )
+    return (
+        coups.join(expected, on=["game", "decks"])
+        .join(counts, on=[*by, "game", "decks", "player_total"], how="left")
+        .with_columns(
+            ties=pl.col("ties").fill_null(0),
+            expected_ties=pl.col("coups") * pl.col("p_tie_by_total"),
+        )
+        .rename({"player_total": "tie_total"})
+        .sort(*by, "game", "decks", "tie_total")
+        .collect()
+    )

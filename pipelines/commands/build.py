@@ -1,0 +1,28 @@
+"""Recompute the marts from the core tables and publish the serving snapshot."""
+
+from __future__ import annotations
+
+import argparse
+from decimal import Decimal
+from pathlib import Path
+
+from models.metrics.build import MartConfig, build
+from models.metrics.gaming_day import GamingDay
+from models.metrics.money import Rounding
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timezone", default="UTC", help="the casino's time zone, for the gaming day")
+    parser.add_argument("--day-start-hour", type=int, default=6, help="local hour the gaming day starts (default 6)")
+    parser.add_argument("--rounding", choices=("exact", "down", "up"), default="exact", help="commission rounding")
+    parser.add_argument("--unit", type=Decimal, default=Decimal("0.25"), help="chip unit for rounding down/up")
+
+
+def run(args: argparse.Namespace) -> int:
+    config = MartConfig(day=GamingDay(args.timezone, args.day_start_hour), rounding=Rounding(args.rounding, args.unit))
+    rows = build(Path(args.db), config)
+    print(
+        f"built {len(rows)} marts: "
+        + ", ".join(f"{name.removeprefix('marts.')} {count:,}" for name, count in rows.items())
+    )
+    return 0
