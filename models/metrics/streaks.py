@@ -108,8 +108,8 @@ def tenure_fit(tenures: pl.DataFrame, by: Sequence[str], longest: int = 8) -> pl
             [(passed & (decided == k)).sum() for k in range(1, longest)] + [(passed & (decided >= longest)).sum()]
         )
         expected = at_risk * (1 - q)
-        usable = expected > 5
-        statistic = float((((passes - expected) ** 2) / (expected * q))[usable].sum())
+        usable = expected > 5  # the chi-square approximation needs enough expected passes
+        statistic = float(((passes[usable] - expected[usable]) ** 2 / (expected[usable] * q)).sum())
         dof = int(usable.sum())
         rows.append(
             {

@@ -1,0 +1,60 @@
+"""`build` over a real warehouse: every mart written, and its numbers equal SQL over the core tables."""
+
+from pathlib import Path
+
+import pytest
+
+from models.game.games import Game
+from models.metrics.build import build
+from models.simulate.config import Simulation
+from models.simulate.run import write_simulation
+from models.warehouse.ingest import ingest
+from models.warehouse.store import read
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("build")
+    sim = Simulation(shoes=60, tables=4, seed=8, games=(Game.PUNTO_BANCO, Game.SUPER6, Game.CHEMIN_DE_FER, Game.BANCO))
+    write_simulation(sim, root / "landing", misdeal_rate=0.005)
+    db = root / "banco.duckdb"
+    ingest(db, [root / "landing"])
+    build(db)
+    return db
+
+
+def test_every_mart_is_written(warehouse):
+    con = read(warehouse)
+    tables = {
+        name
+        for (name,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'marts'"
+        ).fetchall()
+    }
+    assert {"banker_streaks", "commission", "tie_frequency", "table_day", "shoe_summary"} <= tables
+    for table in tables:
+        assert con.execute(f"SELECT count(*) FROM marts.{table}").fetchone()[0] > 0, table
+
+
+def test_marts_agree_with_the_core_tables(warehouse):
+    con = read(warehouse)
+    ties = con.execute("SELECT sum(ties), sum(coups) FROM marts.tie_frequency").fetchone()
+    assert ties == con.execute("SELECT count(*) FILTER (outcome = 'T'), count(*) FROM core.rounds").fetchone()
+    money = con.execute("SELECT sum(handle), sum(house_win), sum(theo) FROM marts.table_day").fetchone()
+    assert money == con.execute("SELECT sum(amount), sum(house_net), sum(theo) FROM core.bets").fetchone()
+    coups = con.execute("SELECT sum(coups) FROM marts.banker_streaks").fetchone()[0]
+    assert coups == con.execute("SELECT count(*) FROM core.rounds").fetchone()[0]
+    cagnotte = con.execute("SELECT sum(cagnotte) FROM marts.commission").fetchone()[0]
+    levy = "SELECT sum(commission) FROM core.bets WHERE game = 'chemin_de_fer' AND bet = 'banker'"
+    assert cagnotte == con.execute(levy).fetchone()[0]
+    shoes = con.execute("SELECT count(*), sum(banker + player + ties) FROM marts.shoe_summary").fetchone()
+    assert shoes == con.execute("SELECT count(DISTINCT (table_id, shoe_id)), count(*) FROM core.rounds").fetchone()
+
+
+def test_rebuilding_gives_the_same_marts(warehouse):
+    con = read(warehouse)
+    before = con.execute("SELECT sum(house_win), count(*) FROM marts.table_day").fetchone()
+    con.close()
+    build(warehouse)
+    con = read(warehouse)
+    assert con.execute("SELECT sum(house_win), count(*) FROM marts.table_day").fetchone() == before
