@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import shutil
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,15 +73,24 @@ SHOE = ["table_id", "shoe_id"]
 
 @dataclass
 class StoredShoes:
-    """The shoes that already have rows in a core table: only their new rows need looking up there
-    (for duplicates and reconciliation), so fresh shoes never scan the growing table."""
+    """The shoes that already have rows in a core table or in this file's staged batches: only
+    their new rows need looking up (for duplicates and reconciliation), so fresh shoes never scan
+    the growing table."""
 
     table: str
     shoes: pl.DataFrame
+    staged: list[Path] = field(default_factory=list)
 
     @classmethod
     def load(cls, con, table: str) -> StoredShoes:
         return cls(table, con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl())
+
+    def relation(self) -> str:
+        """SQL for the rows stored so far: the table, and the batches of the file being ingested."""
+        if not self.staged:
+            return self.table
+        files = ", ".join(f"'{path}'" for path in self.staged)
+        return f"(SELECT * FROM {self.table} UNION ALL BY NAME SELECT * FROM read_parquet([{files}]))"
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
         """The rows of `frame` whose shoe already has stored rows."""
@@ -127,7 +138,30 @@ def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame) -> pl.DataFrame:
     return quarantined.join(rows.select("_line", raw=text), on="_line", how="left")
 
 
-def _quarantine(con, table: str, frame: pl.DataFrame, source: str, now: dt.datetime) -> None:
+@dataclass
+class Stage:
+    """A file's batches, written to Parquet beside the warehouse until the file is done; then one
+    transaction moves them in. The warehouse never holds a half-ingested file, however large."""
+
+    folder: Path
+    files: dict[str, list[Path]] = field(default_factory=dict)
+
+    def write(self, table: str, frame: pl.DataFrame) -> Path | None:
+        if frame.height == 0:
+            return None
+        path = self.folder / f"{table}.{len(self.files.get(table, []))}.parquet"
+        frame.write_parquet(path, compression="lz4", statistics=False)
+        self.files.setdefault(table, []).append(path)
+        return path
+
+    def commit(self, con) -> None:
+        """Insert every staged batch; the caller holds the transaction."""
+        for table, paths in self.files.items():
+            files = ", ".join(f"'{path}'" for path in paths)
+            con.execute(f"INSERT INTO {table} SELECT * FROM read_parquet([{files}])")
+
+
+def _quarantine(stage: Stage, table: str, frame: pl.DataFrame, source: str, now: dt.datetime) -> None:
     if frame.height == 0:
         return
     frame = frame.with_columns(pl.lit(None, pl.String).alias(c) for c in KEY if c not in frame.columns)
@@ -137,9 +171,7 @@ def _quarantine(con, table: str, frame: pl.DataFrame, source: str, now: dt.datet
         pl.col("round_no").cast(pl.Int32, strict=False),
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
-    con.register("quarantined_rows", rows)
-    con.execute(f"INSERT INTO {table} SELECT * FROM quarantined_rows")
-    con.unregister("quarantined_rows")
+    stage.write(table, rows)
 
 
 def _split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: list[str], content: list[str]):
@@ -161,7 +193,7 @@ def _split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: 
         detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
     )
     first = frame.filter(pl.col("_seen") == 0)
-    table = stored_shoes.table
+    table = stored_shoes.relation()
     con.register("candidate_keys", stored_shoes.known(first).select(*key, "content_hash"))
     join = " AND ".join(f"c.{name} IS NOT DISTINCT FROM s.{name}" for name in key)
     stored = con.sql(
@@ -234,7 +266,7 @@ def _reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.D
     con.register("touched_shoes", shoes)
     stored = con.sql(
         f"SELECT r.table_id, r.shoe_id, r.round_no, r.decks, r.player_cards, r.banker_cards, r.player2_cards "
-        f"FROM {schema.CORE_ROUNDS} r SEMI JOIN touched_shoes USING (table_id, shoe_id) WHERE r.has_cards"
+        f"FROM {stored_shoes.relation()} r SEMI JOIN touched_shoes USING (table_id, shoe_id) WHERE r.has_cards"
     ).pl()
     con.unregister("touched_shoes")
     stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
@@ -295,7 +327,9 @@ def _reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.D
     return rows.join(verdict.select("_line"), on="_line", how="anti"), overdrawn
 
 
-def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes) -> FileResult:
+def _ingest_rounds(
+    con, batch: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage
+) -> FileResult:
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
     checked = check_rounds(batch.drop("_unparsed", strict=False))
     if "_unparsed" in batch.columns:
@@ -310,20 +344,20 @@ def _ingest_rounds(con, batch: pl.DataFrame, source: str, now: dt.datetime, stor
     new, result.duplicates, conflicts = _split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = _reconcile(con, new, stored)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
-    _quarantine(con, schema.QUARANTINE_ROUNDS, _with_raw(quarantined, batch), source, now)
+    _quarantine(stage, schema.QUARANTINE_ROUNDS, _with_raw(quarantined, batch), source, now)
     columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_ROUNDS}").fetchall()]
     rows = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
-    con.register("accepted_rows", rows.select(columns))
-    con.execute(f"INSERT INTO {schema.CORE_ROUNDS} SELECT * FROM accepted_rows")
-    stored.add(accepted)
-    con.unregister("accepted_rows")
+    staged = stage.write(schema.CORE_ROUNDS, rows.select(columns))
+    if staged:
+        stored.staged.append(staged)
+        stored.add(accepted)
     result.accepted = accepted.height
     result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
     return result
 
 
 def _ingest_bets(
-    con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable, stored: StoredShoes
+    con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable, stored: StoredShoes, stage: Stage
 ) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
     checked = check_bets(batch.drop("_unparsed", strict=False))
@@ -395,12 +429,12 @@ def _ingest_bets(
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
     quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")
-    _quarantine(con, schema.QUARANTINE_BETS, _with_raw(quarantined, batch), source, now)
+    _quarantine(stage, schema.QUARANTINE_BETS, _with_raw(quarantined, batch), source, now)
     columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_BETS}").fetchall()]
-    con.register("accepted_bets", accepted.select(columns))
-    con.execute(f"INSERT INTO {schema.CORE_BETS} SELECT * FROM accepted_bets")
-    stored.add(accepted)
-    con.unregister("accepted_bets")
+    staged = stage.write(schema.CORE_BETS, accepted.select(columns))
+    if staged:
+        stored.staged.append(staged)
+        stored.add(accepted)
     result.accepted = accepted.height
     result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
     return result
@@ -447,30 +481,42 @@ def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
     )  # fmt: skip
 
 
-def ingest_file(con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes]) -> FileResult:
-    """One file in one transaction; an unreadable file is logged as failed and changes nothing else."""
+def ingest_file(
+    con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path
+) -> FileResult:
+    """One file: its batches are checked and staged, then moved in by one transaction. A crash or an
+    unreadable file leaves the warehouse as it was (the file is logged as failed when it can be)."""
     digest = sha256(path)
     done = con.execute(
         f"SELECT count(*) FROM {schema.INGEST_LOG} WHERE sha256 = ? AND status = 'ok'", [digest]
-    ).fetchone()
-    if done[0]:
+    ).fetchall()  # fetch to the end: DuckDB 2 keeps an unfinished result busy
+    if done[0][0]:
         return FileResult(path, kind=kind, status="skipped")
     started = dt.datetime.now(dt.UTC)
     result = FileResult(path, kind=kind)
-    con.execute("BEGIN TRANSACTION")
+    stage = Stage(Path(tempfile.mkdtemp(prefix=f"{digest[:12]}-", dir=staging)))
     try:
         for batch in read_batches(path):
             if kind == "rounds":
-                result.add(_ingest_rounds(con, batch, str(path), started, stored["rounds"]))
+                result.add(_ingest_rounds(con, batch, str(path), started, stored["rounds"], stage))
             else:
-                result.add(_ingest_bets(con, batch, str(path), started, table, stored["bets"]))
-        _log(con, result, digest, started)
-        con.execute("COMMIT")
+                result.add(_ingest_bets(con, batch, str(path), started, table, stored["bets"], stage))
+        con.execute("BEGIN TRANSACTION")
+        try:
+            stage.commit(con)
+            _log(con, result, digest, started)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
     except Exception as error:
-        con.execute("ROLLBACK")
         message = str(error) if isinstance(error, UnreadableFile) else f"cannot ingest {path.name}: {error}"
         result = FileResult(path, kind=kind, status="failed", error=message.strip().splitlines()[0])
         _log(con, result, digest, started)
+    finally:  # the staged rows are in the tables now, or nowhere; the shoes seen stay (a harmless superset)
+        for shoes in stored.values():
+            shoes.staged = [p for p in shoes.staged if stage.folder not in p.parents]
+        shutil.rmtree(stage.folder, ignore_errors=True)
     return result
 
 
@@ -487,8 +533,12 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
         for result in results:
             _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
         stored = {"rounds": StoredShoes.load(con, schema.CORE_ROUNDS), "bets": StoredShoes.load(con, schema.CORE_BETS)}
+        staging = db.with_name(db.name + ".staging")
+        shutil.rmtree(staging, ignore_errors=True)  # left by a writer that was killed
+        staging.mkdir()
         for path in sorted(kinds, key=lambda p: kinds[p] != "rounds"):
-            results.append(ingest_file(con, path, kinds[path], table, stored))
+            results.append(ingest_file(con, path, kinds[path], table, stored, staging))
+        shutil.rmtree(staging, ignore_errors=True)
         refresh_shoes(con)
     return results
 
