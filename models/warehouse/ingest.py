@@ -218,23 +218,28 @@ def _split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: 
 
 
 def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
-    """Per row: code of each card at every granularity, and what the row's notation knows."""
-    cards = []
-    for prefix, _ in HANDS:
-        for i in range(hands.MAX_CARDS):
-            value, rank, suit = (pl.col(f"{prefix}{i}_{part}") for part in ("value", "rank", "suit"))
-            cards.append(
-                pl.struct(value=value, rank=rank, card=rank.cast(pl.Int64) * 4 + suit.cast(pl.Int64)).alias(
-                    f"_c{prefix}{i}"
-                )
-            )
-    present = [pl.col(f"{p}{i}_value").is_not_null() for p, _ in HANDS for i in range(hands.MAX_CARDS)]
-    suits = [pl.col(f"{p}{i}_suit").is_not_null() for p, _ in HANDS for i in range(hands.MAX_CARDS)]
-    ranks = [pl.col(f"{p}{i}_rank").is_not_null() for p, _ in HANDS for i in range(hands.MAX_CARDS)]
+    """Per row: `_granularity` of its shoe (card when every card there has a suit, rank when every
+    card has a rank, else value) and `_c0`.. `_c8`, each card's code at that granularity (-1: none)."""
+    slots = [(f"{p}{i}_value", f"{p}{i}_rank", f"{p}{i}_suit") for p, _ in HANDS for i in range(hands.MAX_CARDS)]
+    suited = pl.all_horizontal(pl.col(value).is_null() | pl.col(suit).is_not_null() for value, _, suit in slots)
+    ranked = pl.all_horizontal(pl.col(value).is_null() | pl.col(rank).is_not_null() for value, rank, _ in slots)
+    frame = frame.with_columns(
+        _granularity=pl.when(suited.all().over(SHOE))
+        .then(BY_CARD)
+        .when(ranked.all().over(SHOE))
+        .then(BY_RANK)
+        .otherwise(BY_VALUE)
+    )
+    by = pl.col("_granularity")
     return frame.with_columns(
-        *cards,
-        _all_suited=pl.all_horizontal(~p | s for p, s in zip(present, suits, strict=True)),
-        _all_ranked=pl.all_horizontal(~p | r for p, r in zip(present, ranks, strict=True)),
+        pl.when(by == BY_CARD)
+        .then(pl.col(rank).cast(pl.Int16) * 4 + pl.col(suit).cast(pl.Int16))
+        .when(by == BY_RANK)
+        .then(pl.col(rank).cast(pl.Int16))
+        .otherwise(pl.col(value).cast(pl.Int16))
+        .fill_null(-1)
+        .alias(f"_c{j}")
+        for j, (value, rank, suit) in enumerate(slots)
     )
 
 
@@ -277,34 +282,13 @@ def _reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.D
     both = pl.concat([stored.select(columns), new.select(columns)], how="vertical_relaxed")
     both = (
         _card_codes(both)
-        .with_columns(
-            _granularity=pl.when(pl.col("_all_suited").all().over("table_id", "shoe_id"))
-            .then(BY_CARD)
-            .when(pl.col("_all_ranked").all().over("table_id", "shoe_id"))
-            .then(BY_RANK)
-            .otherwise(BY_VALUE),
-            _shoe=pl.struct("table_id", "shoe_id").rank("dense"),
-        )
+        .with_columns(_shoe=pl.struct(SHOE).hash(seed=7))  # groups a shoe's rows; cheaper than ranking text
         .sort("_shoe", "_new", "round_no", "_line")
     )
-    slots = [f"_c{p}{i}" for p, _ in HANDS for i in range(hands.MAX_CARDS)]
     granularity = both["_granularity"].to_numpy()
-    codes = np.stack(
-        [
-            np.select(
-                [granularity == BY_CARD, granularity == BY_RANK],
-                [
-                    both[s].struct.field("card").fill_null(-1).to_numpy(),
-                    both[s].struct.field("rank").fill_null(-1).to_numpy(),
-                ],
-                both[s].struct.field("value").fill_null(-1).to_numpy(),
-            )
-            for s in slots
-        ],
-        axis=1,
-    ).astype(np.int64)
+    codes = both.select(f"_c{j}" for j in range(len(HANDS) * hands.MAX_CARDS)).to_numpy().astype(np.int64)
     over = overdrawn_rows(
-        both["_shoe"].to_numpy().astype(np.int64),
+        both["_shoe"].to_numpy().view(np.int64),
         codes,
         granularity.astype(np.int64),
         both["decks"].to_numpy().astype(np.int64),
