@@ -1,18 +1,21 @@
-"""Recompute every mart from the core tables and publish the serving snapshot.
+"""Recompute the marts from the core tables, for every gaming day or only some, and publish.
 
-Each mart is one metric function of this package; this module only reads the core tables, adds
-the gaming day, and writes the results.
+Each mart is one metric function of this package; this module reads the core tables, adds the
+gaming day (and each shoe's, the day of its first coup), and writes the results. Every mart row
+belongs to one gaming day, so a new day recomputes that day's rows and leaves the history alone.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
-from models.metrics.gaming_day import GamingDay, gaming_day
+from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import Rounding, commission, commission_per_unit, table_day
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import bank_tenures, decision_runs, tenure_fit
@@ -25,6 +28,7 @@ ROUND_COLUMNS = (
     'player_total, banker_total, banker_third, "natural", player_pair, banker_pair, cards_used'
 )
 BET_COLUMNS = "table_id, shoe_id, round_no, game, bet, amount, house_net, commission, theo"
+DAY = ["gaming_day"]
 
 
 @dataclass(frozen=True)
@@ -37,43 +41,85 @@ class MartConfig:
 def compute_marts(
     rounds: pl.DataFrame, bets: pl.DataFrame, shoes: pl.DataFrame, config: MartConfig
 ) -> dict[str, pl.DataFrame]:
-    """Every mart from the core tables, as frames keyed by table name."""
-    rounds_lazy = rounds.lazy().with_columns(gaming_day(pl.col("started_at"), config.day))
-    bets_lazy = bets.lazy()
-    tenures = bank_tenures(rounds_lazy).collect()
+    """Every day-grained mart from the core tables, as frames keyed by table name."""
+    lazy = rounds.lazy().with_columns(gaming_day(pl.col("started_at"), config.day)).with_columns(shoe_day())
+    wagers = bets.lazy()
     variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
     variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
+    by_shoe = tie_frequency(
+        lazy.with_columns(gaming_day="shoe_day"), ["table_id", "shoe_id", "gaming_day"], compared_within=DAY
+    )
     return {
-        schema.MARTS_BANKER_STREAKS: tenures,
-        schema.MARTS_DECISION_RUNS: decision_runs(rounds_lazy).collect(),
-        schema.MARTS_TENURE_FIT: tenure_fit(tenures, by=["table_id", "game"]),
-        schema.MARTS_COMMISSION: commission(
-            bets_lazy, rounds_lazy, ("table_id", "gaming_day"), config.rounding, config.paytable
-        ),
+        schema.MARTS_BANKER_STREAKS: bank_tenures(lazy).collect(),
+        schema.MARTS_DECISION_RUNS: decision_runs(lazy).collect(),
+        schema.MARTS_COMMISSION: commission(wagers, lazy, ("table_id", "gaming_day"), config.rounding, config.paytable),
         schema.MARTS_COMMISSION_BY_DEALER: commission(
-            bets_lazy, rounds_lazy, ("dealer_id", "gaming_day"), config.rounding, config.paytable
+            wagers, lazy, ("dealer_id", "gaming_day"), config.rounding, config.paytable
         ),
-        schema.MARTS_COMMISSION_PER_UNIT: commission_per_unit(rounds_lazy, ("table_id", "gaming_day"), config.paytable),
-        schema.MARTS_TIE_FREQUENCY: tie_frequency(rounds_lazy, ["table_id", "gaming_day"]),
-        schema.MARTS_TIE_FREQUENCY_BY_SHOE: tie_frequency(rounds_lazy, ["table_id", "shoe_id"]),
-        schema.MARTS_TIE_FREQUENCY_BY_DEALER: tie_frequency(rounds_lazy, ["dealer_id"]),
-        schema.MARTS_TIES_BY_TOTAL: ties_by_total(rounds_lazy, ["table_id"]),
-        schema.MARTS_TABLE_DAY: table_day(bets_lazy, rounds_lazy, variance),
-        schema.MARTS_SHOE_SUMMARY: shoe_summary(rounds_lazy, shoes.lazy()),
+        schema.MARTS_COMMISSION_PER_UNIT: commission_per_unit(lazy, ("table_id", "gaming_day"), config.paytable),
+        schema.MARTS_TIE_FREQUENCY: tie_frequency(lazy, ["table_id", "gaming_day"], compared_within=DAY),
+        schema.MARTS_TIE_FREQUENCY_BY_SHOE: by_shoe,
+        schema.MARTS_TIE_FREQUENCY_BY_DEALER: tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY),
+        schema.MARTS_TIES_BY_TOTAL: ties_by_total(lazy, ["table_id", "gaming_day"]),
+        schema.MARTS_TABLE_DAY: table_day(wagers, lazy, variance),
+        schema.MARTS_SHOE_SUMMARY: shoe_summary(lazy, shoes.lazy()),
     }
 
 
-def build(db: Path, config: MartConfig = MartConfig()) -> dict[str, int]:
-    """Rebuild the marts in one transaction and publish; returns the rows of each mart."""
+def _day_bounds(days: Sequence[dt.date], config: MartConfig) -> list[tuple[dt.datetime, dt.datetime]]:
+    """The UTC instants each gaming day covers."""
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo(config.day.timezone)
+    bounds = []
+    for day in days:
+        start = dt.datetime.combine(day, dt.time(config.day.start_hour), tzinfo=zone)
+        end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(config.day.start_hour), tzinfo=zone)
+        bounds.append((start.astimezone(dt.UTC), end.astimezone(dt.UTC)))
+    return bounds
+
+
+def _load(con, days: Sequence[dt.date] | None, config: MartConfig) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The core rows the marts of `days` need (all of them when `days` is None): the days' coups,
+    and every coup of the shoes those coups belong to."""
+    if days is None:
+        where = "TRUE"
+    else:
+        spans = " OR ".join(
+            f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
+            for start, end in _day_bounds(days, config)
+        )
+        where = f"(table_id, shoe_id) IN (SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans})"
+    rounds = con.sql(f"SELECT {ROUND_COLUMNS} FROM {schema.CORE_ROUNDS} WHERE {where}").pl()
+    bets = con.sql(f"SELECT {BET_COLUMNS} FROM {schema.CORE_BETS} WHERE {where}").pl()
+    shoes = con.sql(f"SELECT * FROM {schema.CORE_SHOES} WHERE {where}").pl()
+    return rounds, bets, shoes
+
+
+def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] | None = None) -> dict[str, int]:
+    """Recompute the marts (of the given gaming days only, or all), then the fit over all tenures,
+    in one transaction; publish. Returns the rows written to each mart."""
     with write(db) as con:
-        rounds = con.sql(f"SELECT {ROUND_COLUMNS} FROM {schema.CORE_ROUNDS}").pl()
-        bets = con.sql(f"SELECT {BET_COLUMNS} FROM {schema.CORE_BETS}").pl()
-        shoes = con.sql(f"SELECT * FROM {schema.CORE_SHOES}").pl()
+        rounds, bets, shoes = _load(con, days, config)
         marts = compute_marts(rounds, bets, shoes, config)
+        if days is not None:  # a shoe that began the day before belongs to that day
+            marts = {name: frame.filter(pl.col("gaming_day").is_in(list(days))) for name, frame in marts.items()}
         con.execute("BEGIN TRANSACTION")
         for name, frame in marts.items():
             con.register("mart_frame", frame)
-            con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM mart_frame")
+            exists = con.execute(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema || '.' || table_name = ?", [name]
+            ).fetchall()[0][0]
+            if days is None or not exists:
+                con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM mart_frame")
+            else:
+                con.execute(f"DELETE FROM {name} WHERE list_contains(?, gaming_day)", [list(days)])
+                con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
             con.unregister("mart_frame")
+        tenures = con.sql(f"SELECT * FROM {schema.MARTS_BANKER_STREAKS}").pl()
+        fit = tenure_fit(tenures, by=["table_id", "game"])
+        con.register("mart_frame", fit)
+        con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_TENURE_FIT} AS SELECT * FROM mart_frame")
+        con.unregister("mart_frame")
         con.execute("COMMIT")
-    return {name: frame.height for name, frame in marts.items()}
+    return {name: frame.height for name, frame in marts.items()} | {schema.MARTS_TENURE_FIT: fit.height}

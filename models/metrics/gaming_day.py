@@ -28,3 +28,8 @@ def gaming_day(started_at: pl.Expr, day: GamingDay = GamingDay()) -> pl.Expr:
     """The gaming day of an instant: its local date, counting hours before the start as the day before."""
     local = started_at.dt.convert_time_zone(day.timezone)
     return (local - pl.duration(hours=day.start_hour)).dt.date().alias("gaming_day")
+
+
+def shoe_day() -> pl.Expr:
+    """The gaming day a shoe belongs to: that of its first coup (needs `gaming_day`)."""
+    return pl.col("gaming_day").min().over("table_id", "shoe_id").alias("shoe_day")

@@ -12,7 +12,7 @@ def shoe_summary(rounds: pl.LazyFrame, shoes: pl.LazyFrame) -> pl.DataFrame:
     counts = rounds.group_by(SHOE).agg(
         game=pl.col("game").first(),
         decks=pl.col("decks").first(),
-        gaming_day=pl.col("gaming_day").min(),
+        gaming_day=pl.col("shoe_day").first(),
         coups=pl.len(),
         banker=(pl.col("outcome") == "B").sum(),
         player=(pl.col("outcome") == "P").sum(),

@@ -50,6 +50,7 @@ def bank_tenures(rounds: pl.LazyFrame) -> pl.LazyFrame:
         ties=(pl.col("outcome") == "T").sum(),
         last_passes=pl.col("_passes").last(),
         started_at=pl.col("started_at").first(),
+        gaming_day=pl.col("shoe_day").first(),
     )
     last_in_shoe = pl.col("tenure") == pl.col("tenure").max().over(SHOE)
     return (
@@ -75,7 +76,11 @@ def decision_runs(rounds: pl.LazyFrame) -> pl.LazyFrame:
         )
         .group_by(*SHOE, "run")
         .agg(
-            game=pl.col("game").first(), decks=pl.col("decks").first(), side=pl.col("outcome").first(), length=pl.len()
+            game=pl.col("game").first(),
+            decks=pl.col("decks").first(),
+            gaming_day=pl.col("shoe_day").first(),
+            side=pl.col("outcome").first(),
+            length=pl.len(),
         )
         .sort(*SHOE, "run")
     )

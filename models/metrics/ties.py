@@ -35,8 +35,13 @@ def flag(p_values: pl.Series, alpha: float = 0.05) -> pl.Series:
     return pl.Series("flagged", stats.false_discovery_control(p_values.to_numpy()) < alpha)
 
 
-def tie_frequency(rounds: pl.LazyFrame, by: Sequence[str], alpha: float = 0.05) -> pl.DataFrame:
-    """Ties per group beside the exact rate for the group's game and shoe size."""
+def tie_frequency(
+    rounds: pl.LazyFrame, by: Sequence[str], alpha: float = 0.05, compared_within: Sequence[str] = ()
+) -> pl.DataFrame:
+    """Ties per group beside the exact rate for the group's game and shoe size.
+
+    `flagged` corrects for the number of groups compared together: all of them, or those sharing
+    the `compared_within` columns (the tables of one gaming day, say)."""
     grouped = (
         rounds.group_by(*by, "game", "decks")
         .agg(coups=pl.len(), ties=(pl.col("outcome") == "T").sum())
@@ -54,7 +59,11 @@ def tie_frequency(rounds: pl.LazyFrame, by: Sequence[str], alpha: float = 0.05) 
         grouped["ties"].to_numpy(), grouped["coups"].to_numpy(), grouped["expected_rate"].to_numpy()
     )
     grouped = grouped.with_columns(p_value=pl.Series(p_values, dtype=pl.Float64))
-    return grouped.with_columns(flag(grouped["p_value"], alpha))
+    if not compared_within:
+        return grouped.with_columns(flag(grouped["p_value"], alpha))
+    return grouped.with_columns(
+        flagged=pl.col("p_value").map_batches(lambda p: flag(p, alpha), return_dtype=pl.Boolean).over(compared_within)
+    )
 
 
 def ties_by_total(rounds: pl.LazyFrame, by: Sequence[str] = ()) -> pl.DataFrame:

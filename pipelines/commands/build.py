@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
@@ -16,11 +17,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--day-start-hour", type=int, default=6, help="local hour the gaming day starts (default 6)")
     parser.add_argument("--rounding", choices=("exact", "down", "up"), default="exact", help="commission rounding")
     parser.add_argument("--unit", type=Decimal, default=Decimal("0.25"), help="chip unit for rounding down/up")
+    parser.add_argument(
+        "--day", type=_date, action="append", dest="days", help="recompute only this gaming day (repeatable)"
+    )
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
     config = MartConfig(day=GamingDay(args.timezone, args.day_start_hour), rounding=Rounding(args.rounding, args.unit))
-    rows = build(Path(args.db), config)
+    rows = build(Path(args.db), config, days=args.days)
     print(
         f"built {len(rows)} marts: "
         + ", ".join(f"{name.removeprefix('marts.')} {count:,}" for name, count in rows.items())

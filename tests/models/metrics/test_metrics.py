@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from models.game.shoe import Composition
-from models.metrics.gaming_day import GamingDay, gaming_day
+from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import Rounding, commission, commission_per_unit
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import bank_tenures, decision_runs, tenure_fit
@@ -34,7 +34,7 @@ def rounds(outcomes, game="punto_banco", holders=None, shoe="S1", table="T1", **
             **extra,
         }
     )
-    return frame.with_columns(gaming_day(pl.col("started_at")))
+    return frame.with_columns(gaming_day(pl.col("started_at"))).with_columns(shoe_day())
 
 
 def test_gaming_day_starts_at_the_local_hour():
@@ -165,7 +165,9 @@ def test_simulated_tenures_fit_the_geometric_law():
     from models.simulate.engine import simulate
 
     sim = Simulation(shoes=1500, tables=3, seed=21, bets=False)
-    frame = pl.concat([chunk.rounds for chunk in simulate(sim)]).with_columns(bank_holder=pl.lit(None, pl.String))
+    frame = pl.concat([chunk.rounds for chunk in simulate(sim)]).with_columns(
+        bank_holder=pl.lit(None, pl.String), shoe_day=pl.lit(None, pl.Date)
+    )
     tenures = bank_tenures(frame.lazy()).collect()
     fit = tenure_fit(tenures, by=["game"]).row(0, named=True)
     assert fit["tenures"] > 10_000
