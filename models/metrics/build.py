@@ -21,7 +21,7 @@ from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import bank_tenures, decision_runs, tenure_fit
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.warehouse import schema, settlement
-from models.warehouse.store import write
+from models.warehouse.store import WarehouseError, write
 
 ROUND_COLUMNS = (
     "table_id, shoe_id, round_no, started_at, game, decks, dealer_id, bank_holder, outcome, "
@@ -99,8 +99,12 @@ def _load(con, days: Sequence[dt.date] | None, config: MartConfig) -> tuple[pl.D
 def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] | None = None) -> dict[str, int]:
     """Recompute the marts (of the given gaming days only, or all), then the fit over all tenures,
     in one transaction; publish. Returns the rows written to each mart."""
+    if not db.exists():
+        raise WarehouseError(f"no warehouse at {db} yet: run `banco ingest PATH` first")
     with write(db) as con:
         rounds, bets, shoes = _load(con, days, config)
+        if rounds.height == 0:
+            raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         marts = compute_marts(rounds, bets, shoes, config)
         if days is not None:  # a shoe that began the day before belongs to that day
             marts = {name: frame.filter(pl.col("gaming_day").is_in(list(days))) for name, frame in marts.items()}

@@ -123,8 +123,9 @@ def table_day(
         )
         .with_columns(
             hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
-            win_vs_theo_z=(pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64))
-            / pl.col("_variance").sqrt(),
+            win_vs_theo_z=pl.when(pl.col("_variance") > 0).then(  # null where nothing could vary
+                (pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64)) / pl.col("_variance").sqrt()
+            ),
         )
         .drop("_variance")
         .sort(*by, "game")
