@@ -68,10 +68,3 @@ def test_bad_arguments_give_one_line_and_non_zero_exit(args, message):
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
-
-
-def test_up_reports_every_game():
-    result = banco("up", "--decks", "8")
-    assert result.returncode == 0
-    for game in ("punto_banco", "super6", "ez_baccarat", "chemin_de_fer", "baccarat_banque", "banco"):
-        assert game in result.stdout
