@@ -18,7 +18,7 @@ from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import Rounding, commission, commission_per_unit, table_day
 from models.metrics.shoes import shoe_summary
-from models.metrics.streaks import bank_tenures, decision_runs, tenure_fit
+from models.metrics.streaks import SHOE, bank_tenures, chemin_bank, decision_runs, tenure_fit
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.warehouse import schema, settlement
 from models.warehouse.store import WarehouseError, write
@@ -46,11 +46,14 @@ def compute_marts(
     wagers = bets.lazy()
     variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
     variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
+    tenures = bank_tenures(lazy).collect()
     by_shoe = tie_frequency(
         lazy.with_columns(gaming_day="shoe_day"), ["table_id", "shoe_id", "gaming_day"], compared_within=DAY
     )
     return {
-        schema.MARTS_BANKER_STREAKS: bank_tenures(lazy).collect(),
+        schema.MARTS_BANKER_STREAKS: tenures.join(
+            chemin_bank(tenures.lazy(), wagers).collect(), on=[*SHOE, "tenure"], how="left"
+        ),
         schema.MARTS_DECISION_RUNS: decision_runs(lazy).collect(),
         schema.MARTS_COMMISSION: commission(wagers, lazy, ("table_id", "gaming_day"), config.rounding, config.paytable),
         schema.MARTS_COMMISSION_BY_DEALER: commission(
@@ -121,7 +124,9 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
                 con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
             con.unregister("mart_frame")
         tenures = con.sql(f"SELECT * FROM {schema.MARTS_BANKER_STREAKS}").pl()
-        fit = tenure_fit(tenures, by=["table_id", "game"])
+        fit = tenure_fit(
+            tenures.with_columns(period=pl.col("gaming_day").dt.truncate("1mo")), by=["table_id", "game", "period"]
+        )
         con.register("mart_frame", fit)
         con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_TENURE_FIT} AS SELECT * FROM mart_frame")
         con.unregister("mart_frame")

@@ -24,9 +24,9 @@ PASSES = (
 def bank_tenures(rounds: pl.LazyFrame) -> pl.LazyFrame:
     """One row per bank tenure: a maximal run of coups at a table with one holder.
 
-    The observed `bank_holder` decides where the log has it; otherwise the game's passing rule
-    does. Ties never pass. A tenure cut by the end of its shoe is `shoe_end` (censored); an observed
-    holder who gives up the bank without losing a coup has `withdraw`n.
+    A tenure ends when the game's passing rule passes the bank, and, where the log names the holder
+    (`bank_holder`), when the holder changes without such a pass (a withdrawal). Ties never pass.
+    A tenure cut by the end of its shoe is `shoe_end` (censored).
     """
     ordered = rounds.sort(*SHOE, "round_no").with_columns(
         _observed=pl.col("bank_holder").is_not_null().all().over(SHOE),
@@ -35,7 +35,9 @@ def bank_tenures(rounds: pl.LazyFrame) -> pl.LazyFrame:
     changed = pl.col("bank_holder") != pl.col("bank_holder").shift(1).over(SHOE)
     derived_start = pl.col("_passes").shift(1).over(SHOE)
     ordered = ordered.with_columns(
-        _start=pl.when(pl.col("_observed")).then(changed).otherwise(derived_start).fill_null(True)
+        # the rule's passes always start a tenure (a lone player may take the shoe straight back);
+        # with observed holders, a change of holder without one is a withdrawal
+        _start=(derived_start | (pl.col("_observed") & changed)).fill_null(True)
     ).with_columns(tenure=pl.col("_start").cast(pl.Int32).cum_sum().over(SHOE))
     tenures = ordered.group_by(*SHOE, "tenure").agg(
         game=pl.col("game").first(),
@@ -130,3 +132,24 @@ def tenure_fit(tenures: pl.DataFrame, by: Sequence[str], longest: int = 8) -> pl
             }
         )
     return pl.DataFrame(rows)
+
+
+def chemin_bank(tenures: pl.LazyFrame, bets: pl.LazyFrame) -> pl.LazyFrame:
+    """Chemin de fer tenures with the bank's size as it rode (the covered Banker wager of each coup:
+    first, last and largest) and the levy the house took from it."""
+    banker = bets.filter((pl.col("game") == "chemin_de_fer") & (pl.col("bet") == "banker")).select(
+        *SHOE, "round_no", bank=pl.col("amount"), levy=pl.col("commission")
+    )
+    spans = tenures.filter(pl.col("game") == "chemin_de_fer").select(*SHOE, "tenure", "first_round", "last_round")
+    return (
+        banker.join(spans, on=SHOE)
+        .filter(pl.col("round_no").is_between(pl.col("first_round"), pl.col("last_round")))
+        .sort(*SHOE, "round_no")
+        .group_by(*SHOE, "tenure")
+        .agg(
+            bank_first=pl.col("bank").first(),
+            bank_last=pl.col("bank").last(),
+            bank_max=pl.col("bank").max(),
+            levy=pl.col("levy").sum(),
+        )
+    )

@@ -92,3 +92,30 @@ def test_a_new_gaming_day_recomputes_that_day_only_and_matches_a_full_rebuild(tm
     assert incremental.keys() == full.keys()
     for name in full:  # float sums may differ in their last bits with the order of summation
         assert_frame_equal(incremental[name], full[name], check_exact=False, rel_tol=1e-9)
+
+
+@pytest.mark.slow
+def test_large_simulated_warehouse_sits_within_theoretical_bands(tmp_path):
+    sim = Simulation(shoes=3000, tables=10, seed=77)  # punto_banco, about 240,000 coups
+    write_simulation(sim, tmp_path / "landing")
+    db = tmp_path / "banco.duckdb"
+    ingest(db, [tmp_path / "landing"])
+    build(db)
+    con = read(db)
+    ties, coups, expected = con.execute(
+        "SELECT sum(ties), sum(coups), any_value(expected_rate) FROM marts.tie_frequency"
+    ).fetchall()[0]
+    assert abs(ties - coups * expected) / (coups * expected * (1 - expected)) ** 0.5 < 4
+    flagged = con.execute("SELECT avg(flagged::INT) FROM marts.tie_frequency").fetchall()[0][0]
+    assert flagged < 0.05  # false discoveries stay rare when the tables are fair
+    actual, expected_commission = con.execute(
+        "SELECT sum(commission), sum(expected_commission) FROM marts.commission"
+    ).fetchall()[0]
+    p = con.execute("SELECT count(*) FILTER (outcome = 'B') / count(*) FROM core.rounds").fetchall()[0][0]
+    squares = con.execute("SELECT sum(amount * amount) FROM core.bets WHERE bet = 'banker'").fetchall()[0][0]
+    sd = 0.05 * (float(squares) * p * (1 - p)) ** 0.5
+    assert abs(float(actual) - expected_commission) / sd < 4
+    z = con.execute("SELECT avg(win_vs_theo_z) FROM marts.table_day").fetchall()[0][0]
+    assert abs(z) < 1.0  # table-days' z-scores centre on zero
+    fit = con.execute("SELECT min(p_value) FROM marts.tenure_fit").fetchall()[0][0]
+    assert fit > 1e-4

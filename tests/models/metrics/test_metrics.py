@@ -173,3 +173,21 @@ def test_simulated_tenures_fit_the_geometric_law():
     assert fit["tenures"] > 10_000
     assert fit["p_value"] > 1e-3
     assert fit["pass_rate"] == pytest.approx(fit["expected_pass_rate"], rel=0.02)
+
+
+def test_a_riding_chemin_de_fer_bank_and_its_levy():
+    from models.metrics.streaks import chemin_bank
+
+    frame = rounds("BBPB", game="chemin_de_fer", holders=["2", "2", "2", "4"])
+    tenures = bank_tenures(frame.lazy())
+    bets = _bets([
+        ("T1", "S1", 1, "chemin_de_fer", "banker", D("100"), D("5")),
+        ("T1", "S1", 2, "chemin_de_fer", "banker", D("195"), D("9.75")),
+        ("T1", "S1", 3, "chemin_de_fer", "banker", D("380.25"), D("0")),
+        ("T1", "S1", 4, "chemin_de_fer", "banker", D("100"), D("5")),
+    ]).lazy()  # fmt: skip
+    bank = chemin_bank(tenures, bets).sort("tenure").collect()
+    assert bank.select("bank_first", "bank_last", "bank_max", "levy").rows() == [
+        (D("100"), D("380.25"), D("380.25"), D("14.75")),
+        (D("100"), D("100"), D("100"), D("5")),
+    ]
