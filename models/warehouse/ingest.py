@@ -311,18 +311,23 @@ def _reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.D
     return rows.join(verdict.select("_line"), on="_line", how="anti"), overdrawn
 
 
+def _checked(batch: pl.DataFrame, check) -> pl.DataFrame:
+    """The batch through its row checks; a JSON line that was no object is `bad_type`."""
+    checked = check(batch.drop("_unparsed", strict=False))
+    if "_unparsed" not in batch.columns:
+        return checked
+    unparsed = pl.col("_unparsed").is_not_null()
+    return checked.join(batch.select("_line", "_unparsed"), on="_line", how="left").with_columns(
+        reason=pl.when(unparsed).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
+        detail=pl.when(unparsed).then(pl.lit("not a JSON object")).otherwise(pl.col("detail")),
+    )
+
+
 def _ingest_rounds(
     con, batch: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage
 ) -> FileResult:
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
-    checked = check_rounds(batch.drop("_unparsed", strict=False))
-    if "_unparsed" in batch.columns:
-        checked = checked.join(batch.select("_line", "_unparsed"), on="_line", how="left").with_columns(
-            reason=pl.when(pl.col("_unparsed").is_not_null()).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
-            detail=pl.when(pl.col("_unparsed").is_not_null())
-            .then(pl.lit("not a JSON object"))
-            .otherwise(pl.col("detail")),
-        )
+    checked = _checked(batch, check_rounds)
     bad = checked.filter(pl.col("reason").is_not_null())
     good = checked.filter(pl.col("reason").is_null())
     new, result.duplicates, conflicts = _split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
@@ -344,14 +349,7 @@ def _ingest_bets(
     con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable, stored: StoredShoes, stage: Stage
 ) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
-    checked = check_bets(batch.drop("_unparsed", strict=False))
-    if "_unparsed" in batch.columns:
-        checked = checked.join(batch.select("_line", "_unparsed"), on="_line", how="left").with_columns(
-            reason=pl.when(pl.col("_unparsed").is_not_null()).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
-            detail=pl.when(pl.col("_unparsed").is_not_null())
-            .then(pl.lit("not a JSON object"))
-            .otherwise(pl.col("detail")),
-        )
+    checked = _checked(batch, check_bets)
     bad = checked.filter(pl.col("reason").is_not_null())
     good = checked.filter(pl.col("reason").is_null())
     new, result.duplicates, conflicts = _split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
 from models.metrics.build import MartConfig, build
 from models.metrics.gaming_day import GamingDay
 from models.metrics.money import Rounding
+from pipelines.commands import arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,15 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounding", choices=("exact", "down", "up"), default="exact", help="commission rounding")
     parser.add_argument("--unit", type=Decimal, default=Decimal("0.25"), help="chip unit for rounding down/up")
     parser.add_argument(
-        "--day", type=_date, action="append", dest="days", help="recompute only this gaming day (repeatable)"
+        "--day", type=arguments.date, action="append", dest="days", help="recompute only this gaming day (repeatable)"
     )
-
-
-def _date(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from models.game.shoe import Composition
 from models.game.tableau import DrawPolicy
 from models.odds.exact import exact_odds
 from models.odds.summary import odds_summary
+from pipelines.commands import arguments
 
 _CHOICES = {"draw": 1.0, "stand": 0.0, "mixed": 0.5}
 
@@ -22,13 +23,6 @@ def _decimal(text: str) -> Decimal:
         return Decimal(text)
     except InvalidOperation:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-
-
-def _game(text: str) -> Game:
-    try:
-        return Game.parse(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _choice(text: str) -> float:
@@ -54,7 +48,7 @@ def _egalite(text: str) -> tuple[Decimal, ...]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decks", type=int, default=8, help="decks in the shoe, 1..8 (default 8)")
     parser.add_argument(
-        "--game", default="punto_banco", type=_game, help=f"one of {', '.join(game.value for game in Game)}"
+        "--game", default="punto_banco", type=arguments.game, help=f"one of {', '.join(game.value for game in Game)}"
     )
     parser.add_argument("--seen", default="", help="cards already dealt from the shoe, e.g. '9H 3S 4D' (mid-shoe odds)")
     parser.add_argument(

@@ -11,20 +11,7 @@ from models.game.games import Game
 from models.simulate.config import MAX_SEATS, Population, Simulation
 from models.simulate.output import FORMATS
 from models.simulate.run import Summary, write_simulation
-
-
-def _games(text: str) -> tuple[Game, ...]:
-    try:
-        return tuple(Game.parse(name) for name in text.split(",") if name.strip())
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _date(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+from pipelines.commands import arguments
 
 
 def _rate(text: str) -> float:
@@ -42,13 +29,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decks", type=int, default=8)
     parser.add_argument(
         "--game",
-        type=_games,
+        type=arguments.games,
         default=(Game.PUNTO_BANCO,),
         help="game, or games separated by commas (tables take them in turn)",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tables", type=int, default=4)
-    parser.add_argument("--start", type=_date, default=dt.date(2026, 11, 1), help="first gaming day")
+    parser.add_argument("--start", type=arguments.date, default=dt.date(2026, 11, 1), help="first gaming day")
     parser.add_argument("--shoes-per-day", type=int, default=10, help="per table")
     parser.add_argument("--seats", type=int, default=7, help=f"seats per table, 1..{MAX_SEATS}")
     parser.add_argument("--timezone", default="UTC", help="the tables' time zone (IANA name)")

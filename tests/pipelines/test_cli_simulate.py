@@ -56,8 +56,10 @@ def test_same_command_same_files(tmp_path):
     args = ["simulate", "--shoes", "5", "--seed", "8", "--format", "csv"]
     assert banco(*args, "--out", str(tmp_path / "a")).returncode == 0
     assert banco(*args, "--out", str(tmp_path / "b")).returncode == 0
-    for path in (tmp_path / "a").iterdir():
-        assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes()
+    files = [path for path in (tmp_path / "a").rglob("*") if path.is_file()]
+    assert files
+    for path in files:
+        assert path.read_bytes() == (tmp_path / "b" / path.relative_to(tmp_path / "a")).read_bytes()
 
 
 def test_rounds_only(tmp_path):
