@@ -191,3 +191,16 @@ def test_a_riding_chemin_de_fer_bank_and_its_levy():
         (D("100"), D("380.25"), D("380.25"), D("14.75")),
         (D("100"), D("100"), D("100"), D("5")),
     ]
+
+
+def test_grouped_binomial_p_values_equal_scipys_binomtest():
+    import numpy as np
+
+    from models.metrics.ties import binomial_p_values
+
+    rng = np.random.default_rng(1)
+    trials = rng.integers(1, 300, 500)
+    p = rng.choice([0.0951, 0.0955, 0.3], 500)
+    successes = np.array([rng.integers(0, n + 1) for n in trials])
+    expected = [stats.binomtest(int(k), int(n), float(q)).pvalue for k, n, q in zip(successes, trials, p, strict=True)]
+    assert binomial_p_values(successes, trials, p) == pytest.approx(expected, rel=1e-12, abs=1e-15)
