@@ -16,7 +16,7 @@ import polars as pl
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
-from models.metrics.money import Rounding, commission, commission_per_unit, table_day
+from models.metrics.money import Rounding, commission, commission_per_unit, table_day, wagers
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import SHOE, bank_tenures, chemin_bank, decision_runs, tenure_fit
 from models.metrics.ties import tie_frequency, ties_by_total
@@ -42,30 +42,38 @@ def compute_marts(
     rounds: pl.DataFrame, bets: pl.DataFrame, shoes: pl.DataFrame, config: MartConfig
 ) -> dict[str, pl.DataFrame]:
     """Every day-grained mart from the core tables, as frames keyed by table name."""
-    lazy = rounds.lazy().with_columns(gaming_day(pl.col("started_at"), config.day)).with_columns(shoe_day())
-    wagers = bets.lazy()
+    # computed once: every metric below reads the same frame
+    lazy = (
+        rounds.lazy()
+        .with_columns(gaming_day(pl.col("started_at"), config.day))
+        .with_columns(shoe_day())
+        .collect()
+        .lazy()
+    )
+    placed = wagers(bets.lazy(), lazy).collect().lazy()
     variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
     variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
     tenures = bank_tenures(lazy).collect()
+    runs = decision_runs(lazy).collect()
     by_shoe = tie_frequency(
         lazy.with_columns(gaming_day="shoe_day"), ["table_id", "shoe_id", "gaming_day"], compared_within=DAY
     )
     return {
         schema.MARTS_BANKER_STREAKS: tenures.join(
-            chemin_bank(tenures.lazy(), wagers).collect(), on=[*SHOE, "tenure"], how="left"
+            chemin_bank(tenures.lazy(), bets.lazy()).collect(), on=[*SHOE, "tenure"], how="left"
         ),
-        schema.MARTS_DECISION_RUNS: decision_runs(lazy).collect(),
-        schema.MARTS_COMMISSION: commission(wagers, lazy, ("table_id", "gaming_day"), config.rounding, config.paytable),
+        schema.MARTS_DECISION_RUNS: runs,
+        schema.MARTS_COMMISSION: commission(placed, ("table_id", "gaming_day"), config.rounding, config.paytable),
         schema.MARTS_COMMISSION_BY_DEALER: commission(
-            wagers, lazy, ("dealer_id", "gaming_day"), config.rounding, config.paytable
+            placed, ("dealer_id", "gaming_day"), config.rounding, config.paytable
         ),
         schema.MARTS_COMMISSION_PER_UNIT: commission_per_unit(lazy, ("table_id", "gaming_day"), config.paytable),
         schema.MARTS_TIE_FREQUENCY: tie_frequency(lazy, ["table_id", "gaming_day"], compared_within=DAY),
         schema.MARTS_TIE_FREQUENCY_BY_SHOE: by_shoe,
         schema.MARTS_TIE_FREQUENCY_BY_DEALER: tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY),
         schema.MARTS_TIES_BY_TOTAL: ties_by_total(lazy, ["table_id", "gaming_day"]),
-        schema.MARTS_TABLE_DAY: table_day(wagers, lazy, variance),
-        schema.MARTS_SHOE_SUMMARY: shoe_summary(lazy, shoes.lazy()),
+        schema.MARTS_TABLE_DAY: table_day(placed, variance),
+        schema.MARTS_SHOE_SUMMARY: shoe_summary(lazy, shoes.lazy(), runs.lazy()),
     }
 
 

@@ -37,7 +37,8 @@ class Rounding:
         return (whole.cast(pl.Int64).cast(pl.Decimal(18, 0)) * self.unit).cast(MONEY)
 
 
-def _wagers(bets: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.LazyFrame:
+def wagers(bets: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.LazyFrame:
+    """Each wager with the facts of its coup the money metrics need (join once, use for all)."""
     facts = rounds.select(
         "table_id", "shoe_id", "round_no", "gaming_day", "dealer_id", "decks", "outcome", "banker_total", "banker_third"
     )
@@ -45,16 +46,15 @@ def _wagers(bets: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def commission(
-    bets: pl.LazyFrame,
-    rounds: pl.LazyFrame,
+    placed: pl.LazyFrame,
     by: Sequence[str] = ("table_id", "gaming_day"),
     rounding: Rounding = Rounding(),
     table: PayTable = DEFAULT_PAYTABLE,
 ) -> pl.DataFrame:
     """Commission revenue per group: winning Banker wagers, commission under the rounding policy,
     what super6 and EZ Baccarat keep through their reduced payouts, the chemin_de_fer cagnotte, and
-    the commission the exact odds expect from the Banker handle."""
-    wagers = _wagers(bets, rounds).filter(pl.col("bet") == "banker")
+    the commission the exact odds expect from the Banker handle. `placed` is `wagers(bets, rounds)`."""
+    banker = placed.filter(pl.col("bet") == "banker")
     won = pl.col("outcome") == "B"
     rate = float(table.commission)
     super6_six = won & (pl.col("game") == "super6") & (pl.col("banker_total") == 6)
@@ -62,7 +62,7 @@ def commission(
         won & (pl.col("game") == "ez_baccarat") & (pl.col("banker_total") == 7) & pl.col("banker_third").is_not_null()
     )
     grouped = (
-        wagers.join(outcome_rates(table).lazy().select("game", "decks", "p_banker"), on=["game", "decks"], how="left")
+        banker.join(outcome_rates(table).lazy().select("game", "decks", "p_banker"), on=["game", "decks"], how="left")
         .with_columns(collected=rounding.apply(pl.col("commission")))
         .group_by(*by, "game")
         .agg(
@@ -104,14 +104,15 @@ def commission_per_unit(
 
 
 def table_day(
-    bets: pl.LazyFrame, rounds: pl.LazyFrame, variance: pl.DataFrame, by: Sequence[str] = ("table_id", "gaming_day")
+    placed: pl.LazyFrame, variance: pl.DataFrame, by: Sequence[str] = ("table_id", "gaming_day")
 ) -> pl.DataFrame:
     """Handle by bet, house win, theoretical win, hold, and the z-score of win against theo from each
-    wager's exact variance (`variance`: game, decks, bet -> the house's variance per unit staked)."""
-    wagers = _wagers(bets, rounds).join(variance.lazy(), on=["game", "decks", "bet"], how="left")
+    wager's exact variance (`variance`: game, decks, bet -> the house's variance per unit staked).
+    `placed` is `wagers(bets, rounds)`."""
+    with_variance = placed.join(variance.lazy(), on=["game", "decks", "bet"], how="left")
     side = ~pl.col("bet").is_in(MAIN)
     return (
-        wagers.group_by(*by, "game")
+        with_variance.group_by(*by, "game")
         .agg(
             wagers=pl.len(),
             handle=pl.col("amount").sum(),

@@ -7,8 +7,9 @@ import polars as pl
 from models.metrics.streaks import SHOE, decision_runs
 
 
-def shoe_summary(rounds: pl.LazyFrame, shoes: pl.LazyFrame) -> pl.DataFrame:
-    """One row per shoe; `shoes` is core.shoes (for the reconciliation status)."""
+def shoe_summary(rounds: pl.LazyFrame, shoes: pl.LazyFrame, runs: pl.LazyFrame | None = None) -> pl.DataFrame:
+    """One row per shoe; `shoes` is core.shoes (for the reconciliation status), `runs` the shoes'
+    `decision_runs` when the caller has them already."""
     counts = rounds.group_by(SHOE).agg(
         game=pl.col("game").first(),
         decks=pl.col("decks").first(),

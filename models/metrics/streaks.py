@@ -28,18 +28,19 @@ def bank_tenures(rounds: pl.LazyFrame) -> pl.LazyFrame:
     (`bank_holder`), when the holder changes without such a pass (a withdrawal). Ties never pass.
     A tenure cut by the end of its shoe is `shoe_end` (censored).
     """
-    ordered = rounds.sort(*SHOE, "round_no").with_columns(
-        _observed=pl.col("bank_holder").is_not_null().all().over(SHOE),
+    ordered = _in_shoe_order(rounds).with_columns(
+        _observed=pl.col("bank_holder").is_not_null().all().over("_shoe"),
         _passes=PASSES,
     )
-    changed = pl.col("bank_holder") != pl.col("bank_holder").shift(1).over(SHOE)
-    derived_start = pl.col("_passes").shift(1).over(SHOE)
+    changed = pl.col("bank_holder") != _previous("bank_holder")
     ordered = ordered.with_columns(
         # the rule's passes always start a tenure (a lone player may take the shoe straight back);
         # with observed holders, a change of holder without one is a withdrawal
-        _start=(derived_start | (pl.col("_observed") & changed)).fill_null(True)
-    ).with_columns(tenure=pl.col("_start").cast(pl.Int32).cum_sum().over(SHOE))
-    tenures = ordered.group_by(*SHOE, "tenure").agg(
+        _start=(_previous("_passes") | (pl.col("_observed") & changed)).fill_null(True)
+    ).with_columns(tenure=pl.col("_start").cast(pl.Int32).cum_sum().over("_shoe"))
+    tenures = ordered.group_by("_shoe", "tenure").agg(
+        table_id=pl.col("table_id").first(),
+        shoe_id=pl.col("shoe_id").first(),
         game=pl.col("game").first(),
         decks=pl.col("decks").first(),
         holder=pl.when(pl.col("_observed").first())
@@ -54,7 +55,7 @@ def bank_tenures(rounds: pl.LazyFrame) -> pl.LazyFrame:
         started_at=pl.col("started_at").first(),
         gaming_day=pl.col("shoe_day").first(),
     )
-    last_in_shoe = pl.col("tenure") == pl.col("tenure").max().over(SHOE)
+    last_in_shoe = pl.col("tenure") == pl.col("tenure").max().over("_shoe")
     return (
         tenures.with_columns(
             decided=pl.col("coups") - pl.col("ties"),
@@ -64,27 +65,41 @@ def bank_tenures(rounds: pl.LazyFrame) -> pl.LazyFrame:
             .then(pl.lit("pass"))
             .otherwise(pl.lit("withdraw")),
         )
-        .drop("last_passes")
-        .sort(*SHOE, "tenure")
+        .sort("_shoe", "tenure")
+        .select(*SHOE, "tenure", pl.exclude(*SHOE, "tenure", "_shoe", "last_passes"))
     )
+
+
+def _in_shoe_order(rounds: pl.LazyFrame) -> pl.LazyFrame:
+    """Rounds sorted by shoe and round, with `_shoe`, a shoe number counted along the sorted rows
+    (windows over a number are much cheaper than over two text columns)."""
+    ordered = rounds.sort(*SHOE, "round_no")
+    new_shoe = (pl.col("table_id") != pl.col("table_id").shift(1)) | (pl.col("shoe_id") != pl.col("shoe_id").shift(1))
+    return ordered.with_columns(_shoe=new_shoe.fill_null(True).cast(pl.Int32).cum_sum())
+
+
+def _previous(column: str) -> pl.Expr:
+    """The column's value on the shoe's previous row (null on its first)."""
+    return pl.when(pl.col("_shoe") == pl.col("_shoe").shift(1)).then(pl.col(column).shift(1))
 
 
 def decision_runs(rounds: pl.LazyFrame) -> pl.LazyFrame:
     """Runs of consecutive Banker or Player decisions in each shoe (ties neither break nor extend them)."""
-    decided = rounds.filter(pl.col("outcome") != "T").sort(*SHOE, "round_no")
+    decided = _in_shoe_order(rounds.filter(pl.col("outcome") != "T"))
     return (
-        decided.with_columns(
-            run=(pl.col("outcome") != pl.col("outcome").shift(1).over(SHOE)).fill_null(True).cum_sum().over(SHOE)
-        )
-        .group_by(*SHOE, "run")
+        decided.with_columns(run=(pl.col("outcome") != _previous("outcome")).fill_null(True).cum_sum().over("_shoe"))
+        .group_by("_shoe", "run")
         .agg(
+            table_id=pl.col("table_id").first(),
+            shoe_id=pl.col("shoe_id").first(),
             game=pl.col("game").first(),
             decks=pl.col("decks").first(),
             gaming_day=pl.col("shoe_day").first(),
             side=pl.col("outcome").first(),
             length=pl.len(),
         )
-        .sort(*SHOE, "run")
+        .sort("_shoe", "run")
+        .select(*SHOE, "run", pl.exclude(*SHOE, "run", "_shoe"))
     )
 
 

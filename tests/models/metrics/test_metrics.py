@@ -9,7 +9,7 @@ from scipy import stats
 
 from models.game.shoe import Composition
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
-from models.metrics.money import Rounding, commission, commission_per_unit
+from models.metrics.money import Rounding, commission, commission_per_unit, wagers
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import bank_tenures, decision_runs, tenure_fit
 from models.metrics.ties import tie_frequency
@@ -132,7 +132,7 @@ def test_commission_with_rounding_policies_and_reduced_payouts():
         ("T3", "S1", 1, "ez_baccarat", "banker", D("25"), D("0")),
         ("T4", "S1", 1, "chemin_de_fer", "banker", D("100"), D("5")),
     ]).lazy()  # fmt: skip
-    exact = commission(bets, all_rounds, ("table_id",)).to_dicts()
+    exact = commission(wagers(bets, all_rounds), ("table_id",)).to_dicts()
     by_table = {row["table_id"]: row for row in exact}
     assert by_table["T1"]["banker_won"] == 2 and by_table["T1"]["banker_won_amount"] == D("17")
     assert by_table["T1"]["commission"] == D("0.85")
@@ -141,11 +141,11 @@ def test_commission_with_rounding_policies_and_reduced_payouts():
     assert by_table["T4"]["cagnotte"] == D("5") and by_table["T4"]["commission"] == D("0")
     down = {
         r["table_id"]: r["commission"]
-        for r in commission(bets, all_rounds, ("table_id",), Rounding("down", "0.25")).to_dicts()
+        for r in commission(wagers(bets, all_rounds), ("table_id",), Rounding("down", "0.25")).to_dicts()
     }
     up = {
         r["table_id"]: r["commission"]
-        for r in commission(bets, all_rounds, ("table_id",), Rounding("up", "0.25")).to_dicts()
+        for r in commission(wagers(bets, all_rounds), ("table_id",), Rounding("up", "0.25")).to_dicts()
     }
     assert down["T1"] == D("0.75") and up["T1"] == D("1.00")  # 0.35 -> 0.25 / 0.50; 0.50 stays
     p_banker = exact_odds(Composition.full(8)).p_banker
