@@ -311,6 +311,23 @@ def _reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.D
     return rows.join(verdict.select("_line"), on="_line", how="anti"), overdrawn
 
 
+QUARANTINE_OF = {schema.CORE_ROUNDS: schema.QUARANTINE_ROUNDS, schema.CORE_BETS: schema.QUARANTINE_BETS}
+
+
+def _stage(con, stage: Stage, stored: StoredShoes, result: FileResult, accepted: pl.DataFrame,
+           quarantined: pl.DataFrame, source: str, now: dt.datetime) -> FileResult:  # fmt: skip
+    """Stage a batch's accepted and quarantined rows, and count them in the file's result."""
+    _quarantine(stage, QUARANTINE_OF[stored.table], quarantined, source, now)
+    columns = [name for name, *_ in con.sql(f"DESCRIBE {stored.table}").fetchall()]
+    staged = stage.write(stored.table, accepted.select(columns))
+    if staged:
+        stored.staged.append(staged)
+        stored.add(accepted)
+    result.accepted = accepted.height
+    result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
+    return result
+
+
 def _checked(batch: pl.DataFrame, check) -> pl.DataFrame:
     """The batch through its row checks; a JSON line that was no object is `bad_type`."""
     checked = check(batch.drop("_unparsed", strict=False))
@@ -333,16 +350,8 @@ def _ingest_rounds(
     new, result.duplicates, conflicts = _split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = _reconcile(con, new, stored)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
-    _quarantine(stage, schema.QUARANTINE_ROUNDS, _with_raw(quarantined, batch), source, now)
-    columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_ROUNDS}").fetchall()]
     rows = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
-    staged = stage.write(schema.CORE_ROUNDS, rows.select(columns))
-    if staged:
-        stored.staged.append(staged)
-        stored.add(accepted)
-    result.accepted = accepted.height
-    result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
-    return result
+    return _stage(con, stage, stored, result, rows, _with_raw(quarantined, batch), source, now)
 
 
 def _ingest_bets(
@@ -411,15 +420,7 @@ def _ingest_bets(
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
     quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")
-    _quarantine(stage, schema.QUARANTINE_BETS, _with_raw(quarantined, batch), source, now)
-    columns = [name for name, *_ in con.sql(f"DESCRIBE {schema.CORE_BETS}").fetchall()]
-    staged = stage.write(schema.CORE_BETS, accepted.select(columns))
-    if staged:
-        stored.staged.append(staged)
-        stored.add(accepted)
-    result.accepted = accepted.height
-    result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
-    return result
+    return _stage(con, stage, stored, result, accepted, _with_raw(quarantined, batch), source, now)
 
 
 def refresh_shoes(con) -> None:
