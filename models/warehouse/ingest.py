@@ -404,12 +404,23 @@ def _ingest_bets(
             commission=(pl.col("commission_unit") * pl.col("amount")).cast(settlement.MONEY),
         )
     )
-    mismatch = placed.filter(
-        pl.col("payout").is_not_null() & pl.col("_expected").is_not_null() & (pl.col("payout") != pl.col("_expected"))
-    )
-    mismatch = mismatch.with_columns(
-        reason=pl.lit("payout_mismatch"),
-        detail=pl.format("payout {} but the pay table gives {}", pl.col("payout"), pl.col("_expected")),
+    stray_side = pl.col("side").is_not_null() & (pl.col("game") != "baccarat_banque")
+    mismatch = pl.concat(
+        [
+            placed.filter(stray_side).with_columns(
+                reason=pl.lit("bad_type"),
+                detail=pl.format("side {} names a second hand, which only baccarat_banque deals", pl.col("side")),
+            ),
+            placed.filter(
+                ~stray_side
+                & pl.col("payout").is_not_null()
+                & pl.col("_expected").is_not_null()
+                & (pl.col("payout") != pl.col("_expected"))
+            ).with_columns(
+                reason=pl.lit("payout_mismatch"),
+                detail=pl.format("payout {} but the pay table gives {}", pl.col("payout"), pl.col("_expected")),
+            ),
+        ]
     )
     accepted = placed.join(mismatch.select("_line"), on="_line", how="anti")
     player_banked = pl.col("game").is_in([game.value for game in settlement.PLAYER_BANKED])
