@@ -51,7 +51,6 @@ class Dealt:
     seconds: np.ndarray
     holder: np.ndarray
     side: np.ndarray
-    bank: np.ndarray  # cents; chemin_de_fer only
     bet_shoe: np.ndarray
     bet_round: np.ndarray
     bet_seat: np.ndarray
@@ -72,7 +71,7 @@ def _used(arrays: tuple[np.ndarray, ...], counts: np.ndarray) -> list[np.ndarray
 def trim(raw: tuple) -> Dealt:
     """Keep the used part of the kernel's fixed per-shoe slots."""
     coups, n_coups, bets, n_bets = raw
-    cards, outcomes, seconds, holder, side, bank = _used(coups, n_coups)
+    cards, outcomes, seconds, holder, side = _used(coups, n_coups)
     bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = _used(bets, n_bets)
     return Dealt(
         n_coups=n_coups,
@@ -81,7 +80,6 @@ def trim(raw: tuple) -> Dealt:
         seconds=seconds,
         holder=holder,
         side=side,
-        bank=bank,
         bet_shoe=np.repeat(np.arange(len(n_bets)), n_bets),
         bet_round=bet_round,
         bet_seat=bet_seat,

@@ -136,7 +136,7 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
 
     `net_units[bet, cell, pair]` is the settlement grid (models.game.paytable) in integer units.
     Returns per-coup arrays (cards, outcome against each Player hand, seconds from the shoe's start,
-    bank holder seat, side the banker played, bank size), per-bet arrays (round index, seat, bet
+    bank holder seat, side the banker played), per-bet arrays (round index, seat, bet
     code, amount in cents, player number, side, payout in cents x grid units), and the number of
     coups and bets each shoe used. Slots past those counts are garbage.
     """
@@ -153,7 +153,6 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
     seconds = np.empty((n_shoes, max_coups), np.float64)
     holder = np.empty((n_shoes, max_coups), np.int8)
     played_side = np.empty((n_shoes, max_coups), np.int8)
-    bank = np.empty((n_shoes, max_coups), np.int64)
     bet_round = np.empty((n_shoes, max_bets), np.int16)
     bet_seat = np.empty((n_shoes, max_bets), np.int8)
     bet_code = np.empty((n_shoes, max_bets), np.int8)
@@ -194,7 +193,6 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
             clock += pop[COUP_SECONDS] * (0.6 + 0.4 * (uniform(people) + uniform(people)))
             seconds[i, k] = clock
             holder[i, k] = seat_of_bank
-            bank[i, k] = bank_size if bank_kind == CHEMIN_DE_FER else 0
             stake_side = np.zeros(3, np.int64)
             covered = np.int64(0)
             first_bet = b
@@ -301,7 +299,7 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
             last = pos > cut
         n_coups[i] = k
         n_bets[i] = b
-    coups = (cards, outcomes, seconds, holder, played_side, bank)
+    coups = (cards, outcomes, seconds, holder, played_side)
     bets = (bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout)
     return coups, n_coups, bets, n_bets
 

@@ -16,7 +16,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import polars as pl
 
@@ -535,6 +534,3 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
         shutil.rmtree(staging, ignore_errors=True)
         refresh_shoes(con)
     return results
-
-
-__all__ = ["FileResult", "duckdb", "ingest"]
