@@ -94,22 +94,61 @@ def _load(con, days: Sequence[dt.date] | None, config: MartConfig) -> tuple[pl.D
     """The core rows the marts of `days` need (all of them when `days` is None): the days' coups,
     and every coup of the shoes those coups belong to."""
     if days is None:
-        where = "TRUE"
-    else:
-        spans = " OR ".join(
-            f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
-            for start, end in _day_bounds(days, config)
+        return tuple(
+            con.sql(f"SELECT {columns} FROM {table}").pl()
+            for columns, table in (
+                (ROUND_COLUMNS, schema.CORE_ROUNDS),
+                (BET_COLUMNS, schema.CORE_BETS),
+                ("*", schema.CORE_SHOES),
+            )
         )
-        where = f"(table_id, shoe_id) IN (SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans})"
-    rounds = con.sql(f"SELECT {ROUND_COLUMNS} FROM {schema.CORE_ROUNDS} WHERE {where}").pl()
-    bets = con.sql(f"SELECT {BET_COLUMNS} FROM {schema.CORE_BETS} WHERE {where}").pl()
-    shoes = con.sql(f"SELECT * FROM {schema.CORE_SHOES} WHERE {where}").pl()
-    return rounds, bets, shoes
+    spans = " OR ".join(
+        f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
+        for start, end in _day_bounds(days, config)
+    )
+    # a time range reads only the row groups of those days (rows land in time order)
+    day_shoes = con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans}").pl()
+    con.register("day_shoes", day_shoes)
+    try:
+        return tuple(
+            con.sql(f"SELECT {columns} FROM {table} SEMI JOIN day_shoes USING (table_id, shoe_id)").pl()
+            for columns, table in (
+                (ROUND_COLUMNS, schema.CORE_ROUNDS),
+                (BET_COLUMNS, schema.CORE_BETS),
+                ("*", schema.CORE_SHOES),
+            )
+        )
+    finally:
+        con.unregister("day_shoes")
+
+
+def _refit(con, days: Sequence[dt.date] | None) -> pl.DataFrame:
+    """Refit the tenures of the months `days` fall in (all months when None); returns the new rows."""
+    period = pl.col("gaming_day").dt.truncate("1mo")
+    months = None if days is None else sorted({dt.date(day.year, day.month, 1) for day in days})
+    where = ""
+    if months is not None:
+        listed = ", ".join(f"DATE '{month}'" for month in months)
+        where = f" WHERE date_trunc('month', gaming_day) IN ({listed})"
+    tenures = con.sql(f"SELECT * FROM {schema.MARTS_BANKER_STREAKS}{where}").pl()
+    fit = tenure_fit(tenures.with_columns(period=period), by=["table_id", "game", "period"])
+    con.register("mart_frame", fit)
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema || '.' || table_name = ?",
+        [schema.MARTS_TENURE_FIT],
+    ).fetchall()[0][0]
+    if months is None or not exists:
+        con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_TENURE_FIT} AS SELECT * FROM mart_frame")
+    elif fit.height:
+        con.execute(f"DELETE FROM {schema.MARTS_TENURE_FIT} WHERE period IN (SELECT DISTINCT period FROM mart_frame)")
+        con.execute(f"INSERT INTO {schema.MARTS_TENURE_FIT} BY NAME SELECT * FROM mart_frame")
+    con.unregister("mart_frame")
+    return fit
 
 
 def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] | None = None) -> dict[str, int]:
-    """Recompute the marts (of the given gaming days only, or all), then the fit over all tenures,
-    in one transaction; publish. Returns the rows written to each mart."""
+    """Recompute the marts (of the given gaming days only, or all) and the tenure fit of their
+    months, in one transaction; publish. Returns the rows written to each mart."""
     if not db.exists():
         raise WarehouseError(f"no warehouse at {db} yet: run `banco ingest PATH` first")
     with write(db) as con:
@@ -131,12 +170,6 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
                 con.execute(f"DELETE FROM {name} WHERE list_contains(?, gaming_day)", [list(days)])
                 con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
             con.unregister("mart_frame")
-        tenures = con.sql(f"SELECT * FROM {schema.MARTS_BANKER_STREAKS}").pl()
-        fit = tenure_fit(
-            tenures.with_columns(period=pl.col("gaming_day").dt.truncate("1mo")), by=["table_id", "game", "period"]
-        )
-        con.register("mart_frame", fit)
-        con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_TENURE_FIT} AS SELECT * FROM mart_frame")
-        con.unregister("mart_frame")
+        fit = _refit(con, days)
         con.execute("COMMIT")
     return {name: frame.height for name, frame in marts.items()} | {schema.MARTS_TENURE_FIT: fit.height}
