@@ -16,17 +16,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 
 from models.contract import NATURAL_KEY
-from models.game.cards import RANKS, SUITS
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
-from models.logs import hands
 from models.logs.checks import check_bets, check_rounds
 from models.logs.read import UnreadableFile, columns_of, kind_of, looks_like_round_log, read_batches
-from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows
 from models.warehouse import schema, settlement
+from models.warehouse.duplicates import split_duplicates
+from models.warehouse.reconciliation import reconcile
+from models.warehouse.staging import Stage, StoredShoes
 from models.warehouse.store import write
 
 KEY = list(NATURAL_KEY)
@@ -44,7 +43,6 @@ ROUND_CONTENT = [
     "logged_outcome",
 ]
 BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
-HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
 
 
 @dataclass
@@ -68,35 +66,6 @@ class FileResult:
 
 
 SHOE = ["table_id", "shoe_id"]
-
-
-@dataclass
-class StoredShoes:
-    """The shoes that already have rows in a core table or in this file's staged batches: only
-    their new rows need looking up (for duplicates and reconciliation), so fresh shoes never scan
-    the growing table."""
-
-    table: str
-    shoes: pl.DataFrame
-    staged: list[Path] = field(default_factory=list)
-
-    @classmethod
-    def load(cls, con, table: str) -> StoredShoes:
-        return cls(table, con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl())
-
-    def relation(self) -> str:
-        """SQL for the rows stored so far: the table, and the batches of the file being ingested."""
-        if not self.staged:
-            return self.table
-        files = ", ".join(f"'{path}'" for path in self.staged)
-        return f"(SELECT * FROM {self.table} UNION ALL BY NAME SELECT * FROM read_parquet([{files}]))"
-
-    def known(self, frame: pl.DataFrame) -> pl.DataFrame:
-        """The rows of `frame` whose shoe already has stored rows."""
-        return frame.join(self.shoes, on=SHOE, how="semi") if self.shoes.height else frame.head(0)
-
-    def add(self, frame: pl.DataFrame) -> None:
-        self.shoes = pl.concat([self.shoes, frame.select(SHOE)], how="vertical_relaxed").unique()
 
 
 def expand(paths: list[Path]) -> list[Path]:
@@ -137,29 +106,6 @@ def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame) -> pl.DataFrame:
     return quarantined.join(rows.select("_line", raw=text), on="_line", how="left")
 
 
-@dataclass
-class Stage:
-    """A file's batches, written to Parquet beside the warehouse until the file is done; then one
-    transaction moves them in. The warehouse never holds a half-ingested file, however large."""
-
-    folder: Path
-    files: dict[str, list[Path]] = field(default_factory=dict)
-
-    def write(self, table: str, frame: pl.DataFrame) -> Path | None:
-        if frame.height == 0:
-            return None
-        path = self.folder / f"{table}.{len(self.files.get(table, []))}.parquet"
-        frame.write_parquet(path, compression="lz4", statistics=False)
-        self.files.setdefault(table, []).append(path)
-        return path
-
-    def commit(self, con) -> None:
-        """Insert every staged batch; the caller holds the transaction."""
-        for table, paths in self.files.items():
-            files = ", ".join(f"'{path}'" for path in paths)
-            con.execute(f"INSERT INTO {table} SELECT * FROM read_parquet([{files}])")
-
-
 def _quarantine(stage: Stage, table: str, frame: pl.DataFrame, source: str, now: dt.datetime) -> None:
     if frame.height == 0:
         return
@@ -171,143 +117,6 @@ def _quarantine(stage: Stage, table: str, frame: pl.DataFrame, source: str, now:
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
     stage.write(table, rows)
-
-
-def _split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: list[str], content: list[str]):
-    """(new rows, duplicate count, conflicting rows): within the frame (first line wins) and
-    against rows already stored."""
-    frame = frame.with_columns(content_hash=pl.struct(content).hash(seed=20261129))
-    if frame.select(pl.struct(key).n_unique()).item() == frame.height:  # the usual case: no key twice
-        frame = frame.with_columns(_first_hash=pl.col("content_hash"), _first_line=pl.col("_line"), _seen=pl.lit(0))
-    else:
-        frame = frame.sort("_line").with_columns(
-            _first_hash=pl.col("content_hash").first().over(key),
-            _first_line=pl.col("_line").first().over(key),
-            _seen=pl.int_range(pl.len()).over(key),
-        )
-    repeated = frame.filter(pl.col("_seen") > 0)
-    duplicates = repeated.filter(pl.col("content_hash") == pl.col("_first_hash")).height
-    conflicts = repeated.filter(pl.col("content_hash") != pl.col("_first_hash")).with_columns(
-        reason=pl.lit("conflicting_duplicate"),
-        detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
-    )
-    first = frame.filter(pl.col("_seen") == 0)
-    table = stored_shoes.relation()
-    con.register("candidate_keys", stored_shoes.known(first).select(*key, "content_hash"))
-    join = " AND ".join(f"c.{name} IS NOT DISTINCT FROM s.{name}" for name in key)
-    stored = con.sql(
-        f"SELECT {', '.join(f'c.{name}' for name in key)}, s.content_hash AS stored_hash, s.source_file AS stored_in "
-        f"FROM candidate_keys c JOIN {table} s ON {join}"
-    ).pl()
-    con.unregister("candidate_keys")
-    first = first.join(stored, on=key, how="left", nulls_equal=True)
-    known = first.filter(pl.col("stored_hash").is_not_null())
-    duplicates += known.filter(pl.col("stored_hash") == pl.col("content_hash")).height
-    conflicts = pl.concat(
-        [
-            conflicts,
-            known.filter(pl.col("stored_hash") != pl.col("content_hash")).with_columns(
-                reason=pl.lit("conflicting_duplicate"),
-                detail=pl.format("already stored with other content from {}", pl.col("stored_in")),
-            ),
-        ],
-        how="diagonal_relaxed",
-    )
-    return first.filter(pl.col("stored_hash").is_null()), duplicates, conflicts
-
-
-def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
-    """Per row: `_granularity` of its shoe (card when every card there has a suit, rank when every
-    card has a rank, else value) and `_c0`.. `_c8`, each card's code at that granularity (-1: none)."""
-    slots = [(f"{p}{i}_value", f"{p}{i}_rank", f"{p}{i}_suit") for p, _ in HANDS for i in range(hands.MAX_CARDS)]
-    suited = pl.all_horizontal(pl.col(value).is_null() | pl.col(suit).is_not_null() for value, _, suit in slots)
-    ranked = pl.all_horizontal(pl.col(value).is_null() | pl.col(rank).is_not_null() for value, rank, _ in slots)
-    frame = frame.with_columns(
-        _granularity=pl.when(suited.all().over(SHOE))
-        .then(BY_CARD)
-        .when(ranked.all().over(SHOE))
-        .then(BY_RANK)
-        .otherwise(BY_VALUE)
-    )
-    by = pl.col("_granularity")
-    return frame.with_columns(
-        pl.when(by == BY_CARD)
-        .then(pl.col(rank).cast(pl.Int16) * 4 + pl.col(suit).cast(pl.Int16))
-        .when(by == BY_RANK)
-        .then(pl.col(rank).cast(pl.Int16))
-        .otherwise(pl.col(value).cast(pl.Int16))
-        .fill_null(-1)
-        .alias(f"_c{j}")
-        for j, (value, rank, suit) in enumerate(slots)
-    )
-
-
-def _parse_stored(frame: pl.DataFrame) -> pl.DataFrame:
-    parsed = frame.with_columns(**{name: hands.tokens(name) for _, name in HANDS})
-    return parsed.with_columns(
-        *(
-            expr
-            for prefix, name in HANDS
-            for i in range(hands.MAX_CARDS)
-            for expr in hands.card_at(pl.col(name), i, prefix)
-        )
-    )
-
-
-def _code_label(granularity: int, code: int) -> str:
-    """A reconciliation code as people write it: KH (card), K (rank) or 0 (value)."""
-    if granularity == BY_CARD:
-        return RANKS[code // 4] + SUITS[code % 4]
-    return RANKS[code] if granularity == BY_RANK else str(code)
-
-
-def _reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(accepted, overdrawn) for new rows with cards, counting the shoes' stored rows first."""
-    with_cards = rows.filter(pl.col("has_cards"))
-    if with_cards.height == 0:
-        return rows, rows.head(0)
-    shoes = stored_shoes.known(with_cards).select(SHOE).unique()
-    con.register("touched_shoes", shoes)
-    stored = con.sql(
-        f"SELECT r.table_id, r.shoe_id, r.round_no, r.decks, r.player_cards, r.banker_cards, r.player2_cards "
-        f"FROM {stored_shoes.relation()} r SEMI JOIN touched_shoes USING (table_id, shoe_id) WHERE r.has_cards"
-    ).pl()
-    con.unregister("touched_shoes")
-    stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
-    new = with_cards.with_columns(_new=pl.lit(True))
-    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line"] + [
-        f"{p}{i}_{part}" for p, _ in HANDS for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")
-    ]
-    both = pl.concat([stored.select(columns), new.select(columns)], how="vertical_relaxed")
-    both = (
-        _card_codes(both)
-        .with_columns(_shoe=pl.struct(SHOE).hash(seed=7))  # groups a shoe's rows; cheaper than ranking text
-        .sort("_shoe", "_new", "round_no", "_line")
-    )
-    granularity = both["_granularity"].to_numpy()
-    codes = both.select(f"_c{j}" for j in range(len(HANDS) * hands.MAX_CARDS)).to_numpy().astype(np.int64)
-    over = overdrawn_rows(
-        both["_shoe"].to_numpy().view(np.int64),
-        codes,
-        granularity.astype(np.int64),
-        both["decks"].to_numpy().astype(np.int64),
-    )
-    verdict = both.with_columns(_over=pl.Series(over), _g=pl.Series(granularity)).filter(
-        pl.col("_new") & (pl.col("_over") >= 0)
-    )
-    verdict = verdict.with_columns(
-        detail=pl.format(
-            "{} {} seen more often than a {}-deck shoe holds",
-            pl.col("_g").replace_strict(dict(enumerate(GRANULARITY)), return_dtype=pl.String),
-            pl.struct("_g", "_over").map_elements(
-                lambda case: _code_label(case["_g"], case["_over"]), return_dtype=pl.String
-            ),
-            pl.col("decks"),
-        ),
-        reason=pl.lit("shoe_overdrawn"),
-    ).select("_line", "reason", "detail")
-    overdrawn = rows.drop("reason", "detail").join(verdict, on="_line")
-    return rows.join(verdict.select("_line"), on="_line", how="anti"), overdrawn
 
 
 QUARANTINE_OF = {schema.CORE_ROUNDS: schema.QUARANTINE_ROUNDS, schema.CORE_BETS: schema.QUARANTINE_BETS}
@@ -346,8 +155,8 @@ def _ingest_rounds(
     checked = _checked(batch, check_rounds)
     bad = checked.filter(pl.col("reason").is_not_null())
     good = checked.filter(pl.col("reason").is_null())
-    new, result.duplicates, conflicts = _split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
-    accepted, overdrawn = _reconcile(con, new, stored)
+    new, result.duplicates, conflicts = split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
+    accepted, overdrawn = reconcile(con, new, stored)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
     rows = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
     return _stage(con, stage, stored, result, rows, _with_raw(quarantined, batch), source, now)
@@ -360,7 +169,7 @@ def _ingest_bets(
     checked = _checked(batch, check_bets)
     bad = checked.filter(pl.col("reason").is_not_null())
     good = checked.filter(pl.col("reason").is_null())
-    new, result.duplicates, conflicts = _split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
+    new, result.duplicates, conflicts = split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
     con.register("bet_keys", new.select(KEY).unique())
     rounds = con.sql(
         f"SELECT r.table_id, r.shoe_id, r.round_no, r.game, r.decks, r.outcome, r.outcome2, r.has_cards, "

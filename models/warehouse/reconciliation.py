@@ -1,0 +1,107 @@
+"""Shoe reconciliation of new rounds against what each shoe holds, counting its stored rounds first."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from models.game.cards import RANKS, SUITS
+from models.logs import hands
+from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows
+from models.warehouse.staging import SHOE, StoredShoes
+
+HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
+
+
+def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
+    """Per row: `_granularity` of its shoe (card when every card there has a suit, rank when every
+    card has a rank, else value) and `_c0`.. `_c8`, each card's code at that granularity (-1: none)."""
+    slots = [(f"{p}{i}_value", f"{p}{i}_rank", f"{p}{i}_suit") for p, _ in HANDS for i in range(hands.MAX_CARDS)]
+    suited = pl.all_horizontal(pl.col(value).is_null() | pl.col(suit).is_not_null() for value, _, suit in slots)
+    ranked = pl.all_horizontal(pl.col(value).is_null() | pl.col(rank).is_not_null() for value, rank, _ in slots)
+    frame = frame.with_columns(
+        _granularity=pl.when(suited.all().over(SHOE))
+        .then(BY_CARD)
+        .when(ranked.all().over(SHOE))
+        .then(BY_RANK)
+        .otherwise(BY_VALUE)
+    )
+    by = pl.col("_granularity")
+    return frame.with_columns(
+        pl.when(by == BY_CARD)
+        .then(pl.col(rank).cast(pl.Int16) * 4 + pl.col(suit).cast(pl.Int16))
+        .when(by == BY_RANK)
+        .then(pl.col(rank).cast(pl.Int16))
+        .otherwise(pl.col(value).cast(pl.Int16))
+        .fill_null(-1)
+        .alias(f"_c{j}")
+        for j, (value, rank, suit) in enumerate(slots)
+    )
+
+
+def _parse_stored(frame: pl.DataFrame) -> pl.DataFrame:
+    parsed = frame.with_columns(**{name: hands.tokens(name) for _, name in HANDS})
+    return parsed.with_columns(
+        *(
+            expr
+            for prefix, name in HANDS
+            for i in range(hands.MAX_CARDS)
+            for expr in hands.card_at(pl.col(name), i, prefix)
+        )
+    )
+
+
+def _code_label(granularity: int, code: int) -> str:
+    """A reconciliation code as people write it: KH (card), K (rank) or 0 (value)."""
+    if granularity == BY_CARD:
+        return RANKS[code // 4] + SUITS[code % 4]
+    return RANKS[code] if granularity == BY_RANK else str(code)
+
+
+def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(accepted, overdrawn) for new rows with cards, counting the shoes' stored rows first."""
+    with_cards = rows.filter(pl.col("has_cards"))
+    if with_cards.height == 0:
+        return rows, rows.head(0)
+    shoes = stored_shoes.known(with_cards).select(SHOE).unique()
+    con.register("touched_shoes", shoes)
+    stored = con.sql(
+        f"SELECT r.table_id, r.shoe_id, r.round_no, r.decks, r.player_cards, r.banker_cards, r.player2_cards "
+        f"FROM {stored_shoes.relation()} r SEMI JOIN touched_shoes USING (table_id, shoe_id) WHERE r.has_cards"
+    ).pl()
+    con.unregister("touched_shoes")
+    stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
+    new = with_cards.with_columns(_new=pl.lit(True))
+    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line"] + [
+        f"{p}{i}_{part}" for p, _ in HANDS for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")
+    ]
+    both = pl.concat([stored.select(columns), new.select(columns)], how="vertical_relaxed")
+    both = (
+        _card_codes(both)
+        .with_columns(_shoe=pl.struct(SHOE).hash(seed=7))  # groups a shoe's rows; cheaper than ranking text
+        .sort("_shoe", "_new", "round_no", "_line")
+    )
+    granularity = both["_granularity"].to_numpy()
+    codes = both.select(f"_c{j}" for j in range(len(HANDS) * hands.MAX_CARDS)).to_numpy().astype(np.int64)
+    over = overdrawn_rows(
+        both["_shoe"].to_numpy().view(np.int64),
+        codes,
+        granularity.astype(np.int64),
+        both["decks"].to_numpy().astype(np.int64),
+    )
+    verdict = both.with_columns(_over=pl.Series(over), _g=pl.Series(granularity)).filter(
+        pl.col("_new") & (pl.col("_over") >= 0)
+    )
+    verdict = verdict.with_columns(
+        detail=pl.format(
+            "{} {} seen more often than a {}-deck shoe holds",
+            pl.col("_g").replace_strict(dict(enumerate(GRANULARITY)), return_dtype=pl.String),
+            pl.struct("_g", "_over").map_elements(
+                lambda case: _code_label(case["_g"], case["_over"]), return_dtype=pl.String
+            ),
+            pl.col("decks"),
+        ),
+        reason=pl.lit("shoe_overdrawn"),
+    ).select("_line", "reason", "detail")
+    overdrawn = rows.drop("reason", "detail").join(verdict, on="_line")
+    return rows.join(verdict.select("_line"), on="_line", how="anti"), overdrawn
