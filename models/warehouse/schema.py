@@ -11,6 +11,21 @@ QUARANTINE_ROUNDS = "quarantine.rounds"
 QUARANTINE_BETS = "quarantine.bets"
 INGEST_LOG = "meta.ingest_log"
 
+#: quarantine.rounds and quarantine.bets share their columns.
+QUARANTINE_DDL = """
+CREATE TABLE IF NOT EXISTS {table} (
+    raw VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    detail VARCHAR,
+    table_id VARCHAR,
+    shoe_id VARCHAR,
+    round_no INTEGER,
+    source_file VARCHAR NOT NULL,
+    line_no BIGINT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL
+);
+"""
+
 DDL = f"""
 CREATE TABLE IF NOT EXISTS {CORE_ROUNDS} (
     table_id VARCHAR NOT NULL,
@@ -74,28 +89,8 @@ CREATE TABLE IF NOT EXISTS {CORE_SHOES} (
     overdrawn_rows INTEGER NOT NULL,
     reconciliation VARCHAR NOT NULL
 );
-CREATE TABLE IF NOT EXISTS {QUARANTINE_ROUNDS} (
-    raw VARCHAR NOT NULL,
-    reason VARCHAR NOT NULL,
-    detail VARCHAR,
-    table_id VARCHAR,
-    shoe_id VARCHAR,
-    round_no INTEGER,
-    source_file VARCHAR NOT NULL,
-    line_no BIGINT NOT NULL,
-    ingested_at TIMESTAMPTZ NOT NULL
-);
-CREATE TABLE IF NOT EXISTS {QUARANTINE_BETS} (
-    raw VARCHAR NOT NULL,
-    reason VARCHAR NOT NULL,
-    detail VARCHAR,
-    table_id VARCHAR,
-    shoe_id VARCHAR,
-    round_no INTEGER,
-    source_file VARCHAR NOT NULL,
-    line_no BIGINT NOT NULL,
-    ingested_at TIMESTAMPTZ NOT NULL
-);
+{QUARANTINE_DDL.format(table=QUARANTINE_ROUNDS)}
+{QUARANTINE_DDL.format(table=QUARANTINE_BETS)}
 CREATE TABLE IF NOT EXISTS {INGEST_LOG} (
     path VARCHAR NOT NULL,
     sha256 VARCHAR NOT NULL,
