@@ -248,7 +248,7 @@ def refresh_shoes(con) -> None:
         DELETE FROM {schema.CORE_SHOES};
         INSERT INTO {schema.CORE_SHOES}
         WITH overdrawn AS (
-            SELECT table_id, shoe_id, count(*) AS rows FROM {schema.QUARANTINE_ROUNDS}
+            SELECT table_id, shoe_id, count(DISTINCT round_no) AS rows FROM {schema.QUARANTINE_ROUNDS}
             WHERE reason = 'shoe_overdrawn' GROUP BY ALL
         ), cards AS (  -- a lone character is a token without a suit; a lone 0 has no rank
             SELECT table_id, shoe_id,
