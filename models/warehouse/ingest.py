@@ -242,13 +242,27 @@ def _ingest_bets(
     return _stage(con, stage, stored, result, accepted, _with_raw(quarantined, batch), source, now)
 
 
-def refresh_shoes(con) -> None:
-    """Rebuild core.shoes from the accepted rounds and the shoes' overdrawn rows."""
-    con.execute(f"""
-        DELETE FROM {schema.CORE_SHOES};
+def refresh_shoes(con, ingested_at: dt.datetime) -> None:
+    """Recompute core.shoes for the shoes a file just added rounds to, inside that file's
+    transaction, so the table is always as current as the rounds and never rebuilt whole."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE touched_shoes AS
+            SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE ingested_at = $at
+            UNION SELECT DISTINCT table_id, shoe_id FROM {schema.QUARANTINE_ROUNDS}
+            WHERE ingested_at = $at AND reason = 'shoe_overdrawn'
+        """,
+        {"at": ingested_at},
+    )
+    con.execute(
+        f"""
+        DELETE FROM {schema.CORE_SHOES} WHERE (table_id, shoe_id) IN (SELECT table_id, shoe_id FROM touched_shoes);
         INSERT INTO {schema.CORE_SHOES}
-        WITH overdrawn AS (
-            SELECT table_id, shoe_id, count(DISTINCT round_no) AS rows FROM {schema.QUARANTINE_ROUNDS}
+        WITH rounds AS (
+            SELECT * FROM {schema.CORE_ROUNDS} SEMI JOIN touched_shoes USING (table_id, shoe_id)
+        ), overdrawn AS (
+            SELECT table_id, shoe_id, count(DISTINCT round_no) AS rows
+            FROM {schema.QUARANTINE_ROUNDS} SEMI JOIN touched_shoes USING (table_id, shoe_id)
             WHERE reason = 'shoe_overdrawn' GROUP BY ALL
         ), cards AS (  -- a lone character is a token without a suit; a lone 0 has no rank
             SELECT table_id, shoe_id,
@@ -256,7 +270,7 @@ def refresh_shoes(con) -> None:
                     '(^|\\s)\\S(\\s|$)')) AS suited,
                 bool_and(NOT regexp_matches(concat_ws(' ', player_cards, banker_cards, player2_cards),
                     '(^|\\s)0(\\s|$)')) AS ranked
-            FROM {schema.CORE_ROUNDS} WHERE has_cards GROUP BY ALL
+            FROM rounds WHERE has_cards GROUP BY ALL
         )
         SELECT r.table_id, r.shoe_id, any_value(r.game), max(r.decks), count(*)::INTEGER,
             min(r.started_at), max(r.started_at), sum(r.cards_used)::INTEGER,
@@ -265,11 +279,13 @@ def refresh_shoes(con) -> None:
             coalesce(any_value(o.rows), 0)::INTEGER,
             CASE WHEN any_value(c.suited) IS NULL THEN 'no cards'
                  WHEN coalesce(any_value(o.rows), 0) > 0 THEN 'overdrawn' ELSE 'reconciled' END
-        FROM {schema.CORE_ROUNDS} r
+        FROM rounds r
         LEFT JOIN cards c USING (table_id, shoe_id)
         LEFT JOIN overdrawn o USING (table_id, shoe_id)
-        GROUP BY r.table_id, r.shoe_id
-    """)
+        GROUP BY r.table_id, r.shoe_id;
+        DROP TABLE touched_shoes;
+        """
+    )
 
 
 def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
@@ -306,6 +322,8 @@ def ingest_file(
         con.execute("BEGIN TRANSACTION")
         try:
             stage.commit(con)
+            if kind == "rounds":
+                refresh_shoes(con, started)
             _log(con, result, digest, started)
             con.execute("COMMIT")
         except BaseException:
@@ -323,7 +341,7 @@ def ingest_file(
 
 
 def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> list[FileResult]:
-    """Ingest files and folders (rounds before bets), then refresh core.shoes and publish."""
+    """Ingest files and folders (rounds before bets), then publish the serving snapshot."""
     files = expand(paths)
     kinds, results = {}, []
     for path in files:
@@ -341,5 +359,4 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
         for path in sorted(kinds, key=lambda p: kinds[p] != "rounds"):
             results.append(ingest_file(con, path, kinds[path], table, stored, staging))
         shutil.rmtree(staging, ignore_errors=True)
-        refresh_shoes(con)
     return results
