@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
+#: Money in the warehouse: exact decimals to a ten-thousandth (commission on 0.25 chips and finer).
+MONEY = pl.Decimal(18, 4)
+
 #: Rounds as the simulator writes them and the warehouse reads them (times as UTC instants).
 ROUND_SCHEMA = {
     "table_id": pl.String,
@@ -28,7 +31,7 @@ BET_SCHEMA = {
     "bet": pl.String,
     "amount": pl.Decimal(18, 2),
     "player_id": pl.String,
-    "payout": pl.Decimal(18, 4),
+    "payout": MONEY,
     "side": pl.Int8,
 }
 NATURAL_KEY = ("table_id", "shoe_id", "round_no")

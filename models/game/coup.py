@@ -30,10 +30,6 @@ class Coup:
             return BANKER
         return PLAYER if self.player_total > self.banker_total else TIE
 
-    @property
-    def natural(self) -> bool:
-        return self.player_cards == 2 and self.banker_cards == 2 and max(self.player_total, self.banker_total) >= 8
-
 
 def score(player: Sequence[Card], banker: Sequence[Card]) -> Coup:
     """The facts of a coup from its two hands, cards in dealing order."""

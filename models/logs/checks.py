@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from models.contract import BET_INPUT_COLUMNS, ROUND_INPUT_COLUMNS
+from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS
 from models.game.games import Game
 from models.game.paytable import BETS
 from models.logs import hands
@@ -245,8 +245,8 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
     frame = frame.with_columns(
         round_no=_whole("round_no"),
         bet=pl.col("_bet").str.to_lowercase(),
-        amount=pl.col("_amount").cast(pl.Decimal(18, 4), strict=False),
-        payout=pl.col("_payout").cast(pl.Decimal(18, 4), strict=False),
+        amount=pl.col("_amount").cast(MONEY, strict=False),
+        payout=pl.col("_payout").cast(MONEY, strict=False),
         side=_whole("side").cast(pl.Int8, strict=False),
     )
     checks: list[Check] = [

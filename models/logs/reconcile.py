@@ -13,15 +13,6 @@ BY_CARD, BY_RANK, BY_VALUE = 0, 1, 2
 GRANULARITY = ("card", "rank", "value")
 
 
-def capacity(granularity: int, decks: int) -> np.ndarray:
-    """How many of each code a shoe of `decks` holds: 52 cards, 13 ranks, or 10 values."""
-    if granularity == BY_CARD:
-        return np.full(52, decks, np.int64)
-    if granularity == BY_RANK:
-        return np.full(13, 4 * decks, np.int64)
-    return np.array([16 * decks] + [4 * decks] * 9, np.int64)
-
-
 @njit(cache=True)
 def overdrawn_rows(shoe, codes, granularity, decks):
     """For rows sorted by shoe then order: the first code each row overdraws, or -1.

@@ -93,33 +93,22 @@ def _day_bounds(days: Sequence[dt.date], config: MartConfig) -> list[tuple[dt.da
 def _load(con, days: Sequence[dt.date] | None, config: MartConfig) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The core rows the marts of `days` need (all of them when `days` is None): the days' coups,
     and every coup of the shoes those coups belong to."""
-    if days is None:
-        return tuple(
-            con.sql(f"SELECT {columns} FROM {table}").pl()
-            for columns, table in (
-                (ROUND_COLUMNS, schema.CORE_ROUNDS),
-                (BET_COLUMNS, schema.CORE_BETS),
-                ("*", schema.CORE_SHOES),
-            )
+    only = ""
+    if days is not None:
+        spans = " OR ".join(
+            f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
+            for start, end in _day_bounds(days, config)
         )
-    spans = " OR ".join(
-        f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
-        for start, end in _day_bounds(days, config)
-    )
-    # a time range reads only the row groups of those days (rows land in time order)
-    day_shoes = con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans}").pl()
-    con.register("day_shoes", day_shoes)
-    try:
-        return tuple(
-            con.sql(f"SELECT {columns} FROM {table} SEMI JOIN day_shoes USING (table_id, shoe_id)").pl()
-            for columns, table in (
-                (ROUND_COLUMNS, schema.CORE_ROUNDS),
-                (BET_COLUMNS, schema.CORE_BETS),
-                ("*", schema.CORE_SHOES),
-            )
+        # a time range reads only the row groups of those days (rows land in time order)
+        con.register(
+            "day_shoes", con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans}").pl()
         )
-    finally:
+        only = " SEMI JOIN day_shoes USING (table_id, shoe_id)"
+    sources = ((ROUND_COLUMNS, schema.CORE_ROUNDS), (BET_COLUMNS, schema.CORE_BETS), ("*", schema.CORE_SHOES))
+    frames = tuple(con.sql(f"SELECT {columns} FROM {table}{only}").pl() for columns, table in sources)
+    if days is not None:
         con.unregister("day_shoes")
+    return frames
 
 
 def _refit(con, days: Sequence[dt.date] | None) -> pl.DataFrame:

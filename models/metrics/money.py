@@ -8,10 +8,10 @@ from decimal import Decimal
 
 import polars as pl
 
+from models.contract import MONEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.metrics.theory import outcome_rates
 
-MONEY = pl.Decimal(18, 4)
 MAIN = ("banker", "player", "tie")
 
 

@@ -11,14 +11,12 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from models.game.cards import RANKS, SUITS
 from models.game.games import Game
 from models.game.paytable import BETS, PayTable, settlement_grid
 from models.simulate.config import Simulation
-from models.simulate.dealing import B1, NO_CARD, P1, Q1
+from models.simulate.dealing import B1, P1, Q1
 from models.simulate.kernels import decimal128_words, hand_text, pack
 
-TOKENS = pl.Series("token", [rank + suit for rank in RANKS for suit in SUITS])
 OUTCOMES = pl.Series("outcome", ["B", "P", "T"])
 BET_NAMES = pl.Series("bet", list(BETS))
 PLAYER_PAIR, BANKER_PAIR = BETS.index("player_pair"), BETS.index("banker_pair")
@@ -47,10 +45,9 @@ class Dealt:
 
     n_coups: np.ndarray
     cards: np.ndarray  # (coups, CARD_SLOTS)
-    outcomes: np.ndarray  # (coups, 2)
+    outcomes: np.ndarray  # Banker, Player or Tie against the (first) Player hand
     seconds: np.ndarray
     holder: np.ndarray
-    side: np.ndarray
     bet_shoe: np.ndarray
     bet_round: np.ndarray
     bet_seat: np.ndarray
@@ -71,7 +68,7 @@ def _used(arrays: tuple[np.ndarray, ...], counts: np.ndarray) -> list[np.ndarray
 def trim(raw: tuple) -> Dealt:
     """Keep the used part of the kernel's fixed per-shoe slots."""
     coups, n_coups, bets, n_bets = raw
-    cards, outcomes, seconds, holder, side = _used(coups, n_coups)
+    cards, outcomes, seconds, holder = _used(coups, n_coups)
     bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = _used(bets, n_bets)
     return Dealt(
         n_coups=n_coups,
@@ -79,7 +76,6 @@ def trim(raw: tuple) -> Dealt:
         outcomes=outcomes,
         seconds=seconds,
         holder=holder,
-        side=side,
         bet_shoe=np.repeat(np.arange(len(n_bets)), n_bets),
         bet_round=bet_round,
         bet_seat=bet_seat,
@@ -102,10 +98,6 @@ def _nullable(values: np.ndarray, missing: int) -> pl.Series:
     """Integers with `missing` turned into nulls."""
     series = pl.Series(values.astype(np.int64))
     return pl.select(pl.when(series != missing).then(series)).to_series()
-
-
-def _tokens(codes: np.ndarray) -> pl.Series:
-    return TOKENS.gather(_nullable(codes, NO_CARD))
 
 
 def _hand(cards: np.ndarray, first: int) -> pl.Series:
@@ -182,7 +174,7 @@ def rounds_frame(sim: Simulation, batch: ShoeBatch, dealt: Dealt) -> pl.DataFram
             "player2_cards": _hand(dealt.cards, Q1)
             if three_hands
             else pl.repeat(None, len(shoe), dtype=pl.String, eager=True),
-            "outcome": OUTCOMES.gather(pl.Series(dealt.outcomes[:, 0], dtype=pl.Int64)),
+            "outcome": OUTCOMES.gather(pl.Series(dealt.outcomes, dtype=pl.Int64)),
         }
     )
 

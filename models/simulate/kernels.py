@@ -135,8 +135,8 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
     """Deal every shoe in `shoes` with its betting population into fixed per-shoe slots.
 
     `net_units[bet, cell, pair]` is the settlement grid (models.game.paytable) in integer units.
-    Returns per-coup arrays (cards, outcome against each Player hand, seconds from the shoe's start,
-    bank holder seat, side the banker played), per-bet arrays (round index, seat, bet
+    Returns per-coup arrays (cards, outcome against the first Player hand, seconds from the shoe's
+    start, bank holder seat), per-bet arrays (round index, seat, bet
     code, amount in cents, player number, side, payout in cents x grid units), and the number of
     coups and bets each shoe used. Slots past those counts are garbage.
     """
@@ -149,10 +149,9 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
     cut = n - CUT_CARD_FROM_BACK
 
     cards = np.empty((n_shoes, max_coups, CARD_SLOTS), np.int16)
-    outcomes = np.empty((n_shoes, max_coups, 2), np.int8)
+    outcomes = np.empty((n_shoes, max_coups), np.int8)
     seconds = np.empty((n_shoes, max_coups), np.float64)
     holder = np.empty((n_shoes, max_coups), np.int8)
-    played_side = np.empty((n_shoes, max_coups), np.int8)
     bet_round = np.empty((n_shoes, max_bets), np.int16)
     bet_seat = np.empty((n_shoes, max_bets), np.int8)
     bet_code = np.empty((n_shoes, max_bets), np.int8)
@@ -263,14 +262,12 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
                 bet_side[i, b] = 0
                 b += 1
             side = 2 if stake_side[2] > stake_side[1] else 1
-            played_side[i, k] = side
             row = cards[i, k]
             pos, player_total, banker_total, second_total = deal_coup(
                 deck_state, deck, pos, player_draw, banker_draw, three_hands, side, row
             )
             result = outcome(player_total, banker_total)
-            outcomes[i, k, 0] = result
-            outcomes[i, k, 1] = outcome(second_total, banker_total) if three_hands else TIE
+            outcomes[i, k] = result
 
             # settle this coup's wagers from the grid
             banker_drew = 1 if row[B1 + 2] != NO_CARD else 0
@@ -299,7 +296,7 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
             last = pos > cut
         n_coups[i] = k
         n_bets[i] = b
-    coups = (cards, outcomes, seconds, holder, played_side)
+    coups = (cards, outcomes, seconds, holder)
     bets = (bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout)
     return coups, n_coups, bets, n_bets
 

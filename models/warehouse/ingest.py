@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from models.contract import NATURAL_KEY
+from models.contract import MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.checks import check_bets, check_rounds
 from models.logs.read import UnreadableFile, columns_of, kind_of, looks_like_round_log, read_batches
@@ -208,8 +208,8 @@ def _ingest_bets(
             commission_unit=pl.when(pl.col("has_cards")).then(pl.col("commission_unit")).otherwise(pl.col("_com_o")),
         )
         .with_columns(
-            _expected=(pl.col("net_unit") * pl.col("amount")).cast(settlement.MONEY),
-            commission=(pl.col("commission_unit") * pl.col("amount")).cast(settlement.MONEY),
+            _expected=(pl.col("net_unit") * pl.col("amount")).cast(MONEY),
+            commission=(pl.col("commission_unit") * pl.col("amount")).cast(MONEY),
         )
     )
     stray_side = pl.col("side").is_not_null() & (pl.col("game") != "baccarat_banque")
@@ -234,7 +234,7 @@ def _ingest_bets(
     player_banked = pl.col("game").is_in([game.value for game in settlement.PLAYER_BANKED])
     accepted = accepted.with_columns(
         house_net=pl.when(player_banked).then(pl.col("commission"))
-        .otherwise(-pl.coalesce(pl.col("_expected"), pl.col("payout"))).cast(settlement.MONEY),
+        .otherwise(-pl.coalesce(pl.col("_expected"), pl.col("payout"))).cast(MONEY),
         theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(pl.Decimal(18, 6)),
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip

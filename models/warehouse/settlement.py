@@ -11,6 +11,7 @@ from functools import lru_cache
 import numpy as np
 import polars as pl
 
+from models.contract import MONEY
 from models.game.games import Game
 from models.game.paytable import BETS, CELL_SHAPE, PayTable, settlement_grid
 from models.game.shoe import MAX_DECKS, Composition
@@ -18,7 +19,6 @@ from models.odds.exact import exact_odds
 
 #: Games where a player holds the bank: the house takes only its commission (the cagnotte).
 PLAYER_BANKED = (Game.CHEMIN_DE_FER, Game.BACCARAT_BANQUE, Game.BANCO)
-MONEY = pl.Decimal(18, 4)
 OUTCOME_OF_CELL = np.array(
     ["B" if bt > pt else "P" if pt > bt else "T" for pt, bt, _, _ in np.ndindex(*CELL_SHAPE)], dtype=object
 )
