@@ -138,7 +138,8 @@ def _shoe_starts(sim: Simulation, batch: ShoeBatch, last_micros: np.ndarray) -> 
     before = np.cumsum(duration) - duration
     first_of_day = np.r_[True, (batch.day[1:] != batch.day[:-1]) | (batch.table[1:] != batch.table[:-1])]
     group_start = np.maximum.accumulate(np.where(first_of_day, np.arange(len(duration)), 0))
-    openings = np.array([day_opening(sim, int(day)) * 1_000_000 for day in batch.day], dtype=np.int64)
+    days, day_of_shoe = np.unique(batch.day, return_inverse=True)  # a time-zone lookup per day, not per shoe
+    openings = np.array([day_opening(sim, int(day)) * 1_000_000 for day in days], dtype=np.int64)[day_of_shoe]
     return openings + before - before[group_start], openings
 
 
