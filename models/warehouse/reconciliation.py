@@ -8,6 +8,7 @@ import polars as pl
 from models.game.cards import RANKS, SUITS
 from models.logs import hands
 from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows
+from models.warehouse import schema
 from models.warehouse.staging import SHOE, StoredShoes
 
 HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
@@ -105,3 +106,27 @@ def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.Da
     ).select("_line", "reason", "detail")
     overdrawn = rows.drop("reason", "detail").join(verdict, on="_line")
     return rows.join(verdict.select("_line"), on="_line", how="anti"), overdrawn
+
+
+def overdrawn_stored(con, shoes: pl.DataFrame) -> pl.DataFrame:
+    """Audit of stored rows: the accepted coups of `shoes` (table_id, shoe_id) that take a card, rank
+    or value past what their shoe holds. Ingest quarantines such rows, so this is empty when sound."""
+    con.register("audited_shoes", shoes.select(SHOE).unique())
+    stored = con.sql(
+        "SELECT table_id, shoe_id, round_no, decks, player_cards, banker_cards, player2_cards "
+        f"FROM {schema.CORE_ROUNDS} SEMI JOIN audited_shoes USING (table_id, shoe_id) WHERE has_cards"
+    ).pl()
+    con.unregister("audited_shoes")
+    if stored.height == 0:
+        return stored.select(*SHOE, "round_no", "decks")
+    coded = (
+        _card_codes(_parse_stored(stored)).with_columns(_shoe=pl.struct(SHOE).hash(seed=7)).sort("_shoe", "round_no")
+    )
+    codes = coded.select(f"_c{j}" for j in range(len(HANDS) * hands.MAX_CARDS)).to_numpy().astype(np.int64)
+    over = overdrawn_rows(
+        coded["_shoe"].to_numpy().view(np.int64),
+        codes,
+        coded["_granularity"].to_numpy().astype(np.int64),
+        coded["decks"].to_numpy().astype(np.int64),
+    )
+    return coded.filter(pl.Series(over >= 0)).select(*SHOE, "round_no", "decks")

@@ -1,0 +1,51 @@
+"""Which gaming days the warehouse holds coups for: the days a build or a backfill has to cover."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+
+from models.metrics.gaming_day import GamingDay, gaming_day
+from models.warehouse import schema
+
+# Time zone offsets are whole minutes, so minutes are all a gaming day needs from a coup's instant.
+_MINUTES = f"SELECT DISTINCT date_trunc('minute', started_at) AS started_at FROM {schema.CORE_ROUNDS}"
+
+
+def _days(instants: pl.DataFrame, day: GamingDay) -> list[dt.date]:
+    return sorted(instants.select(gaming_day(pl.col("started_at"), day).unique())["gaming_day"].to_list())
+
+
+def days_with_coups(con, day: GamingDay) -> list[dt.date]:
+    """Every gaming day with at least one accepted coup."""
+    return _days(con.sql(_MINUTES).pl(), day)
+
+
+def days_touched_since(con, since: dt.datetime, day: GamingDay) -> list[dt.date]:
+    """The gaming days whose marts rows ingested at or after `since` change: every day of every shoe
+    that received rounds or bets (a shoe belongs to the day of its first coup)."""
+    touched = (
+        f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE ingested_at >= $since "
+        f"UNION SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_BETS} WHERE ingested_at >= $since"
+    )
+    query = f"{_MINUTES} SEMI JOIN ({touched}) AS touched USING (table_id, shoe_id)"
+    return _days(con.sql(query, params={"since": since}).pl(), day)
+
+
+def coups_of_days(con, days: list[dt.date], day: GamingDay, columns: str = "game, decks, outcome") -> pl.DataFrame:
+    """The accepted coups of the given gaming days (the named columns and `gaming_day`)."""
+    if not days:
+        return con.sql(f"SELECT {columns}, NULL::DATE AS gaming_day FROM {schema.CORE_ROUNDS} LIMIT 0").pl()
+    # a day's instants lie within a day either side of its date, whatever the zone and start hour
+    low = dt.datetime.combine(min(days) - dt.timedelta(days=1), dt.time(), dt.UTC)
+    high = dt.datetime.combine(max(days) + dt.timedelta(days=3), dt.time(), dt.UTC)
+    frame = con.sql(
+        f"SELECT {columns}, started_at FROM {schema.CORE_ROUNDS} WHERE started_at >= $low AND started_at < $high",
+        params={"low": low, "high": high},
+    ).pl()
+    return (
+        frame.with_columns(gaming_day(pl.col("started_at"), day))
+        .filter(pl.col("gaming_day").is_in(days))
+        .drop("started_at")
+    )

@@ -1,0 +1,30 @@
+"""The Dagster code location: the one place the project's Definitions are assembled.
+
+landing_files, simulated_shoes -> core (ingest) -> marts (per gaming day) -> serving_snapshot
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.defs.core import assets as core
+from pipelines.defs.core import checks as core_checks
+from pipelines.defs.jobs import ingest_job, marts_job
+from pipelines.defs.landing import assets as landing
+from pipelines.defs.landing.sensors import landing_sensor
+from pipelines.defs.marts import assets as marts
+from pipelines.defs.marts import checks as marts_checks
+from pipelines.defs.marts.schedules import nightly_marts
+from pipelines.defs.marts.sensors import marts_after_ingest
+from pipelines.defs.resources import Warehouse
+from pipelines.defs.serving.assets import serving_snapshot
+from pipelines.settings import Settings
+
+defs = dg.Definitions(
+    assets=[landing.landing_files, landing.simulated_shoes, core.ingest_landing, marts.build_marts, serving_snapshot],
+    asset_checks=dg.load_asset_checks_from_modules([core_checks, marts_checks]),
+    jobs=[ingest_job, marts_job],
+    schedules=[nightly_marts],
+    sensors=[landing_sensor, marts_after_ingest],
+    resources={"warehouse": Warehouse.from_settings(Settings.from_env())},
+)

@@ -1,0 +1,99 @@
+"""Ingest the landing folder into the core, quarantine and meta tables of the warehouse."""
+
+import datetime as dt
+import json
+from collections import Counter
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from models.metrics.days import days_touched_since
+from models.warehouse import schema
+from models.warehouse.ingest import ingest
+from models.warehouse.store import read
+from pipelines.defs.landing.assets import landing_files, simulated_shoes
+from pipelines.defs.metadata import table_metadata
+from pipelines.defs.resources import Warehouse
+
+DESCRIPTIONS = {
+    schema.CORE_ROUNDS: "One row per accepted coup, with totals, draws, natural, pairs and outcome.",
+    schema.CORE_BETS: "One row per accepted wager, with the house's net, commission and theoretical win.",
+    schema.CORE_SHOES: "One row per shoe: coups, cards seen and how the shoe reconciled against its decks.",
+    schema.QUARANTINE_ROUNDS: "Rejected round rows, kept with their raw text, reason, detail, file and line.",
+    schema.QUARANTINE_BETS: "Rejected bet rows, kept with their raw text, reason, detail, file and line.",
+    schema.INGEST_LOG: "One row per file ingested: rows read, accepted, quarantined, duplicate, status, error.",
+}
+
+
+def key_of(table: str) -> dg.AssetKey:
+    """The asset key of a warehouse table: `core.rounds` is core/rounds."""
+    return dg.AssetKey(table.split("."))
+
+
+INGEST_LOG = key_of(schema.INGEST_LOG)
+
+
+class IngestConfig(dg.Config):
+    """Files or folders to ingest; none means the whole landing folder (files already in are skipped)."""
+
+    paths: list[str] = Field(default_factory=list)
+
+
+@dg.multi_asset(
+    name="ingest",
+    specs=[
+        dg.AssetSpec(
+            key_of(table),
+            description=text,
+            deps=[landing_files, simulated_shoes],
+            kinds={"duckdb"},
+            group_name="core",
+        )
+        for table, text in DESCRIPTIONS.items()
+    ],
+    pool="duckdb",
+)
+def ingest_landing(context: dg.AssetExecutionContext, config: IngestConfig, warehouse: Warehouse):
+    """Each file in one transaction; rounds before bets; the serving snapshot published after."""
+    started = dt.datetime.now(dt.UTC)
+    paths = [Path(path) for path in config.paths] or [warehouse.landing_path]
+    results = ingest(warehouse.db_path, paths)
+    new = [r for r in results if r.status == "ok"]
+    failed = [r for r in results if r.status == "failed"]
+    quarantined = sum((r.quarantined for r in new), Counter())
+    for result in failed:
+        context.log.warning(f"failed {result.path}: {result.error}")
+    con = read(warehouse.db_path)
+    try:
+        days = days_touched_since(con, started, warehouse.gaming_day)
+    finally:
+        con.close()
+    summary = {
+        "ingest_started_at": dg.MetadataValue.text(started.isoformat()),
+        "files_new": len(new),
+        "files_skipped": sum(r.status == "skipped" for r in results),
+        "files_failed": len(failed),
+        "rows_read": sum(r.rows_read for r in new),
+        "rows_accepted": sum(r.accepted for r in new),
+        "rows_quarantined": sum(quarantined.values()),
+        "rows_duplicate": sum(r.duplicates for r in new),
+        "quarantined_by_reason": dg.MetadataValue.json(dict(sorted(quarantined.items()))),
+        "failed_files": dg.MetadataValue.json({str(r.path): r.error for r in failed}),
+        "gaming_days_touched": dg.MetadataValue.json([day.isoformat() for day in days]),
+    }
+    tables = table_metadata(warehouse.db_path, list(DESCRIPTIONS))
+    for table in DESCRIPTIONS:
+        extra = summary if table == schema.INGEST_LOG else {}
+        yield dg.MaterializeResult(asset_key=key_of(table), metadata={**tables[table], **extra})
+
+
+def latest_ingest(context) -> tuple[dt.datetime, list[dt.date]] | None:
+    """When the latest ingest began and the gaming days it touched, from its materialization."""
+    event = context.instance.get_latest_materialization_event(INGEST_LOG)
+    if event is None or event.asset_materialization is None:
+        return None
+    metadata = event.asset_materialization.metadata
+    started = dt.datetime.fromisoformat(metadata["ingest_started_at"].value)
+    days = [dt.date.fromisoformat(day) for day in json.loads(json.dumps(metadata["gaming_days_touched"].value))]
+    return started, days

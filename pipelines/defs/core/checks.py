@@ -1,0 +1,78 @@
+"""Blocking checks on the core tables: a failure stops the marts of the same run."""
+
+import dagster as dg
+
+from models.warehouse import audit, schema
+from models.warehouse.store import read
+from pipelines.defs.core.assets import INGEST_LOG, key_of, latest_ingest
+from pipelines.defs.metadata import preview
+from pipelines.defs.resources import Warehouse
+from pipelines.settings import Settings
+
+MAX_TABLEAU_VIOLATION_RATE = Settings.from_env().max_tableau_violation_rate
+
+
+@dg.asset_check(asset=INGEST_LOG, blocking=True, description="Every file: rows read = accepted + quarantined + "
+                "duplicates, and the tables hold exactly the rows its log entry says.")  # fmt: skip
+def rows_accounted(warehouse: Warehouse) -> dg.AssetCheckResult:
+    con = read(warehouse.db_path)
+    try:
+        bad = audit.unaccounted_files(con)
+    finally:
+        con.close()
+    return dg.AssetCheckResult(
+        passed=bad.height == 0, metadata={"files_unaccounted": bad.height, "files": preview(bad, 20)}
+    )
+
+
+@dg.asset_check(
+    asset=key_of(schema.QUARANTINE_ROUNDS),
+    blocking=True,
+    description=f"Round rows of the latest ingest quarantined for a tableau violation stay under "
+    f"{MAX_TABLEAU_VIOLATION_RATE:.2%} (BANCO_MAX_TABLEAU_VIOLATION_RATE): above it, a source deals or "
+    "logs wrongly and its marts would mislead.",
+)
+def tableau_violation_rate(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    latest = latest_ingest(context)
+    if latest is None:
+        return dg.AssetCheckResult(passed=True, metadata={"note": "nothing ingested yet"})
+    con = read(warehouse.db_path)
+    try:
+        violations, rows = audit.tableau_violations(con, latest[0])
+    finally:
+        con.close()
+    rate = violations / rows if rows else 0.0
+    return dg.AssetCheckResult(
+        passed=rate <= MAX_TABLEAU_VIOLATION_RATE,
+        metadata={
+            "violations": violations,
+            "round_rows_read": rows,
+            "rate": dg.MetadataValue.float(rate),
+            "threshold": dg.MetadataValue.float(MAX_TABLEAU_VIOLATION_RATE),
+        },
+    )
+
+
+@dg.asset_check(asset=key_of(schema.CORE_SHOES), blocking=True, description="Every shoe the latest ingest "
+                "touched reconciles where its cards allow: no accepted coup takes a card, rank or value "
+                "past what the shoe's decks hold.")  # fmt: skip
+def shoes_reconcile(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    latest = latest_ingest(context)
+    if latest is None:
+        return dg.AssetCheckResult(passed=True, metadata={"note": "nothing ingested yet"})
+    con = read(warehouse.db_path)
+    try:
+        bad = audit.overdrawn_shoes(con, latest[0])
+        explained = con.sql(f"SELECT count(*) FROM {schema.CORE_SHOES} WHERE reconciliation = 'overdrawn'").fetchall()[
+            0
+        ][0]
+    finally:
+        con.close()
+    return dg.AssetCheckResult(
+        passed=bad.height == 0,
+        metadata={
+            "overdrawing_coups_stored": bad.height,
+            "coups": preview(bad, 20),
+            "shoes_with_overdrawn_rows_quarantined": explained,
+        },
+    )

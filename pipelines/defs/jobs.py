@@ -1,0 +1,23 @@
+"""The jobs sensors and schedules launch: ingest what landed, and build the marts of gaming days."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.defs.core.assets import ingest_landing
+from pipelines.defs.marts.assets import build_marts
+from pipelines.defs.partitions import GAMING_DAYS
+from pipelines.defs.serving.assets import serving_snapshot
+
+ingest_job = dg.define_asset_job(
+    "ingest_landing",
+    selection=dg.AssetSelection.assets(ingest_landing),
+    description="Ingest new files from the landing folder into the core tables, with the blocking checks.",
+)
+
+marts_job = dg.define_asset_job(
+    "build_marts",
+    selection=dg.AssetSelection.assets(build_marts, serving_snapshot),
+    partitions_def=GAMING_DAYS,
+    description="Rebuild the marts of gaming days and publish the serving snapshot.",
+)

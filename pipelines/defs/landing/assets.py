@@ -1,0 +1,70 @@
+"""The landing folder's round logs: delivered by tables, or dealt by the simulator."""
+
+import datetime as dt
+
+import dagster as dg
+from pydantic import Field
+
+from models.game.games import Game
+from models.simulate.config import Simulation
+from models.simulate.run import write_simulation
+from pipelines.defs.resources import Warehouse
+
+landing_files = dg.AssetSpec(
+    "landing_files",
+    description="Round logs (rounds and bets files) delivered into the landing folder by tables, smart "
+    "shoes and capture tools; the landing sensor ingests each new file once.",
+    kinds={"csv", "parquet"},
+    group_name="landing",
+)
+
+
+class SimulatedShoesConfig(dg.Config):
+    """What to deal: by default a month of six tables, every game, bets, and a few misdeals."""
+
+    games: list[str] = Field(default_factory=lambda: [game.value for game in Game])
+    tables: int = 6
+    shoes_per_day: int = 8
+    days: int = 30
+    start: str = ""  # first gaming day (ISO date); empty: `days` days before today
+    decks: int = 8
+    seed: int = 2026
+    bets: bool = True
+    misdeal_rate: float = 0.002
+    format: str = "parquet"
+
+    def simulation(self) -> Simulation:
+        start = dt.date.fromisoformat(self.start) if self.start else dt.date.today() - dt.timedelta(days=self.days)
+        return Simulation(
+            shoes=self.days * self.tables * self.shoes_per_day,
+            seed=self.seed,
+            decks=self.decks,
+            games=tuple(Game(game) for game in self.games),
+            tables=self.tables,
+            start=start,
+            shoes_per_day=self.shoes_per_day,
+            bets=self.bets,
+        )
+
+
+@dg.asset(
+    description="Simulated shoes written into the landing folder exactly as a real table logs them "
+    "(rounds and bets files, misdeals labelled in `_faults/`).",
+    kinds={"numba", "parquet"},
+    group_name="landing",
+)
+def simulated_shoes(config: SimulatedShoesConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    sim = config.simulation()
+    summary = write_simulation(sim, warehouse.landing_path, fmt=config.format, misdeal_rate=config.misdeal_rate)
+    return dg.MaterializeResult(
+        metadata={
+            "coups": summary.coups,
+            "bets": summary.bets,
+            "faults": summary.faults,
+            "files": len(summary.files),
+            "first_gaming_day": sim.start.isoformat(),
+            "days": sim.days,
+            "landing": dg.MetadataValue.path(str(warehouse.landing_path)),
+            "summary": summary.line(),
+        }
+    )

@@ -1,0 +1,47 @@
+"""Watch the landing folder: every new (or rewritten) round-log file is ingested once."""
+
+import hashlib
+import json
+import time
+
+import dagster as dg
+
+from models.warehouse.ingest import expand
+from pipelines.defs.core.assets import IngestConfig
+from pipelines.defs.jobs import ingest_job
+from pipelines.defs.resources import Warehouse
+
+#: A file younger than this may still be being copied in; it waits for the next tick.
+SETTLE_SECONDS = 5.0
+
+
+def _signature(stat) -> str:
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+@dg.sensor(
+    job=ingest_job,
+    minimum_interval_seconds=30,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Ingest each new round-log file of the landing folder once (cursor: the files seen, by size "
+    "and modification time; run key: the batch), rounds before bets.",
+)
+def landing_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse) -> dg.SensorResult:
+    seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
+    if not warehouse.landing_path.is_dir():
+        return dg.SensorResult(skip_reason=f"no landing folder at {warehouse.landing_path}")
+    now, new = time.time(), {}
+    for path in expand([warehouse.landing_path]):
+        stat = path.stat()
+        if seen.get(str(path)) != _signature(stat) and now - stat.st_mtime >= SETTLE_SECONDS:
+            new[str(path)] = _signature(stat)
+    if not new:
+        return dg.SensorResult(skip_reason="no new files in the landing folder", cursor=context.cursor)
+    batch = sorted(new)
+    run_key = hashlib.sha256(json.dumps([[p, new[p]] for p in batch]).encode()).hexdigest()[:16]
+    request = dg.RunRequest(
+        run_key=run_key,
+        run_config=dg.RunConfig(ops={"ingest": IngestConfig(paths=batch)}),
+        tags={"banco/files": str(len(batch))},
+    )
+    return dg.SensorResult(run_requests=[request], cursor=json.dumps({**seen, **new}, sort_keys=True))

@@ -1,0 +1,1 @@
+"""The marts: every metric per gaming day, rebuilt a day at a time."""

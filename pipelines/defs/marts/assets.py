@@ -1,0 +1,67 @@
+"""Build the marts for the gaming days of a run (one partition, or a whole backfill in one run)."""
+
+import datetime as dt
+
+import dagster as dg
+
+from models.metrics.build import build
+from models.metrics.days import days_with_coups
+from models.warehouse import schema
+from models.warehouse.store import read
+from pipelines.defs.core.assets import key_of
+from pipelines.defs.metadata import table_metadata
+from pipelines.defs.partitions import GAMING_DAYS
+from pipelines.defs.resources import Warehouse
+
+DESCRIPTIONS = {
+    schema.MARTS_BANKER_STREAKS: "Bank tenures (banker-pass streaks) per shoe, observed or by the passing rule; "
+    "chemin_de_fer bank size and levy.",
+    schema.MARTS_DECISION_RUNS: "Runs of consecutive Banker and Player decisions per shoe.",
+    schema.MARTS_TENURE_FIT: "Tenure lengths against the geometric law per table, game and month.",
+    schema.MARTS_COMMISSION: "Commission revenue per table and gaming day against its expectation.",
+    schema.MARTS_COMMISSION_BY_DEALER: "Commission revenue per dealer and gaming day.",
+    schema.MARTS_COMMISSION_PER_UNIT: "Commission per unit staked on every Banker decision (logs without bets).",
+    schema.MARTS_TIE_FREQUENCY: "Tie rate per table and gaming day against exact, with p-values and FDR flags.",
+    schema.MARTS_TIE_FREQUENCY_BY_SHOE: "Tie rate per shoe against exact.",
+    schema.MARTS_TIE_FREQUENCY_BY_DEALER: "Tie rate per dealer and gaming day against exact.",
+    schema.MARTS_TIES_BY_TOTAL: "Ties by total against the exact distribution.",
+    schema.MARTS_TABLE_DAY: "Handle, house win, theoretical win, hold and win-vs-theo z per table and day.",
+    schema.MARTS_SHOE_SUMMARY: "Per shoe: B/P/T, naturals, pairs, longest runs, cards dealt, reconciliation.",
+}
+CORE = [key_of(table) for table in (schema.CORE_ROUNDS, schema.CORE_BETS, schema.CORE_SHOES)]
+
+
+def run_days(context) -> list[dt.date]:
+    """The gaming days a run covers: its partition or partition range."""
+    return [dt.date.fromisoformat(key) for key in context.partition_keys]
+
+
+@dg.multi_asset(
+    name="marts",
+    specs=[
+        dg.AssetSpec(key_of(table), description=text, deps=CORE, kinds={"polars", "duckdb"}, group_name="marts")
+        for table, text in DESCRIPTIONS.items()
+    ],
+    partitions_def=GAMING_DAYS,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    pool="duckdb",
+)
+def build_marts(context: dg.AssetExecutionContext, warehouse: Warehouse):
+    """Recompute every mart's rows of the run's gaming days (and the tenure fit of their months)."""
+    asked = run_days(context)
+    con = read(warehouse.db_path)
+    try:
+        with_coups = set(days_with_coups(con, warehouse.gaming_day))
+    finally:
+        con.close()
+    days = [day for day in asked if day in with_coups]
+    context.log.info(f"{len(days)} of {len(asked)} gaming days hold coups")
+    if not days:  # nothing dealt on these days: no rows to compute
+        for table in DESCRIPTIONS:
+            yield dg.MaterializeResult(asset_key=key_of(table), metadata={"rows_written": 0, "days_with_coups": 0})
+        return
+    written = build(warehouse.db_path, warehouse.mart_config, days=days)
+    tables = table_metadata(warehouse.db_path, list(DESCRIPTIONS), count_key="table_rows")
+    for table in DESCRIPTIONS:
+        metadata = {**tables[table], "rows_written": written.get(table, 0), "days_with_coups": len(days)}
+        yield dg.MaterializeResult(asset_key=key_of(table), metadata=metadata)

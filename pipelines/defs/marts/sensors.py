@@ -1,0 +1,30 @@
+"""After a successful ingest (its blocking checks passed), rebuild the marts of the gaming days it touched."""
+
+import dagster as dg
+
+from pipelines.defs.core.assets import INGEST_LOG
+from pipelines.defs.jobs import ingest_job, marts_job
+
+
+@dg.run_status_sensor(
+    run_status=dg.DagsterRunStatus.SUCCESS,
+    monitored_jobs=[ingest_job],
+    request_job=marts_job,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="When an ingest run succeeds, rebuild the marts of the gaming days it touched (one run over "
+    "their range) and publish the snapshot.",
+)
+def marts_after_ingest(context: dg.RunStatusSensorContext):
+    records = context.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=INGEST_LOG, run_ids=[context.dagster_run.run_id]), limit=1
+    ).records
+    if not records:
+        return dg.SkipReason("the ingest run recorded no ingest log")
+    days = records[0].asset_materialization.metadata["gaming_days_touched"].value
+    if not days:
+        return dg.SkipReason("the ingest added no coups or bets")
+    first, last = min(days), max(days)
+    return dg.RunRequest(
+        run_key=f"{context.dagster_run.run_id}-marts",
+        tags={"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last},
+    )

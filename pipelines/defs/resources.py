@@ -1,0 +1,45 @@
+"""The warehouse resource every asset, check, schedule and sensor uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+
+from models.metrics.build import MartConfig
+from models.metrics.gaming_day import GamingDay
+from pipelines.settings import Settings
+
+
+class Warehouse(dg.ConfigurableResource):
+    """The DuckDB warehouse, the landing folder it is fed from, and how gaming days are reckoned."""
+
+    db: str
+    landing: str
+    timezone: str = "UTC"
+    day_start_hour: int = 6
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Warehouse:
+        return cls(
+            db=str(settings.db),
+            landing=str(settings.landing),
+            timezone=settings.gaming_day.timezone,
+            day_start_hour=settings.gaming_day.start_hour,
+        )
+
+    @property
+    def db_path(self) -> Path:
+        return Path(self.db)
+
+    @property
+    def landing_path(self) -> Path:
+        return Path(self.landing)
+
+    @property
+    def gaming_day(self) -> GamingDay:
+        return GamingDay(self.timezone, self.day_start_hour)
+
+    @property
+    def mart_config(self) -> MartConfig:
+        return MartConfig(day=self.gaming_day)

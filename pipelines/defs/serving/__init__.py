@@ -1,0 +1,1 @@
+"""The serving snapshot: the copy of the warehouse that the dashboard and analysts read."""

@@ -1,0 +1,34 @@
+"""Publish the serving snapshot after a build, under the writer lock so the copy is never torn."""
+
+import datetime as dt
+
+import dagster as dg
+
+from models.warehouse.store import publish, writer_lock
+from pipelines.defs.core.assets import DESCRIPTIONS as CORE_TABLES
+from pipelines.defs.core.assets import key_of
+from pipelines.defs.marts.assets import DESCRIPTIONS as MART_TABLES
+from pipelines.defs.metadata import table_metadata
+from pipelines.defs.resources import Warehouse
+
+
+@dg.asset(
+    description="A read-only copy of the warehouse (copied, then renamed into place) that the dashboard, "
+    "`banco sql` and analysts open; a run in progress never blocks or breaks them.",
+    deps=[key_of(table) for table in (*CORE_TABLES, *MART_TABLES)],
+    kinds={"duckdb"},
+    group_name="serving",
+    pool="duckdb",
+)
+def serving_snapshot(warehouse: Warehouse) -> dg.MaterializeResult:
+    with writer_lock(warehouse.db_path):
+        snapshot = publish(warehouse.db_path)
+    coups = table_metadata(warehouse.db_path, ["core.rounds"])["core.rounds"]["dagster/row_count"]
+    return dg.MaterializeResult(
+        metadata={
+            "path": dg.MetadataValue.path(str(snapshot)),
+            "bytes": snapshot.stat().st_size,
+            "published_at": dg.MetadataValue.text(dt.datetime.now(dt.UTC).isoformat()),
+            "coups": coups,
+        }
+    )

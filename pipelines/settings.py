@@ -1,0 +1,55 @@
+"""Settings the `banco` commands and the Dagster code location share, read from the environment.
+
+Every setting has a default, so nothing is required from the user; the environment overrides it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models.metrics.gaming_day import GamingDay
+
+DEFAULT_DB = "data/warehouse/banco.duckdb"
+DEFAULT_LANDING = "data/landing"
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the data lives, how the gaming day is reckoned, and when the nightly build runs."""
+
+    db: Path = Path(DEFAULT_DB)
+    landing: Path = Path(DEFAULT_LANDING)
+    gaming_day: GamingDay = field(default_factory=GamingDay)
+    first_gaming_day: dt.date = dt.date(2020, 1, 1)
+    nightly_at: dt.time = dt.time(2, 0)
+    max_tableau_violation_rate: float = 0.01
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        """BANCO_DB, BANCO_LANDING, BANCO_TIMEZONE, BANCO_DAY_START_HOUR, BANCO_FIRST_GAMING_DAY,
+        BANCO_NIGHTLY_AT (HH:MM) and BANCO_MAX_TABLEAU_VIOLATION_RATE, each optional."""
+        try:
+            return cls(
+                db=Path(env.get("BANCO_DB", DEFAULT_DB)),
+                landing=Path(env.get("BANCO_LANDING", DEFAULT_LANDING)),
+                gaming_day=GamingDay(env.get("BANCO_TIMEZONE", "UTC"), int(env.get("BANCO_DAY_START_HOUR", "6"))),
+                first_gaming_day=dt.date.fromisoformat(env.get("BANCO_FIRST_GAMING_DAY", "2020-01-01")),
+                nightly_at=dt.time.fromisoformat(env.get("BANCO_NIGHTLY_AT", "02:00")),
+                max_tableau_violation_rate=float(env.get("BANCO_MAX_TABLEAU_VIOLATION_RATE", "0.01")),
+            )
+        except ValueError as error:
+            raise ValueError(f"bad BANCO_* setting in the environment: {error}") from None
+
+
+def dagster_environment(workdir: Path, env: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The environment Dagster runs in: the project's dagster.yaml (DAGSTER_HOME is the project root)
+    with its storage and logs under `workdir/.dagster/`, unless the caller already chose."""
+    return {
+        "DAGSTER_HOME": env.get("DAGSTER_HOME", str(PROJECT_ROOT)),
+        "BANCO_DAGSTER_DIR": env.get("BANCO_DAGSTER_DIR", str((workdir / ".dagster").resolve())),
+    }
