@@ -20,7 +20,7 @@ def preview(frame: pl.DataFrame, rows: int = 5) -> dg.MetadataValue:
         return dg.MetadataValue.md(str(frame.head(rows)))
 
 
-def table_metadata(db, tables: list[str], count_key: str = "dagster/row_count") -> dict[str, dict[str, dg.MetadataValue]]:
+def table_metadata(db, tables: list[str], count_key: str = "dagster/row_count") -> dict[str, dict]:
     """Per table: its total rows (under `count_key`) and a preview, from the snapshot readers see."""
     con = read(db)
     try:
