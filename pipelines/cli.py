@@ -9,8 +9,9 @@ from collections.abc import Sequence
 
 from models.warehouse.store import WarehouseError
 from pipelines.commands import bench, build, ingest, odds, simulate, sql, up
+from pipelines.services import ServiceError
+from pipelines.settings import DEFAULT_DB
 
-DEFAULT_DB = "data/warehouse/banco.duckdb"
 COMMANDS = {
     "up": up,
     "simulate": simulate,
@@ -52,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
-    except (UserError, ValueError, OSError, WarehouseError) as error:
+    except (UserError, ValueError, OSError, WarehouseError, ServiceError) as error:
         print(f"banco: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

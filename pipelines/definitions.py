@@ -9,7 +9,7 @@ import dagster as dg
 
 from pipelines.defs.core import assets as core
 from pipelines.defs.core import checks as core_checks
-from pipelines.defs.jobs import ingest_job, marts_job
+from pipelines.defs.jobs import ingest_job, marts_job, simulate_job
 from pipelines.defs.landing import assets as landing
 from pipelines.defs.landing.sensors import landing_sensor
 from pipelines.defs.marts import assets as marts
@@ -23,7 +23,7 @@ from pipelines.settings import Settings
 defs = dg.Definitions(
     assets=[landing.landing_files, landing.simulated_shoes, core.ingest_landing, marts.build_marts, serving_snapshot],
     asset_checks=dg.load_asset_checks_from_modules([core_checks, marts_checks]),
-    jobs=[ingest_job, marts_job],
+    jobs=[simulate_job, ingest_job, marts_job],
     schedules=[nightly_marts],
     sensors=[landing_sensor, marts_after_ingest],
     resources={"warehouse": Warehouse.from_settings(Settings.from_env())},

@@ -1,51 +1,95 @@
-"""The main job: simulate a demo month if nothing has landed, ingest the landing folder, build the
-marts, and report what the warehouse now holds."""
+"""The main job: deal a demo month if nothing has landed, materialize every asset through Dagster, then
+serve the Dagster UI (with its daemon, for schedules and sensors) and the dashboard until Ctrl-C."""
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
+import os
+import signal
+import sys
+import time
 from pathlib import Path
 
-from models.game.games import Game
 from models.logs.read import looks_like_round_log
-from models.metrics.build import build
-from models.simulate.config import Simulation
-from models.simulate.run import write_simulation
-from models.warehouse.ingest import ingest
 from models.warehouse.store import read
+from pipelines.services import Service, ServiceError, port_free, stop_all, wait_until_healthy
+from pipelines.settings import dagster_environment
 
 DEMO_DAYS = 30
+#: Run config that keeps Dagster's console log to warnings; the full event log is in the UI.
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--landing", type=Path, default=Path("data/landing"), help="folder of incoming round logs")
+    parser.add_argument("--landing", type=Path, default=Path(os.environ.get("BANCO_LANDING", "data/landing")),
+                        help="folder of incoming round logs (default: $BANCO_LANDING or data/landing)")  # fmt: skip
     parser.add_argument("--demo-days", type=int, default=DEMO_DAYS, help="days of demo play when nothing has landed")
+    parser.add_argument("--dagster-port", type=int, default=3000, help="port of the Dagster UI (default 3000)")
+    parser.add_argument("--dashboard-port", type=int, default=8501, help="port of the dashboard (default 8501)")
+    parser.add_argument("--no-serve", action="store_true", help="materialize everything, then exit without serving")
 
 
-def demo(landing: Path, days: int) -> str:
-    """A month of six tables, every game, with bets and a small known rate of misdeals."""
-    start = dt.date.today().replace(day=1) - dt.timedelta(days=days)
-    sim = Simulation(shoes=days * 6 * 8, tables=6, shoes_per_day=8, games=tuple(Game), start=start, seed=2026)
-    summary = write_simulation(sim, landing, misdeal_rate=0.002)
-    return summary.line()
+def _configure(args: argparse.Namespace) -> None:
+    """Point this process and every server it starts at the same warehouse, landing folder and instance."""
+    os.environ["BANCO_DB"] = str(Path(args.db).resolve())
+    os.environ["BANCO_LANDING"] = str(args.landing.resolve())
+    os.environ.update(dagster_environment(Path.cwd()))
 
 
-def run(args: argparse.Namespace) -> int:
-    db = Path(args.db)
-    landed = args.landing.exists() and any(looks_like_round_log(path) for path in args.landing.rglob("*"))
-    if not landed:
-        print(f"nothing has landed in {args.landing}: dealing a demo month there")
-        print("  " + demo(args.landing, args.demo_days))
-    results = ingest(db, [args.landing])
-    new = [r for r in results if r.status == "ok"]
-    print(
-        f"ingested {len(new)} new files ({sum(r.status == 'skipped' for r in results)} already in, "
-        f"{sum(r.status == 'failed' for r in results)} failed): {sum(r.accepted for r in new):,} rows accepted, "
-        f"{sum(sum(r.quarantined.values()) for r in new):,} quarantined, {sum(r.duplicates for r in new):,} duplicates"
+def _landed(landing: Path) -> bool:
+    return landing.exists() and any(looks_like_round_log(path) for path in landing.rglob("*"))
+
+
+def materialize_everything(args: argparse.Namespace) -> bool:
+    """Run the jobs in this process against the project's Dagster instance, so the runs show in its UI."""
+    import dagster as dg
+
+    from models.metrics.days import days_with_coups
+    from pipelines.definitions import defs
+    from pipelines.defs.partitions import GAMING_DAYS
+
+    instance = dg.DagsterInstance.get()
+    if not _landed(args.landing):
+        print(f"nothing has landed in {args.landing}: dealing a demo month there (run: simulate_shoes)")
+        config = {**QUIET, "ops": {"simulated_shoes": {"config": {"days": args.demo_days}}}}
+        result = defs.resolve_job_def("simulate_shoes").execute_in_process(run_config=config, instance=instance)
+        print("  " + result.asset_materializations_for_node("simulated_shoes")[0].metadata["summary"].value)
+    ingest = defs.resolve_job_def("ingest_landing").execute_in_process(QUIET, instance=instance, raise_on_error=False)
+    log = ingest.asset_materializations_for_node("ingest")
+    if log:
+        meta = next(m.metadata for m in log if m.asset_key.path == ["meta", "ingest_log"])
+        print(
+            f"ingested {meta['files_new'].value} new files ({meta['files_skipped'].value} already in, "
+            f"{meta['files_failed'].value} failed): {meta['rows_accepted'].value:,} rows accepted, "
+            f"{meta['rows_quarantined'].value:,} quarantined, {meta['rows_duplicate'].value:,} duplicates"
+        )
+    for check in ingest.get_asset_check_evaluations():
+        print(f"  check {check.check_name}: {'passed' if check.passed else 'FAILED'}")
+    if not ingest.success:
+        print(f"the ingest run failed or a blocking check stopped it: see run {ingest.run_id} in the Dagster UI")
+        return False
+    con = read(Path(os.environ["BANCO_DB"]))
+    try:
+        keys = set(GAMING_DAYS.get_partition_keys())
+        days = [day.isoformat() for day in days_with_coups(con, defs.resources["warehouse"].gaming_day)]
+    finally:
+        con.close()
+    days = [day for day in days if day in keys]
+    if not days:
+        print("no gaming day with coups inside the partitions (BANCO_FIRST_GAMING_DAY): nothing to build")
+        return True
+    tags = {"dagster/asset_partition_range_start": days[0], "dagster/asset_partition_range_end": days[-1]}
+    marts = defs.resolve_job_def("build_marts").execute_in_process(
+        QUIET, instance=instance, tags=tags, raise_on_error=False
     )
-    marts = build(db)
-    print(f"built {len(marts)} marts")
+    flagged = [c.check_name for c in marts.get_asset_check_evaluations() if not c.passed]
+    print(f"built the marts of {len(days)} gaming days ({days[0]} to {days[-1]})"
+          + (f"; flagged: {', '.join(flagged)}" if flagged else ""))  # fmt: skip
+    return marts.success
+
+
+def report(db: Path) -> None:
+    """What the warehouse now holds, per game."""
     con = read(db)
     try:
         print(
@@ -64,5 +108,66 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         con.close()
-    print(f'\nwarehouse: {db} (query it: banco sql "SELECT * FROM marts.table_day LIMIT 10")')
-    return 0
+
+
+def services(args: argparse.Namespace) -> list[Service]:
+    from pipelines.commands.dashboard import streamlit_command
+
+    logs = Path(os.environ["BANCO_DAGSTER_DIR"]) / "logs"
+    location = ["-m", "pipelines.definitions"]
+    bin_dir = Path(sys.executable).parent
+    argv, env = streamlit_command(Path(os.environ["BANCO_DB"]), args.dashboard_port)
+    return [
+        Service("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", *location], "", logs / "daemon.log"),
+        Service(
+            "dagster-webserver",
+            [str(bin_dir / "dagster-webserver"), *location, "-h", "127.0.0.1", "-p", str(args.dagster_port)],
+            f"http://127.0.0.1:{args.dagster_port}/server_info",
+            logs / "webserver.log",
+        ),
+        Service(
+            "dashboard", argv, f"http://127.0.0.1:{args.dashboard_port}/_stcore/health", logs / "dashboard.log", env=env
+        ),
+    ]
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Start the servers, print their addresses, and keep them up until Ctrl-C (or one of them dies)."""
+    for port in (args.dagster_port, args.dashboard_port):
+        if not port_free(port):
+            raise ServiceError(f"port {port} is in use: stop what holds it or pass --dagster-port/--dashboard-port")
+    started = services(args)
+    signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop is a Ctrl-C
+    signal.signal(signal.SIGINT, _interrupt)  # even when started in the background, where it is ignored
+    try:
+        for service in started:
+            service.start()
+        wait_until_healthy(started)
+        print(f"\nDagster UI:  http://127.0.0.1:{args.dagster_port}")
+        print(f"Dashboard:   http://127.0.0.1:{args.dashboard_port}")
+        print("Ctrl-C stops both.", flush=True)
+        while all(service.running() for service in started):
+            time.sleep(1)
+        dead = next(service for service in started if not service.running())
+        raise ServiceError(f"{dead.name} stopped unexpectedly; see {dead.log}")
+    except KeyboardInterrupt:
+        print("\nstopping the servers", flush=True)
+        return 0
+    finally:
+        stop_all(started)
+
+
+def run(args: argparse.Namespace) -> int:
+    _configure(args)
+    ok = materialize_everything(args)
+    db = Path(os.environ["BANCO_DB"])
+    if db.exists():
+        report(db)
+        print(f'\nwarehouse: {db} (query it: banco sql "SELECT * FROM marts.table_day LIMIT 10")')
+    if args.no_serve:
+        return 0 if ok else 1
+    return serve(args)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.defs.core.assets import ingest_landing
+from pipelines.defs.landing.assets import simulated_shoes
 from pipelines.defs.marts.assets import build_marts
-from pipelines.defs.partitions import GAMING_DAYS
 from pipelines.defs.serving.assets import serving_snapshot
 
 ingest_job = dg.define_asset_job(
@@ -18,6 +18,11 @@ ingest_job = dg.define_asset_job(
 marts_job = dg.define_asset_job(
     "build_marts",
     selection=dg.AssetSelection.assets(build_marts, serving_snapshot),
-    partitions_def=GAMING_DAYS,
     description="Rebuild the marts of gaming days and publish the serving snapshot.",
+)
+
+simulate_job = dg.define_asset_job(
+    "simulate_shoes",
+    selection=dg.AssetSelection.assets(simulated_shoes),
+    description="Deal simulated shoes into the landing folder (the landing sensor then ingests them).",
 )

@@ -1,10 +1,10 @@
-"""Blocking checks on the core tables: a failure stops the marts of the same run."""
+"""Blocking checks on the core tables the marts read: a failure stops the marts of the same run."""
 
 import dagster as dg
 
 from models.warehouse import audit, schema
 from models.warehouse.store import read
-from pipelines.defs.core.assets import INGEST_LOG, key_of, latest_ingest
+from pipelines.defs.core.assets import key_of, latest_ingest
 from pipelines.defs.metadata import preview
 from pipelines.defs.resources import Warehouse
 from pipelines.settings import Settings
@@ -12,8 +12,12 @@ from pipelines.settings import Settings
 MAX_TABLEAU_VIOLATION_RATE = Settings.from_env().max_tableau_violation_rate
 
 
-@dg.asset_check(asset=INGEST_LOG, blocking=True, description="Every file: rows read = accepted + quarantined + "
-                "duplicates, and the tables hold exactly the rows its log entry says.")  # fmt: skip
+@dg.asset_check(
+    asset=key_of(schema.CORE_ROUNDS),
+    blocking=True,
+    description="Every file: rows read = accepted + quarantined + duplicates, and the tables hold exactly the "
+    "rows its log entry says.",
+)
 def rows_accounted(warehouse: Warehouse) -> dg.AssetCheckResult:
     con = read(warehouse.db_path)
     try:
@@ -26,7 +30,7 @@ def rows_accounted(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
-    asset=key_of(schema.QUARANTINE_ROUNDS),
+    asset=key_of(schema.CORE_ROUNDS),
     blocking=True,
     description=f"Round rows of the latest ingest quarantined for a tableau violation stay under "
     f"{MAX_TABLEAU_VIOLATION_RATE:.2%} (BANCO_MAX_TABLEAU_VIOLATION_RATE): above it, a source deals or "

@@ -15,12 +15,11 @@ from pipelines.defs.jobs import ingest_job, marts_job
     "their range) and publish the snapshot.",
 )
 def marts_after_ingest(context: dg.RunStatusSensorContext):
-    records = context.instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=INGEST_LOG, run_ids=[context.dagster_run.run_id]), limit=1
-    ).records
-    if not records:
+    entries = context.instance.all_logs(context.dagster_run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
+    logged = [e.asset_materialization for e in entries if e.asset_materialization.asset_key == INGEST_LOG]
+    if not logged:
         return dg.SkipReason("the ingest run recorded no ingest log")
-    days = records[0].asset_materialization.metadata["gaming_days_touched"].value
+    days = logged[-1].metadata["gaming_days_touched"].value
     if not days:
         return dg.SkipReason("the ingest added no coups or bets")
     first, last = min(days), max(days)

@@ -1,0 +1,211 @@
+"""The Dagster code location on real DuckDB files: the whole graph, blocking checks, schedule and sensors."""
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from pipelines.definitions import defs
+from pipelines.defs.core import checks as core_checks
+from pipelines.defs.core.assets import ingest_landing
+from pipelines.defs.landing.assets import landing_files, simulated_shoes
+from pipelines.defs.landing.sensors import landing_sensor
+from pipelines.defs.marts import checks as marts_checks
+from pipelines.defs.marts.assets import build_marts
+from pipelines.defs.marts.schedules import nightly_marts
+from pipelines.defs.marts.sensors import marts_after_ingest
+from pipelines.defs.resources import Warehouse
+from pipelines.defs.serving.assets import serving_snapshot
+from pipelines.settings import PROJECT_ROOT
+
+GRAPH = [
+    simulated_shoes,
+    landing_files,
+    ingest_landing,
+    build_marts,
+    serving_snapshot,
+    *dg.load_asset_checks_from_modules([core_checks, marts_checks]),
+]
+DEMO = {"days": 2, "tables": 3, "shoes_per_day": 2, "start": "2026-10-01", "misdeal_rate": 0.003}
+DAYS = {"dagster/asset_partition_range_start": "2026-10-01", "dagster/asset_partition_range_end": "2026-10-02"}
+
+
+def warehouse_in(folder: Path) -> Warehouse:
+    return Warehouse(db=str(folder / "warehouse" / "banco.duckdb"), landing=str(folder / "landing"))
+
+
+def snapshot(warehouse: Warehouse):
+    return duckdb.connect(str(warehouse.db_path.with_name("banco.serving.duckdb")), read_only=True)
+
+
+def settled(*paths: Path) -> None:
+    """Age files (every file of a folder) past the sensor's settle time, as if they had landed a while ago."""
+    past = time.time() - 60
+    for path in paths:
+        for file in path.rglob("*") if path.is_dir() else [path]:
+            os.utime(file, (past, past))
+
+
+def test_definitions_validate():
+    env = {**os.environ, "DAGSTER_HOME": str(PROJECT_ROOT), "BANCO_DAGSTER_DIR": "/tmp/banco-validate-dagster"}
+    dagster = Path(sys.executable).with_name("dagster")
+    result = subprocess.run(
+        [str(dagster), "definitions", "validate", "-m", "pipelines.definitions"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Validation successful" in result.stderr + result.stdout
+
+
+def test_whole_graph_materializes_into_a_real_warehouse(tmp_path):
+    warehouse = warehouse_in(tmp_path)
+    result = dg.materialize(
+        GRAPH,
+        resources={"warehouse": warehouse},
+        run_config=dg.RunConfig(ops={"simulated_shoes": {"config": DEMO}}),
+        tags=DAYS,
+    )
+    assert result.success
+    checks = {check.check_name: check.passed for check in result.get_asset_check_evaluations()}
+    assert checks == dict.fromkeys(
+        ["rows_accounted", "tableau_violation_rate", "shoes_reconcile", "tie_rate_in_band", "banker_share_in_band"],
+        True,
+    )
+    events = {
+        (event.asset_key.to_user_string(), event.partition): event.materialization
+        for event in result.get_asset_materialization_events()
+    }
+    log = events[("meta/ingest_log", None)].metadata
+    simulated = events[("simulated_shoes", None)].metadata
+    con = snapshot(warehouse)
+    try:
+        rounds, quarantined = (
+            con.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in ("core.rounds", "quarantine.rounds")
+        )
+        days = con.sql("SELECT DISTINCT gaming_day::VARCHAR FROM marts.table_day ORDER BY 1").fetchall()
+        by_reason = dict(con.sql("SELECT reason, count(*) FROM quarantine.rounds GROUP BY 1 UNION ALL "
+                                 "SELECT reason, count(*) FROM quarantine.bets GROUP BY 1").fetchall())  # fmt: skip
+    finally:
+        con.close()
+    assert (
+        log["rows_read"].value
+        == log["rows_accepted"].value + log["rows_quarantined"].value + log["rows_duplicate"].value
+    )
+    assert log["rows_read"].value >= simulated["coups"].value + simulated["bets"].value - simulated["faults"].value
+    assert events[("core/rounds", None)].metadata["dagster/row_count"].value == rounds
+    assert events[("quarantine/rounds", None)].metadata["dagster/row_count"].value == quarantined > 0
+    assert log["quarantined_by_reason"].value == by_reason
+    assert log["gaming_days_touched"].value == ["2026-10-01", "2026-10-02"]
+    assert days == [("2026-10-01",), ("2026-10-02",)]
+    for day in ("2026-10-01", "2026-10-02"):  # one single-run backfill materializes every day of the range
+        assert events[("marts/table_day", day)].metadata["rows_written"].value == 6  # 3 tables x 2 days
+    assert ("serving_snapshot", None) in events
+
+
+def test_a_failing_blocking_check_stops_the_marts(tmp_path):
+    """A source whose coups break the tableau (a player standing on 5) trips the blocking check."""
+    warehouse = warehouse_in(tmp_path)
+    warehouse.landing_path.mkdir(parents=True)
+    rows = ["table_id,shoe_id,round_no,started_at,player_cards,banker_cards"]
+    for n in range(1, 21):  # every other coup: player 2 3 stands on 5 against banker 4 3 = 7
+        player, banker = ("2H 3S", "4D 3C") if n % 2 else ("9H KS", "8D KC")
+        rows.append(f"T1,S1,{n},2026-10-01T12:{n:02d}:00Z,{player},{banker}")
+    (warehouse.landing_path / "rounds_bad.csv").write_text("\n".join(rows) + "\n")
+    result = dg.materialize(
+        [
+            landing_files,
+            ingest_landing,
+            build_marts,
+            serving_snapshot,
+            *dg.load_asset_checks_from_modules([core_checks]),
+        ],
+        resources={"warehouse": warehouse},
+        tags={"dagster/asset_partition_range_start": "2026-10-01", "dagster/asset_partition_range_end": "2026-10-01"},
+        raise_on_error=False,
+    )
+    assert not result.success
+    checks = {check.check_name: check for check in result.get_asset_check_evaluations()}
+    assert not checks["tableau_violation_rate"].passed
+    assert checks["tableau_violation_rate"].metadata["violations"].value == 10
+    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+    assert "core/rounds" in materialized
+    assert not {key for key in materialized if key.startswith("marts/")} and "serving_snapshot" not in materialized
+
+
+def test_nightly_schedule_builds_the_previous_gaming_day():
+    # at 02:00 on the 29th the gaming day of the 28th (from 06:00) is still open: the previous one is the 27th
+    context = dg.build_schedule_context(scheduled_execution_time=dt.datetime(2026, 11, 29, 2, 0, tzinfo=dt.UTC))
+    request = nightly_marts(context)
+    assert request.partition_key == "2026-11-27" and request.run_key == "nightly-2026-11-27"
+    later = dg.build_schedule_context(scheduled_execution_time=dt.datetime(2026, 11, 29, 7, 0, tzinfo=dt.UTC))
+    assert nightly_marts(later).partition_key == "2026-11-28"
+    assert nightly_marts.cron_schedule == "0 2 * * *"
+
+
+def test_landing_sensor_requests_each_new_file_once(tmp_path):
+    warehouse = warehouse_in(tmp_path)
+    dg.materialize([simulated_shoes], resources={"warehouse": warehouse},
+                   run_config=dg.RunConfig(ops={"simulated_shoes": {"config": {**DEMO, "days": 1}}}))  # fmt: skip
+    settled(warehouse.landing_path)
+    with dg.instance_for_test() as instance:
+        first = landing_sensor(dg.build_sensor_context(instance=instance, resources={"warehouse": warehouse}))
+        (request,) = first.run_requests
+        paths = request.run_config["ops"]["ingest"]["config"]["paths"]
+        assert len(paths) == 2 and all("_faults" not in path for path in paths)  # rounds and bets, no labels
+        again = landing_sensor(
+            dg.build_sensor_context(instance=instance, cursor=first.cursor, resources={"warehouse": warehouse})
+        )
+        assert not again.run_requests
+        late = warehouse.landing_path / "rounds_late.csv"
+        late.write_text("table_id,shoe_id,round_no,started_at,outcome\nT9,S1,1,2026-10-01T12:00:00Z,B\n")
+        young = landing_sensor(
+            dg.build_sensor_context(instance=instance, cursor=first.cursor, resources={"warehouse": warehouse})
+        )
+        assert not young.run_requests  # still settling: it may be mid-copy
+        settled(late)
+        third = landing_sensor(
+            dg.build_sensor_context(instance=instance, cursor=first.cursor, resources={"warehouse": warehouse})
+        )
+        (new,) = third.run_requests
+        assert new.run_config["ops"]["ingest"]["config"]["paths"] == [str(late)]
+        assert new.run_key != request.run_key and set(json.loads(third.cursor)) == {*paths, str(late)}
+
+
+def test_marts_follow_a_successful_ingest_over_the_days_it_touched(tmp_path):
+    warehouse = warehouse_in(tmp_path)
+    dg.materialize([simulated_shoes], resources={"warehouse": warehouse},
+                   run_config=dg.RunConfig(ops={"simulated_shoes": {"config": DEMO}}))  # fmt: skip
+    with dg.instance_for_test() as instance:
+        job = defs.resolve_job_def("ingest_landing")
+        ingest = job.execute_in_process(instance=instance, resources={"warehouse": warehouse})
+        assert ingest.success
+        context = dg.build_run_status_sensor_context(
+            sensor_name="marts_after_ingest",
+            dagster_instance=instance,
+            dagster_run=ingest.dagster_run,
+            dagster_event=ingest.get_run_success_event(),
+        )
+        request = marts_after_ingest(context)
+    assert request.tags == DAYS
+
+
+@pytest.mark.parametrize("setting", ["BANCO_NIGHTLY_AT=25:00", "BANCO_DAY_START_HOUR=30", "BANCO_TIMEZONE=Mars/Base"])
+def test_a_bad_setting_is_one_clear_line(setting, tmp_path):
+    name, value = setting.split("=")
+    banco = Path(sys.executable).with_name("banco")
+    result = subprocess.run(
+        [str(banco), "up", "--no-serve", "--db", str(tmp_path / "w.duckdb"), "--landing", str(tmp_path)],
+        capture_output=True, text=True, env={**os.environ, name: value}, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("banco: error: bad BANCO_* setting") and len(result.stderr.splitlines()) == 1
