@@ -1,0 +1,73 @@
+"""The audits the blocking checks run: sound on what ingest stored, and failing on a tampered warehouse."""
+
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+
+from models.metrics.bands import outcome_bands
+from models.metrics.days import coups_of_days, days_touched_since, days_with_coups
+from models.metrics.gaming_day import GamingDay
+from models.warehouse import audit
+from models.warehouse.ingest import ingest
+
+SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
+EPOCH = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+
+
+def ingested(tmp_path) -> Path:
+    db = tmp_path / "banco.duckdb"
+    ingest(db, [SAMPLES])
+    return db
+
+
+def test_a_sound_warehouse_passes_every_audit(tmp_path):
+    con = duckdb.connect(str(ingested(tmp_path)))
+    assert audit.unaccounted_files(con).height == 0
+    assert audit.overdrawn_shoes(con, EPOCH).height == 0
+    violations, rows = audit.tableau_violations(con, EPOCH)
+    expected = con.sql("SELECT count(*) FROM quarantine.rounds WHERE reason = 'tableau_violation'").fetchall()
+    read = con.sql("SELECT sum(rows_read) FROM meta.ingest_log WHERE kind = 'rounds' AND status = 'ok'").fetchall()
+    assert violations == expected[0][0] > 0 and rows == read[0][0]
+    assert audit.tableau_violations(con, dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)) == (0, 0)
+
+
+def test_a_row_lost_from_a_table_is_found(tmp_path):
+    con = duckdb.connect(str(ingested(tmp_path)))
+    path = con.sql("SELECT source_file FROM core.rounds LIMIT 1").fetchall()[0][0]
+    con.execute(
+        "DELETE FROM core.rounds WHERE rowid = (SELECT min(rowid) FROM core.rounds WHERE source_file = ?)", [path]
+    )
+    bad = audit.unaccounted_files(con)
+    assert bad["path"].to_list() == [path]
+    assert bad["stored_accepted"][0] == bad["rows_accepted"][0] - 1
+
+
+def test_a_stored_coup_that_overdraws_its_shoe_is_found(tmp_path):
+    con = duckdb.connect(str(ingested(tmp_path)))
+    # a one-deck shoe holds one 9 of hearts: store a second coup repeating the first coup's cards
+    shoe = con.sql(
+        "SELECT table_id, shoe_id FROM core.rounds WHERE has_cards AND player_cards LIKE '%H%' LIMIT 1"
+    ).fetchall()[0]
+    con.execute("UPDATE core.rounds SET decks = 1 WHERE table_id = ? AND shoe_id = ?", list(shoe))
+    con.execute(
+        "INSERT INTO core.rounds SELECT * REPLACE (round_no + 1000 AS round_no) FROM core.rounds "
+        "WHERE table_id = ? AND shoe_id = ? ORDER BY round_no LIMIT 1",
+        list(shoe),
+    )
+    bad = audit.overdrawn_shoes(con, EPOCH)
+    assert bad.height >= 1 and set(zip(bad["table_id"], bad["shoe_id"], strict=True)) == {shoe}
+
+
+def test_gaming_days_and_bands_from_the_stored_coups(tmp_path):
+    db = ingested(tmp_path)
+    con = duckdb.connect(str(db))
+    day = GamingDay()
+    days = days_with_coups(con, day)
+    assert days and days == days_touched_since(con, EPOCH, day)
+    assert days_touched_since(con, dt.datetime.now(dt.UTC) + dt.timedelta(hours=1), day) == []
+    coups = coups_of_days(con, days, day)
+    assert coups.height == con.sql("SELECT count(*) FROM core.rounds").fetchall()[0][0]
+    bands = outcome_bands(coups.lazy(), ["game"])
+    assert bands["coups"].sum() == coups.height
+    assert (bands["ties"] == bands["coups"] - bands["decided"]).all()
