@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
 
 from models.metrics.build import MartConfig
 from models.metrics.gaming_day import GamingDay
+from models.warehouse.store import read
 from pipelines.settings import Settings
 
 
@@ -43,3 +46,12 @@ class Warehouse(dg.ConfigurableResource):
     @property
     def mart_config(self) -> MartConfig:
         return MartConfig(day=self.gaming_day)
+
+    @contextmanager
+    def snapshot(self) -> Iterator:
+        """A short-lived read-only connection to the serving snapshot."""
+        con = read(self.db_path)
+        try:
+            yield con
+        finally:
+            con.close()

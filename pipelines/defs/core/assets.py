@@ -11,7 +11,6 @@ from pydantic import Field
 from models.metrics.days import days_touched_since
 from models.warehouse import schema
 from models.warehouse.ingest import ingest
-from models.warehouse.store import read
 from pipelines.defs.landing.assets import landing_files, simulated_shoes
 from pipelines.defs.metadata import table_metadata
 from pipelines.defs.resources import Warehouse
@@ -64,11 +63,8 @@ def ingest_landing(context: dg.AssetExecutionContext, config: IngestConfig, ware
     quarantined = sum((r.quarantined for r in new), Counter())
     for result in failed:
         context.log.warning(f"failed {result.path}: {result.error}")
-    con = read(warehouse.db_path)
-    try:
+    with warehouse.snapshot() as con:
         days = days_touched_since(con, started, warehouse.gaming_day)
-    finally:
-        con.close()
     summary = {
         "ingest_started_at": dg.MetadataValue.text(started.isoformat()),
         "files_new": len(new),

@@ -3,13 +3,13 @@
 import dagster as dg
 
 from models.warehouse import audit, schema
-from models.warehouse.store import read
 from pipelines.defs.core.assets import key_of, latest_ingest
 from pipelines.defs.metadata import preview
 from pipelines.defs.resources import Warehouse
 from pipelines.settings import Settings
 
 MAX_TABLEAU_VIOLATION_RATE = Settings.from_env().max_tableau_violation_rate
+NOTHING_YET = dg.AssetCheckResult(passed=True, metadata={"note": "nothing ingested yet"})
 
 
 @dg.asset_check(
@@ -19,11 +19,8 @@ MAX_TABLEAU_VIOLATION_RATE = Settings.from_env().max_tableau_violation_rate
     "rows its log entry says.",
 )
 def rows_accounted(warehouse: Warehouse) -> dg.AssetCheckResult:
-    con = read(warehouse.db_path)
-    try:
+    with warehouse.snapshot() as con:
         bad = audit.unaccounted_files(con)
-    finally:
-        con.close()
     return dg.AssetCheckResult(
         passed=bad.height == 0, metadata={"files_unaccounted": bad.height, "files": preview(bad, 20)}
     )
@@ -39,12 +36,9 @@ def rows_accounted(warehouse: Warehouse) -> dg.AssetCheckResult:
 def tableau_violation_rate(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     latest = latest_ingest(context)
     if latest is None:
-        return dg.AssetCheckResult(passed=True, metadata={"note": "nothing ingested yet"})
-    con = read(warehouse.db_path)
-    try:
+        return NOTHING_YET
+    with warehouse.snapshot() as con:
         violations, rows = audit.tableau_violations(con, latest[0])
-    finally:
-        con.close()
     rate = violations / rows if rows else 0.0
     return dg.AssetCheckResult(
         passed=rate <= MAX_TABLEAU_VIOLATION_RATE,
@@ -63,15 +57,11 @@ def tableau_violation_rate(context: dg.AssetCheckExecutionContext, warehouse: Wa
 def shoes_reconcile(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     latest = latest_ingest(context)
     if latest is None:
-        return dg.AssetCheckResult(passed=True, metadata={"note": "nothing ingested yet"})
-    con = read(warehouse.db_path)
-    try:
+        return NOTHING_YET
+    with warehouse.snapshot() as con:
         bad = audit.overdrawn_shoes(con, latest[0])
-        explained = con.sql(f"SELECT count(*) FROM {schema.CORE_SHOES} WHERE reconciliation = 'overdrawn'").fetchall()[
-            0
-        ][0]
-    finally:
-        con.close()
+        explained = con.sql(f"SELECT count(*) FROM {schema.CORE_SHOES} WHERE reconciliation = 'overdrawn'")
+        explained = explained.fetchall()[0][0]
     return dg.AssetCheckResult(
         passed=bad.height == 0,
         metadata={

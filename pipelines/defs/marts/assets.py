@@ -7,7 +7,6 @@ import dagster as dg
 from models.metrics.build import build
 from models.metrics.days import days_with_coups
 from models.warehouse import schema
-from models.warehouse.store import read
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import table_metadata
 from pipelines.defs.partitions import GAMING_DAYS
@@ -49,11 +48,8 @@ def run_days(context) -> list[dt.date]:
 def build_marts(context: dg.AssetExecutionContext, warehouse: Warehouse):
     """Recompute every mart's rows of the run's gaming days (and the tenure fit of their months)."""
     asked = run_days(context)
-    con = read(warehouse.db_path)
-    try:
+    with warehouse.snapshot() as con:
         with_coups = set(days_with_coups(con, warehouse.gaming_day))
-    finally:
-        con.close()
     days = [day for day in asked if day in with_coups]
     context.log.info(f"{len(days)} of {len(asked)} gaming days hold coups")
     if not days:  # nothing dealt on these days: no rows to compute

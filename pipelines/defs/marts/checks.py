@@ -6,7 +6,6 @@ import polars as pl
 from models.metrics.bands import outcome_bands
 from models.metrics.days import coups_of_days, days_with_coups
 from models.warehouse import schema
-from models.warehouse.store import read
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.marts.assets import run_days
 from pipelines.defs.metadata import preview
@@ -17,13 +16,10 @@ Z_BAND = 4.0
 
 
 def _bands(context, warehouse: Warehouse) -> pl.DataFrame:
-    con = read(warehouse.db_path)
-    try:
+    with warehouse.snapshot() as con:
         days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
         days = days or days_with_coups(con, warehouse.gaming_day)
         coups = coups_of_days(con, days, warehouse.gaming_day)
-    finally:
-        con.close()
     return outcome_bands(coups.lazy(), ["game"])
 
 
