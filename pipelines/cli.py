@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from models.warehouse.store import WarehouseError
-from pipelines.commands import bench, build, ingest, odds, simulate, sql, up
+from pipelines.commands import bench, build, dashboard, ingest, odds, simulate, sql, up
 
 DEFAULT_DB = "data/warehouse/banco.duckdb"
 COMMANDS = {
@@ -18,6 +18,7 @@ COMMANDS = {
     "build": build,
     "sql": sql,
     "odds": odds,
+    "dashboard": dashboard,
     "bench": bench,
 }
 

@@ -44,7 +44,7 @@ def tenure_hazard(counts: pl.DataFrame, by: Sequence[str] = (), longest: int = 8
     (ended by a pass, else cut by the shoe's end or withdrawn), plus the `by` columns. For each
     length k (pooling k >= `longest`), the tenures still holding at their k-th decided coup are at
     risk; theory expects at_risk x (1 - q) of them to pass there (the test of `tenure_fit`)."""
-    keys = [*by, "game", "decks"]
+    keys = list(dict.fromkeys([*by, "game", "decks"]))
     rated = (
         counts.filter(pl.col("decided") >= 1)
         .with_columns(pl.col("decks").cast(pl.Int8))
