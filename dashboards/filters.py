@@ -36,9 +36,9 @@ class Filters:
         if grain == "round":
             clauses.append(f"{a}started_at >= $since AND {a}started_at < $until")
             params |= dict(zip(("since", "until"), self.instants(), strict=True))
-        elif grain == "quarantine":
-            observed = f"coalesce(try_cast(json_extract_string({a}raw, '$.started_at') AS TIMESTAMPTZ), {a}ingested_at)"
-            clauses.append(f"{observed} >= $since AND {observed} < $until")
+        elif grain == "quarantine":  # a rejected row without a readable time is shown whatever the days
+            played = f"try_cast(json_extract_string({a}raw, '$.started_at') AS TIMESTAMPTZ)"
+            clauses.append(f"({played} IS NULL OR ({played} >= $since AND {played} < $until))")
             params |= dict(zip(("since", "until"), self.instants(), strict=True))
         elif grain == "month":  # marts.tenure_fit: one row per table, game and month
             clauses.append(f"{a}period BETWEEN date_trunc('month', $start::DATE) AND $end")

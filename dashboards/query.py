@@ -54,10 +54,9 @@ def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         raise Unavailable(
             f"The serving snapshot cannot be opened ({error}); it may be being replaced.", "banco build"
         ) from None
-    except duckdb.CatalogException as error:
-        if "marts" in str(error):
-            raise Unavailable("The warehouse has no marts yet.", "banco build") from None
-        raise Unavailable(f"The warehouse lacks a table: {str(error).splitlines()[0]}", "banco ingest PATH") from None
+    except duckdb.CatalogException as error:  # ingested, but the marts were never built (or not all of them)
+        detail = str(error).splitlines()[0].removeprefix("Catalog Error: ")
+        raise Unavailable(f"The warehouse has no marts yet, or not all of them ({detail}).", "banco build") from None
     except duckdb.IOException as error:
         raise Unavailable(
             f"The serving snapshot is being replaced ({str(error).splitlines()[0]}): reload in a moment.", "banco build"

@@ -143,8 +143,8 @@ def dealer_wagers(f: filters.Filters, dealer: str) -> None:
         params | {"dealer": dealer},
     ).with_columns(gaming_day(pl.col("started_at"), filters.DAY), dealer_id=pl.lit(dealer))
     pace = query.frame(
-        "SELECT count(*) AS coups, sum(n - 1) / (sum(seconds) / 3600) AS coups_per_hour FROM (SELECT count(*) AS n, "
-        "epoch(max(started_at)) - epoch(min(started_at)) AS seconds FROM core.rounds r "
+        "SELECT sum(n)::BIGINT AS coups, sum(n - 1) / (sum(seconds) / 3600) AS coups_per_hour FROM ("
+        "SELECT count(*) AS n, epoch(max(started_at)) - epoch(min(started_at)) AS seconds FROM core.rounds r "
         f"WHERE r.dealer_id = $dealer AND {rounds_where} GROUP BY table_id, shoe_id)",
         params | {"dealer": dealer},
     ).row(0, named=True)
