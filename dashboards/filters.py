@@ -28,12 +28,15 @@ class Filters:
     tables: tuple[str, ...] = ()
     games: tuple[str, ...] = ()
     dealers: tuple[str, ...] = ()
+    every_day: bool = False
 
     def where(self, grain: Grain, alias: str = "") -> tuple[str, dict[str, Any]]:
         """A WHERE clause (without the keyword) for a relation of `grain`, and its parameters."""
         a = f"{alias}." if alias else ""
         clauses, params = [], {}
-        if grain == "round":
+        if self.every_day:  # every day the warehouse holds: no clause, so scans skip a join
+            pass
+        elif grain == "round":
             clauses.append(f"{a}started_at >= $since AND {a}started_at < $until")
             params |= dict(zip(("since", "until"), self.instants(), strict=True))
         elif grain == "quarantine":  # a rejected row without a readable time is shown whatever the days
@@ -67,7 +70,16 @@ class Filters:
                 }[grain]
             )
             params["dealers"] = list(self.dealers)
-        return " AND ".join(clauses), params
+        return " AND ".join(clauses) or "TRUE", params
+
+    def shoes(self, alias: str = "") -> tuple[str, dict[str, Any]]:
+        """A WHERE clause keeping the rows of a relation keyed by table_id and shoe_id (core.bets,
+        core.shoes) that belong to the filtered shoes; none at all when nothing is filtered."""
+        where, params = self.where("shoe")
+        if where == "TRUE":
+            return where, params
+        a = f"{alias}." if alias else ""
+        return f"({a}table_id, {a}shoe_id) IN (SELECT table_id, shoe_id FROM marts.shoe_summary WHERE {where})", params
 
     def instants(self) -> tuple[dt.datetime, dt.datetime]:
         """The UTC instants the gaming days from `start` to `end` span."""
@@ -100,7 +112,7 @@ def sidebar() -> Filters:
         "Days are gaming days (06:00 UTC to 06:00, as `banco build` counts them). Dealers select the "
         "shoes and table-days they dealt."
     )
-    return Filters(start, end, tuple(tables), tuple(games), tuple(chosen))
+    return Filters(start, end, tuple(tables), tuple(games), tuple(chosen), every_day=(start, end) == (first, last))
 
 
 class Empty(Exception):

@@ -80,11 +80,10 @@ def what_if(f: filters.Filters) -> None:
     rate = a.number_input("Commission rate", 0.0, 0.2, 0.05, step=0.005, format="%.3f", key="what_if_rate")
     policy = b.radio("Rounding", ("exact", "down", "up"), horizontal=True, key="what_if_policy")
     unit = c.selectbox("Chip unit", ("0.25", "0.5", "1", "5"), disabled=policy == "exact", key="what_if_unit")
-    shoes, params = f.where("shoe")
+    shoes, params = f.shoes()
     won = query.frame(
         "SELECT game, amount, count(*) AS wagers, sum(commission) AS logged FROM core.bets "
-        "WHERE bet = 'banker' AND commission > 0 AND (table_id, shoe_id) IN "
-        f"(SELECT table_id, shoe_id FROM marts.shoe_summary WHERE {shoes}) GROUP BY game, amount",
+        f"WHERE bet = 'banker' AND commission > 0 AND {shoes} GROUP BY game, amount",
         params,
     )
     if won.is_empty():

@@ -72,12 +72,12 @@ def render() -> None:
         st.dataframe(violations, hide_index=True)
 
     st.subheader("Shoes that fail reconciliation")
-    shoe_where, shoe_params = f.where("shoe")
+    shoe_where, shoe_params = f.shoes("s")
     failing = query.frame(
         "SELECT s.table_id, s.shoe_id, s.game, s.decks, s.reconciled_by, s.overdrawn_rows, q.round_no, q.detail, "
         "q.source_file, q.line_no FROM core.shoes s LEFT JOIN quarantine.rounds q ON q.table_id = s.table_id "
         "AND q.shoe_id = s.shoe_id AND q.reason = 'shoe_overdrawn' WHERE s.reconciliation = 'overdrawn' AND "
-        f"(s.table_id, s.shoe_id) IN (SELECT table_id, shoe_id FROM marts.shoe_summary WHERE {shoe_where}) "
+        f"{shoe_where} "
         "ORDER BY s.table_id, s.shoe_id, q.round_no",
         shoe_params,
     )

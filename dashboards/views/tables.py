@@ -9,9 +9,7 @@ import streamlit as st
 
 from dashboards import charts, filters, fmt, query
 from models.game.paytable import DEFAULT_PAYTABLE
-from models.metrics.expectation import pooled_win_vs_theo_z
-from models.metrics.gaming_day import gaming_day
-from models.metrics.money import table_day
+from models.metrics.expectation import pooled_win_vs_theo_z, win_against_theo
 from models.warehouse.settlement import house_expectation
 
 MONEY = ("handle", "house_win", "theo")
@@ -36,11 +34,10 @@ def render() -> None:
             params,
         )
     )
-    shoe_where, shoe_params = f.where("shoe")
+    shoe_where, shoe_params = f.shoes()
     pace = query.frame(
         "SELECT table_id, sum(rounds)::BIGINT AS coups, sum(rounds - 1) / (sum(epoch(last_started_at) - "
-        "epoch(first_started_at)) / 3600) AS coups_per_hour FROM core.shoes WHERE (table_id, shoe_id) IN "
-        f"(SELECT table_id, shoe_id FROM marts.shoe_summary WHERE {shoe_where}) GROUP BY table_id",
+        f"epoch(first_started_at)) / 3600) AS coups_per_hour FROM core.shoes WHERE {shoe_where} GROUP BY table_id",
         shoe_params,
     )
     tables = _hold(
@@ -136,24 +133,29 @@ def table_days(days: pl.DataFrame, table: str) -> None:
 
 def dealer_wagers(f: filters.Filters, dealer: str) -> None:
     rounds_where, params = f.where("round", alias="r")
-    placed = query.frame(
-        "SELECT b.table_id, r.started_at, b.game, r.decks, b.bet, b.amount, b.house_net, b.theo "
-        "FROM core.bets b JOIN core.rounds r USING (table_id, shoe_id, round_no) "
-        f"WHERE r.dealer_id = $dealer AND {rounds_where}",
-        params | {"dealer": dealer},
-    ).with_columns(gaming_day(pl.col("started_at"), filters.DAY), dealer_id=pl.lit(dealer))
+    params = params | {"dealer": dealer}
+    # summed in the database, per game, decks and bet: the z needs each stake squared, not each wager
+    # the bets scan keeps only the dealer's shoes before the join (DuckDB would otherwise group every bet first)
+    sums = query.frame(
+        "WITH r AS (SELECT table_id, shoe_id, round_no, decks FROM core.rounds r "
+        f"WHERE r.dealer_id = $dealer AND {rounds_where}) "
+        "SELECT b.game, r.decks, b.bet, count(*) AS wagers, sum(b.amount) AS handle, sum(b.house_net) AS house_win, "
+        "sum(b.theo) AS theo, sum(b.amount::DOUBLE * b.amount::DOUBLE) AS amount_squared "
+        "FROM core.bets b JOIN r USING (table_id, shoe_id, round_no) "
+        "WHERE (b.table_id, b.shoe_id) IN (SELECT DISTINCT table_id, shoe_id FROM r) GROUP BY ALL",
+        params,
+    )
     pace = query.frame(
         "SELECT sum(n)::BIGINT AS coups, sum(n - 1) / (sum(seconds) / 3600) AS coups_per_hour FROM ("
         "SELECT count(*) AS n, epoch(max(started_at)) - epoch(min(started_at)) AS seconds FROM core.rounds r "
         f"WHERE r.dealer_id = $dealer AND {rounds_where} GROUP BY table_id, shoe_id)",
-        params | {"dealer": dealer},
+        params,
     ).row(0, named=True)
-    if placed.is_empty():
+    if sums.is_empty():
         st.info(f"{dealer} took no wagers in the filtered days.")
         return
     variance = house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "house_variance")
-    variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
-    whole = _hold(table_day(placed.lazy(), variance, by=("dealer_id",)))
+    whole = _hold(win_against_theo(sums, variance.with_columns(pl.col("decks").cast(pl.Int8))))
     a, b, c, d = st.columns(4)
     a.metric("Coups dealt", fmt.count(pace["coups"]))
     b.metric("Pace", f"{fmt.number(pace['coups_per_hour'], 1)} coups/hour")
