@@ -48,6 +48,10 @@ def pick_first_dealer(at: AppTest) -> None:
     box.set_value(box.options[1]).run()
 
 
+def round_commission_down(at: AppTest) -> None:
+    at.radio(key="what_if_policy").set_value("down").run()
+
+
 def measure(db: Path) -> None:
     os.environ["BANCO_DB"] = str(db)
     con = read(db)
@@ -57,6 +61,7 @@ def measure(db: Path) -> None:
     con.close()
     rows = []
     cases = [(name, title, None) for name, title, _ in PAGES]
+    cases.append(("commission.py", "Commission + what-if rounded down", round_commission_down))
     cases.append(("tables.py", "Tables and dealers + a dealer drill-down", pick_first_dealer))
     for name, title, interact in cases:
         cold, warm = render_seconds(name, interact)

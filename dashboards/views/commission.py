@@ -11,6 +11,7 @@ import streamlit as st
 
 from dashboards import charts, filters, fmt, query
 from models.contract import MONEY
+from models.game.paytable import DEFAULT_PAYTABLE
 from models.metrics.money import Rounding
 from models.metrics.what_if import commission_what_if
 
@@ -80,6 +81,12 @@ def what_if(f: filters.Filters) -> None:
     rate = a.number_input("Commission rate", 0.0, 0.2, 0.05, step=0.005, format="%.3f", key="what_if_rate")
     policy = b.radio("Rounding", ("exact", "down", "up"), horizontal=True, key="what_if_policy")
     unit = c.selectbox("Chip unit", ("0.25", "0.5", "1", "5"), disabled=policy == "exact", key="what_if_unit")
+    if policy == "exact" and Decimal(str(rate)) == DEFAULT_PAYTABLE.commission:
+        st.caption(
+            f"At {DEFAULT_PAYTABLE.commission:.0%} and exact, the what-if is the commission as taken, above. Change "
+            "the rate or the rounding to recompute it from every winning Banker wager."
+        )
+        return
     shoes, params = f.shoes()
     won = query.frame(
         "SELECT game, amount, count(*) AS wagers, sum(commission) AS logged FROM core.bets "

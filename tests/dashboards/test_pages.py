@@ -83,7 +83,11 @@ def test_commission_and_its_what_if(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch, "commission")
     taken = scalar(warehouse, "SELECT sum(commission) FROM core.bets")
     assert metric(at, "Commission revenue") == fmt.money(taken)
-    assert metric(at, "Commission at 5.00%, exact") == fmt.money(taken)
+    at.number_input(key="what_if_rate").set_value(0.04).run()
+    staked = scalar(warehouse, "SELECT sum(amount) FROM core.bets WHERE bet = 'banker' AND commission > 0")
+    assert metric(at, "Commission at 4.00%, exact") == fmt.money(staked * Decimal("0.04"))
+    assert metric(at, "As taken (logged, exact)") == fmt.money(taken)
+    at.number_input(key="what_if_rate").set_value(0.05).run()
     at.radio(key="what_if_policy").set_value("down").run()
     at.selectbox(key="what_if_unit").set_value("1").run()
     assert not at.exception
