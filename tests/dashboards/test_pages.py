@@ -8,14 +8,18 @@ from decimal import Decimal
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboards import fmt
 from models.game.cards import parse_hand
+from models.game.paytable import DEFAULT_PAYTABLE
 from models.game.shoe import Composition
+from models.metrics.money import table_day
 from models.odds.exact import exact_odds
 from models.warehouse.ingest import ingest
+from models.warehouse.settlement import house_expectation
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py")
 
@@ -127,6 +131,17 @@ def test_tables_and_a_dealer_drill_down(warehouse, monkeypatch):
         f"WHERE r.dealer_id = '{dealer}'",
     )
     assert metric(at, "Handle") == fmt.money(handle)
+    con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
+    placed = con.sql(
+        "SELECT r.dealer_id, b.game, r.decks, b.bet, b.amount, b.house_net, b.theo FROM core.bets b "
+        f"JOIN core.rounds r USING (table_id, shoe_id, round_no) WHERE r.dealer_id = '{dealer}'"
+    ).pl()
+    con.close()
+    variance = house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "house_variance")
+    expected = table_day(placed.lazy(), variance.with_columns(pl.col("decks").cast(pl.Int8)), by=("dealer_id",))
+    shown = at.dataframe[2].value.sort_values("game")
+    z = expected.sort("game")["win_vs_theo_z"].fill_null(float("nan")).to_list()  # null where nothing varies
+    assert shown["z"].tolist() == pytest.approx(z, nan_ok=True)
 
 
 def test_shoe_explorer_shows_the_chosen_shoe(warehouse, monkeypatch):
