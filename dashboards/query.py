@@ -63,8 +63,9 @@ def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         ) from None
 
 
-def console(sql: str) -> pl.DataFrame:
-    """An analyst's own query, uncached, on a read-only connection (writes fail there)."""
+def console(sql: str, limit: int) -> pl.DataFrame:
+    """An analyst's own query, uncached, on a read-only connection (writes fail there); at most
+    `limit` rows are fetched, so a query over every coup cannot exhaust the server."""
     db = warehouse()
     if not serving_path(db).exists():
         raise Unavailable(f"No warehouse at {db} yet.", "banco up")
@@ -73,6 +74,6 @@ def console(sql: str) -> pl.DataFrame:
         relation = con.sql(sql)
         if relation is None:  # a statement that returns no rows
             raise duckdb.InvalidInputException("the statement returned no rows: write a query")
-        return relation.pl()
+        return relation.limit(limit).pl()
     finally:
         con.close()

@@ -27,6 +27,7 @@ EXAMPLES = {
     "FROM information_schema.columns\nORDER BY ALL",
 }
 SHOWN_ROWS = 10_000
+MAX_ROWS = 200_000  # fetched, for the CSV download
 
 
 def render() -> None:
@@ -38,13 +39,16 @@ def render() -> None:
         st.info("Write a query, or pick an example.")
         return
     try:
-        result = query.console(text)
+        result = query.console(text, MAX_ROWS + 1)
     except duckdb.Error as error:
         message = str(error).splitlines()[0]
         if "read-only" in message.lower() or "read only" in message.lower():
             message = "the console is read-only: it queries the serving snapshot and never writes"
         st.error(f"SQL error: {message}")
         return
+    if result.height > MAX_ROWS:
+        result = result.head(MAX_ROWS)
+        st.warning(f"Only the first {MAX_ROWS:,} rows are fetched here: for all of them, `banco sql --format csv`.")
     st.caption(
         f"{result.height:,} rows" + (f"; showing the first {SHOWN_ROWS:,}" if result.height > SHOWN_ROWS else "")
     )

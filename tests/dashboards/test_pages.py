@@ -195,6 +195,8 @@ def test_sql_console_runs_read_only_queries(warehouse, monkeypatch):
     at.text_area(key=f"sql_text_{example}").set_value("DELETE FROM core.rounds").run()
     assert not at.exception and "read-only" in at.error[0].value
     assert scalar(warehouse, "SELECT count(*) FROM core.rounds") > 0
+    at.text_area(key=f"sql_text_{example}").set_value("SELECT * FROM range(300000)").run()
+    assert not at.exception and "200,000 rows" in at.warning[0].value  # fetched at most
 
 
 def test_no_warehouse_yet_says_what_to_run(tmp_path, monkeypatch):
