@@ -43,7 +43,7 @@ def render() -> None:
         alt.Chart(by_day.with_columns(pl.col("revenue").cast(pl.Float64)), title="Revenue by gaming day")
         .mark_bar()
         .encode(
-            x=alt.X("gaming_day:T", title=None),
+            x=alt.X("yearmonthdate(gaming_day):T", title=None),  # a bar spans its day
             y=alt.Y("sum(revenue):Q", title="commission", axis=alt.Axis(format=",.0f")),
             color=alt.Color("game:N"),
             tooltip=["gaming_day:T", "game", alt.Tooltip("revenue:Q", format=",.2f")],

@@ -131,7 +131,7 @@ def render() -> None:
             alt.Chart(daily, title="Coups per gaming day")
             .mark_bar()
             .encode(
-                x=alt.X("gaming_day:T", title=None),
+                x=alt.X("yearmonthdate(gaming_day):T", title=None),  # a bar spans its day
                 y=alt.Y("coups:Q", axis=alt.Axis(format=",d")),
                 tooltip=["gaming_day:T", alt.Tooltip("coups:Q", format=","), alt.Tooltip("tie_rate:Q", format=".2%")],
             )
