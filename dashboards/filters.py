@@ -23,6 +23,8 @@ DAY = GamingDay()
 
 @dataclass(frozen=True)
 class Filters:
+    """What the sidebar selects; an empty tuple selects all."""
+
     start: dt.date
     end: dt.date
     tables: tuple[str, ...] = ()
