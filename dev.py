@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -73,7 +74,21 @@ def main(args: list[str]) -> int:
     lint = run(str(BIN / "ruff"), "check", ".") or run(str(BIN / "ruff"), "format", "--check", ".")
     if task == "lint" or lint != 0:
         return lint
+    ensure_chromium()
     return run(str(BIN / "python"), "-m", "pytest", *rest)
+
+
+def ensure_chromium() -> None:
+    """The dashboard's browser test drives Debian's chromium (Playwright's own browser downloads are
+    not used): install it when it is missing and apt-get can."""
+    if Path("/usr/bin/chromium").exists() or not shutil.which("apt-get"):
+        return
+    print("dev: installing chromium for the dashboard's browser test (apt-get install -y chromium)", flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+    if subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], **quiet).returncode != 0:
+        subprocess.run(["apt-get", "update", "-q"], **quiet)  # a fresh machine may have no package lists yet
+        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], **quiet)
 
 
 if __name__ == "__main__":

@@ -57,16 +57,21 @@ def baseline_seconds_per_coup(db: Path) -> float:
     return (time.perf_counter() - start) / len(rounds)
 
 
+def simulated_warehouse(work: Path, coups: int) -> tuple[Path, Simulation, float]:
+    """A warehouse of about `coups` simulated coups with bets (50 tables) in `work`, ingested but
+    not built; returns its path, the simulation and the ingest time in seconds."""
+    sim = Simulation(shoes=coups // 81 + 1, tables=50, shoes_per_day=10, seed=5)
+    write_simulation(sim, work / "landing")
+    db = work / "banco.duckdb"
+    start = time.perf_counter()
+    ingest(db, [work / "landing"])
+    return db, sim, time.perf_counter() - start
+
+
 def main() -> None:
     coups = int(os.environ.get("BANCO_BENCH_MARTS_COUPS", 10_000_000))
     with tempfile.TemporaryDirectory(dir=ROOT / "data") as tmp:
-        work = Path(tmp)
-        sim = Simulation(shoes=coups // 81 + 1, tables=50, shoes_per_day=10, seed=5)
-        write_simulation(sim, work / "landing")
-        db = work / "banco.duckdb"
-        start = time.perf_counter()
-        ingest(db, [work / "landing"])
-        ingest_seconds = time.perf_counter() - start
+        db, sim, ingest_seconds = simulated_warehouse(Path(tmp), coups)
         con = read(db)
         stored, wagers, last_day = con.execute(
             "SELECT (SELECT count(*) FROM core.rounds), (SELECT count(*) FROM core.bets), "

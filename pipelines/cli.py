@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from models.warehouse.store import WarehouseError
-from pipelines.commands import bench, build, ingest, odds, simulate, sql, up
+from pipelines.commands import bench, build, dashboard, ingest, odds, simulate, sql, up
 from pipelines.services import ServiceError
 from pipelines.settings import DEFAULT_DB
 
@@ -19,6 +19,7 @@ COMMANDS = {
     "build": build,
     "sql": sql,
     "odds": odds,
+    "dashboard": dashboard,
     "bench": bench,
 }
 

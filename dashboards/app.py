@@ -1,0 +1,47 @@
+"""The analysts' dashboard over the serving snapshot: `banco dashboard` (or `streamlit run dashboards/app.py`).
+
+The entry point draws the shared filters and runs the chosen page; a warehouse that cannot answer
+yet, or filters that match nothing, become a message with the command to run, never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from dashboards import filters, query
+
+VIEWS = Path(__file__).resolve().parent / "views"
+#: (file in views/, title, icon): one module per page.
+PAGES = (
+    ("overview.py", "Overview", ":material/dashboard:"),
+    ("streaks.py", "Banker-pass streaks", ":material/timeline:"),
+    ("commission.py", "Commission", ":material/payments:"),
+    ("ties.py", "Ties", ":material/balance:"),
+    ("tables.py", "Tables and dealers", ":material/table_restaurant:"),
+    ("shoe.py", "Shoe explorer", ":material/style:"),
+    ("integrity.py", "Integrity", ":material/rule:"),
+    ("odds.py", "Odds lab", ":material/calculate:"),
+    ("sql.py", "SQL", ":material/terminal:"),
+)
+
+
+def main() -> None:
+    st.set_page_config(page_title="Banco Analytics", page_icon=":material/casino:", layout="wide")
+    page = st.navigation([st.Page(VIEWS / name, title=title, icon=icon) for name, title, icon in PAGES])
+    try:
+        st.session_state["filters"] = filters.sidebar()
+    except query.Unavailable as error:  # the page decides whether it can do without the warehouse
+        st.session_state["filters"] = error
+    try:
+        page.run()
+    except query.Unavailable as error:
+        st.warning(str(error), icon=":material/warning:")
+        st.caption("Run this, then reload the page:")
+        st.code(error.command, language="sh")
+    except filters.Empty:
+        st.info("Nothing matches the filters: widen the gaming days or clear a table, game or dealer.")
+
+
+main()

@@ -1,0 +1,136 @@
+"""The filters every page shares (gaming days, tables, games, dealers), drawn once in the sidebar,
+and the WHERE clauses that apply them: placeholders only, the values travel as parameters."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+import streamlit as st
+
+from dashboards import query
+from models.metrics.gaming_day import GamingDay
+
+#: Which columns a relation has decides how a filter reaches it.
+Grain = Literal["table_day", "shoe", "dealer", "round", "quarantine", "month"]
+DEALT_SHOES = "SELECT DISTINCT table_id, shoe_id FROM core.rounds WHERE list_contains($dealers, dealer_id)"
+DEALT_DAYS = f"SELECT table_id, gaming_day FROM marts.shoe_summary WHERE (table_id, shoe_id) IN ({DEALT_SHOES})"
+#: The marts' gaming day (`banco build`'s default): rounds are picked by the instants it spans.
+DAY = GamingDay()
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the sidebar selects; an empty tuple selects all."""
+
+    start: dt.date
+    end: dt.date
+    tables: tuple[str, ...] = ()
+    games: tuple[str, ...] = ()
+    dealers: tuple[str, ...] = ()
+    every_day: bool = False
+
+    def where(self, grain: Grain, alias: str = "") -> tuple[str, dict[str, Any]]:
+        """A WHERE clause (without the keyword) for a relation of `grain`, and its parameters."""
+        a = f"{alias}." if alias else ""
+        clauses, params = [], {}
+        if self.every_day:  # every day the warehouse holds: no clause, so scans skip a join
+            pass
+        elif grain == "round":
+            clauses.append(f"{a}started_at >= $since AND {a}started_at < $until")
+            params |= dict(zip(("since", "until"), self.instants(), strict=True))
+        elif grain == "quarantine":  # a rejected row without a readable time is shown whatever the days
+            played = f"try_cast(json_extract_string({a}raw, '$.started_at') AS TIMESTAMPTZ)"
+            clauses.append(f"({played} IS NULL OR ({played} >= $since AND {played} < $until))")
+            params |= dict(zip(("since", "until"), self.instants(), strict=True))
+        elif grain == "month":  # marts.tenure_fit: one row per table, game and month
+            clauses.append(f"{a}period BETWEEN date_trunc('month', $start::DATE) AND $end")
+            params |= {"start": self.start, "end": self.end}
+        else:
+            clauses.append(f"{a}gaming_day BETWEEN $start AND $end")
+            params |= {"start": self.start, "end": self.end}
+        if self.tables:
+            if grain == "dealer":
+                clauses.append(
+                    f"{a}dealer_id IN (SELECT dealer_id FROM core.rounds WHERE list_contains($tables, table_id))"
+                )
+            else:
+                clauses.append(f"list_contains($tables, {a}table_id)")
+            params["tables"] = list(self.tables)
+        if self.games and grain != "quarantine":
+            clauses.append(f"list_contains($games, {a}game)")
+            params["games"] = list(self.games)
+        if self.dealers and grain not in ("quarantine", "month"):
+            clauses.append(
+                {
+                    "round": f"list_contains($dealers, {a}dealer_id)",
+                    "dealer": f"list_contains($dealers, {a}dealer_id)",
+                    "shoe": f"({a}table_id, {a}shoe_id) IN ({DEALT_SHOES})",
+                    "table_day": f"({a}table_id, {a}gaming_day) IN ({DEALT_DAYS})",
+                }[grain]
+            )
+            params["dealers"] = list(self.dealers)
+        return " AND ".join(clauses) or "TRUE", params
+
+    def shoes(self, alias: str = "") -> tuple[str, dict[str, Any]]:
+        """A WHERE clause keeping the rows of a relation keyed by table_id and shoe_id (core.bets,
+        core.shoes) that belong to the filtered shoes; none at all when nothing is filtered."""
+        where, params = self.where("shoe")
+        if where == "TRUE":
+            return where, params
+        a = f"{alias}." if alias else ""
+        return f"({a}table_id, {a}shoe_id) IN (SELECT table_id, shoe_id FROM marts.shoe_summary WHERE {where})", params
+
+    def instants(self) -> tuple[dt.datetime, dt.datetime]:
+        """The UTC instants the gaming days from `start` to `end` span."""
+        zone, opens = ZoneInfo(DAY.timezone), dt.time(DAY.start_hour)
+        since = dt.datetime.combine(self.start, opens, tzinfo=zone)
+        until = dt.datetime.combine(self.end + dt.timedelta(days=1), opens, tzinfo=zone)
+        return since.astimezone(dt.UTC), until.astimezone(dt.UTC)
+
+
+def sidebar() -> Filters:
+    """Draw the shared filters in the sidebar; their state is kept across pages."""
+    bounds = query.frame("SELECT min(gaming_day) AS first, max(gaming_day) AS last FROM marts.shoe_summary").row(0)
+    if bounds[0] is None:
+        raise query.Unavailable("The warehouse holds no coups yet.", "banco ingest PATH && banco build")
+    first, last = bounds
+    shoes = query.frame("SELECT DISTINCT table_id, game FROM marts.shoe_summary ORDER BY ALL")
+    dealers = query.frame(
+        "SELECT DISTINCT dealer_id FROM marts.tie_frequency_by_dealer WHERE dealer_id IS NOT NULL ORDER BY 1"
+    )
+    bar = st.sidebar
+    bar.header("Filters")
+    days = bar.date_input("Gaming days", value=(first, last), min_value=first, max_value=last, key="days")
+    start, end = (days[0], days[-1]) if isinstance(days, tuple | list) and days else (first, last)
+    tables = bar.multiselect(
+        "Tables", shoes["table_id"].unique().sort().to_list(), key="tables", placeholder="All tables"
+    )
+    games = bar.multiselect("Games", shoes["game"].unique().sort().to_list(), key="games", placeholder="All games")
+    chosen = bar.multiselect("Dealers", dealers["dealer_id"].to_list(), key="dealers", placeholder="All dealers")
+    bar.caption(
+        "Days are gaming days (06:00 UTC to 06:00, as `banco build` counts them). Dealers select the "
+        "shoes and table-days they dealt."
+    )
+    return Filters(start, end, tuple(tables), tuple(games), tuple(chosen), every_day=(start, end) == (first, last))
+
+
+class Empty(Exception):
+    """Nothing matches the filters."""
+
+
+def current() -> Filters:
+    """The filters the sidebar drew on this run; re-raises why it could not draw them."""
+    state = st.session_state.get("filters")
+    if isinstance(state, Exception):
+        raise state
+    return state
+
+
+def require(frame):
+    """`frame`, unless it has no rows: then the page says so instead of drawing empty charts."""
+    if frame.is_empty():
+        raise Empty
+    return frame

@@ -1,0 +1,47 @@
+"""Picking one shoe within the filters, and reading its coups: shared by the shoe explorer and the odds lab."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+import streamlit as st
+
+from dashboards import filters, query
+
+COUPS = (
+    "SELECT round_no, started_at, dealer_id, player_cards, banker_cards, player2_cards, player_total, banker_total, "
+    'player2_total, outcome, outcome2, "natural", player_pair, banker_pair, has_cards '
+    "FROM core.rounds WHERE table_id = $table AND shoe_id = $shoe ORDER BY round_no"
+)
+
+
+@dataclass(frozen=True)
+class Shoe:
+    table_id: str
+    shoe_id: str
+    game: str
+    decks: int
+    summary: dict
+
+
+def pick(f: filters.Filters, key: str) -> Shoe:
+    """A table, then one of its shoes in the filtered gaming days, chosen in two select boxes."""
+    where, params = f.where("shoe")
+    shoes = filters.require(
+        query.frame(f"SELECT * FROM marts.shoe_summary WHERE {where} ORDER BY table_id, gaming_day, shoe_id", params)
+    )
+    left, right = st.columns(2)
+    table = left.selectbox("Table", shoes["table_id"].unique(maintain_order=True).to_list(), key=f"{key}_table")
+    at_table = shoes.filter(pl.col("table_id") == table)
+    labels = {
+        row["shoe_id"]: f"{row['shoe_id']} · {row['gaming_day']} · {row['game']} · {row['coups']} coups"
+        for row in at_table.iter_rows(named=True)
+    }
+    shoe = right.selectbox("Shoe", list(labels), format_func=labels.get, key=f"{key}_shoe")
+    row = at_table.filter(pl.col("shoe_id") == shoe).row(0, named=True)
+    return Shoe(table, shoe, row["game"], int(row["decks"]), row)
+
+
+def coups(shoe: Shoe) -> pl.DataFrame:
+    return query.frame(COUPS, {"table": shoe.table_id, "shoe": shoe.shoe_id})

@@ -1,0 +1,141 @@
+"""Overview: volume, Banker/Player/Tie shares against the exact odds, commission, hold against theo, trends."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from dashboards import charts, filters, fmt, query
+from models.metrics.expectation import expected_shares
+
+NAMES = {"B": "Banker", "P": "Player", "T": "Tie"}
+
+
+def render() -> None:
+    f = filters.current()
+    st.title("Overview")
+    shoes, params = f.where("shoe")
+    days, day_params = f.where("table_day")
+    volume = filters.require(
+        query.frame(
+            "SELECT game, decks, sum(coups)::BIGINT AS coups, sum(banker)::BIGINT AS banker, "
+            "sum(player)::BIGINT AS player, "
+            "sum(ties)::BIGINT AS ties, count(*) AS shoes, list(DISTINCT table_id) AS tables, "
+            "list(DISTINCT gaming_day) AS days "
+            f"FROM marts.shoe_summary WHERE {shoes} GROUP BY game, decks",
+            params,
+        )
+    )
+    money = query.frame(
+        "SELECT sum(handle) AS handle, sum(house_win) AS house_win, sum(theo) AS theo "
+        f"FROM marts.table_day WHERE {days}",
+        day_params,
+    ).row(0, named=True)
+    revenue = query.frame(
+        "SELECT sum(commission) AS commission, sum(cagnotte) AS cagnotte, sum(expected_commission) AS expected "
+        f"FROM marts.commission WHERE {days}",
+        day_params,
+    ).row(0, named=True)
+
+    coups = int(volume["coups"].sum())
+    tables = volume["tables"].explode().n_unique()
+    gaming_days = volume["days"].explode().n_unique()
+    a, b, c, d = st.columns(4)
+    a.metric("Coups", fmt.count(coups))
+    b.metric("Tables", fmt.count(tables))
+    c.metric("Gaming days", fmt.count(gaming_days))
+    d.metric("Shoes", fmt.count(int(volume["shoes"].sum())))
+
+    handle, win, theo = money["handle"], money["house_win"], money["theo"]
+    hold = float(win / handle) if handle else None
+    theo_pct = float(theo / handle) if handle else None
+    a, b, c, d = st.columns(4)
+    a.metric("Handle", fmt.money(handle))
+    b.metric("House win", fmt.money(win), help="Commission included; for player-banked games, commission only")
+    c.metric(
+        "Hold",
+        fmt.percent(hold, 3),
+        delta=None if hold is None else f"{(hold - theo_pct) * 100:+.3f} pts against theo",
+        delta_color="off",
+    )
+    d.metric("Theo", fmt.money(theo), help=f"Theoretical win: {fmt.percent(theo_pct, 3)} of handle")
+    commission = (revenue["commission"] or 0) + (revenue["cagnotte"] or 0)
+    a, b, _, _ = st.columns(4)
+    a.metric("Commission revenue", fmt.money(commission), help="Banker commission plus the chemin_de_fer cagnotte")
+    b.metric("Commission expected", fmt.money(revenue["expected"]))
+
+    st.subheader("Banker, Player and Tie against the exact odds")
+    expected = expected_shares(volume.select("game", "decks", "coups"))
+    shares = pl.DataFrame(
+        {
+            "outcome": list(NAMES.values()),
+            "coups": [int(volume[column].sum()) for column in ("banker", "player", "ties")],
+            "expected": [expected[key] for key in NAMES],
+        }
+    ).with_columns(share=pl.col("coups") / coups)
+    shares = shares.with_columns(
+        z=(pl.col("coups") - coups * pl.col("expected"))
+        / (coups * pl.col("expected") * (1 - pl.col("expected"))).sqrt()
+    )
+    left, right = st.columns([2, 3])
+    left.dataframe(
+        shares.select("outcome", "coups", "share", "expected", "z"),
+        hide_index=True,
+        column_config=fmt.columns(percent=("share", "expected"), counts=("coups",), z="%.2f"),
+    )
+    long = shares.unpivot(["share", "expected"], index="outcome", variable_name="series", value_name="fraction")
+    with right:
+        charts.show(
+            alt.Chart(long)
+            .mark_bar()
+            .encode(
+                x=alt.X("fraction:Q", axis=alt.Axis(format="%"), title="share of coups"),
+                y=alt.Y("outcome:N", title=None, sort=list(NAMES.values())),
+                yOffset="series:N",
+                color=alt.Color("series:N", title=None),
+                tooltip=["outcome", "series", alt.Tooltip("fraction:Q", format=".3%")],
+            )
+        )
+    st.caption("Expected: the exact probabilities for each game and deck count, weighted by the coups dealt.")
+
+    st.subheader("Trends by gaming day")
+    trend = query.frame(
+        "SELECT gaming_day, sum(handle) AS handle, sum(house_win) AS house_win, sum(theo) AS theo "
+        f"FROM marts.table_day WHERE {days} GROUP BY gaming_day ORDER BY gaming_day",
+        day_params,
+    ).with_columns(
+        hold=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64),
+        theo_rate=pl.col("theo").cast(pl.Float64) / pl.col("handle").cast(pl.Float64),
+    )
+    daily = query.frame(
+        "SELECT gaming_day, sum(coups)::BIGINT AS coups, sum(ties) / sum(coups) AS tie_rate FROM marts.shoe_summary "
+        f"WHERE {shoes} GROUP BY gaming_day ORDER BY gaming_day",
+        params,
+    )
+    left, right = st.columns(2)
+    with left:
+        held = trend.unpivot(["hold", "theo_rate"], index="gaming_day", variable_name="series", value_name="rate")
+        charts.show(
+            alt.Chart(held, title="Hold against theo")
+            .mark_line(point=True)
+            .encode(
+                x=alt.X("gaming_day:T", title=None),
+                y=alt.Y("rate:Q", axis=alt.Axis(format=".1%"), title="of handle"),
+                color=alt.Color("series:N", title=None),
+                tooltip=["gaming_day:T", "series", alt.Tooltip("rate:Q", format=".3%")],
+            )
+        )
+    with right:
+        charts.show(
+            alt.Chart(daily, title="Coups per gaming day")
+            .mark_bar()
+            .encode(
+                x=alt.X("yearmonthdate(gaming_day):T", title=None),  # a bar spans its day
+                y=alt.Y("coups:Q", axis=alt.Axis(format=",d")),
+                tooltip=["gaming_day:T", alt.Tooltip("coups:Q", format=","), alt.Tooltip("tie_rate:Q", format=".2%")],
+            )
+        )
+
+
+render()

@@ -1,0 +1,122 @@
+"""Banker-pass streaks: bank tenures against the geometric law, the longest, the fit per table and game,
+and how a chemin_de_fer bank grows while it is held."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from dashboards import charts, filters, fmt, query
+from models.metrics.expectation import tenure_hazard
+
+FIXED_RULE = ("banco", "baccarat_banque")
+
+
+def render() -> None:
+    f = filters.current()
+    st.title("Banker-pass streaks")
+    where, params = f.where("shoe")
+    counts = filters.require(
+        query.frame(
+            "SELECT game, decks, decided::BIGINT AS decided, ended_by = 'pass' AS passed, count(*) AS tenures "
+            f"FROM marts.banker_streaks WHERE {where} GROUP BY ALL",
+            params,
+        )
+    )
+    a, b, c = st.columns(3)
+    a.metric("Tenures", fmt.count(int(counts["tenures"].sum())))
+    b.metric("Passed", fmt.count(int(counts.filter("passed")["tenures"].sum())))
+    c.metric("Cut by the shoe's end or withdrawn", fmt.count(int(counts.filter(~pl.col("passed"))["tenures"].sum())))
+
+    st.subheader("Tenure length against the geometric law")
+    # banco passes the bank after every decided coup and baccarat_banque never does: no law to test
+    hazard = tenure_hazard(counts.filter(~pl.col("game").is_in(FIXED_RULE)), by=["game"])
+    if hazard.is_empty():
+        st.info("Only banco and baccarat_banque in the filters: their bank passes by rule, not by chance.")
+    else:
+        geometric(hazard)
+
+    st.subheader("Longest tenures")
+    longest = query.frame(
+        "SELECT table_id, shoe_id, game, holder, first_round, last_round, decided, coups, ties, ended_by, gaming_day "
+        f"FROM marts.banker_streaks WHERE {where} ORDER BY decided DESC, coups DESC LIMIT 20",
+        params,
+    )
+    st.dataframe(longest, hide_index=True)
+
+    st.subheader("Fit per table and game, by month")
+    fit_where, fit_params = f.where("month")
+    fit = query.frame(
+        f"SELECT * FROM marts.tenure_fit WHERE {fit_where} ORDER BY p_value NULLS LAST, table_id", fit_params
+    )
+    st.dataframe(
+        fit,
+        hide_index=True,
+        column_config=fmt.columns(
+            percent=("pass_rate", "expected_pass_rate", "q"),
+            counts=("tenures", "completed"),
+            chi2="%.2f",
+            p_value="%.4f",
+        ),
+    )
+
+    st.subheader("Chemin de fer: the bank as it rides")
+    growth = query.frame(
+        "SELECT least(decided, 10) AS decided, count(*) AS tenures, avg(bank_last / bank_first)::DOUBLE AS growth, "
+        "median(bank_max)::DOUBLE AS median_bank_max, sum(levy) AS levy FROM marts.banker_streaks "
+        f"WHERE game = 'chemin_de_fer' AND bank_first > 0 AND {where} GROUP BY 1 ORDER BY 1",
+        params,
+    )
+    if growth.is_empty():
+        st.info("No chemin_de_fer banks in the filtered shoes.")
+        return
+    left, right = st.columns([3, 2])
+    with left:
+        charts.show(
+            alt.Chart(growth)
+            .mark_line(point=True)
+            .encode(
+                x=alt.X("decided:O", title="decided coups held (10 = 10 or more)"),
+                y=alt.Y("growth:Q", title="last bank / first bank", scale=alt.Scale(type="log")),
+                tooltip=["decided", alt.Tooltip("tenures:Q", format=","), alt.Tooltip("growth:Q", format=".2f")],
+            )
+        )
+    right.dataframe(
+        growth,
+        hide_index=True,
+        column_config=fmt.columns(money=("median_bank_max", "levy"), counts=("tenures",), growth="%.2f"),
+    )
+
+
+def geometric(hazard: pl.DataFrame) -> None:
+    long = hazard.unpivot(["passes", "expected_passes"], index=["game", "length"], variable_name="series")
+    charts.show(
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X("length:O", title="decided coups held"),
+            xOffset="series:N",
+            y=alt.Y("value:Q", title="tenures passing at that length", axis=alt.Axis(format=",d")),
+            color=alt.Color("series:N", title=None),
+            column=alt.Column("game:N", title=None),
+            tooltip=["game", "length", "series", alt.Tooltip("value:Q", format=",.1f")],
+        )
+        .properties(width=180, height=220),
+        stretch=False,
+    )
+    st.caption(
+        "Length 8 pools 8 or more. On each decided coup a bank holds it ends with probability 1 − q, "
+        "q = P(Banker) / (P(Banker) + P(Player)). A tenure counts at every length it reached, so tenures cut by the "
+        "shoe's end are not lost. banco (passes every coup) and baccarat_banque (one bank a shoe) are left out."
+    )
+    st.dataframe(
+        hazard,
+        hide_index=True,
+        column_config=fmt.columns(
+            percent=("pass_rate", "expected_pass_rate"), counts=("at_risk", "passes"), expected_passes="%,.1f"
+        ),
+    )
+
+
+render()

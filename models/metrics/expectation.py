@@ -1,0 +1,111 @@
+"""What theory expects of a mixed group of coups, for views that pool the marts' rows: outcome
+shares over a mix of games and shoes, a rate's funnel limits, the tenure hazard, a pooled z-score."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from models.metrics.theory import outcome_rates
+
+
+def expected_shares(coups: pl.DataFrame) -> dict[str, float]:
+    """Banker, Player and Tie shares theory expects of coups counted by game and decks
+    (columns game, decks, coups): the exact rates weighted by the coups of each shoe type."""
+    rated = coups.with_columns(pl.col("decks").cast(pl.Int8)).join(outcome_rates(), on=["game", "decks"], how="left")
+    total = rated["coups"].sum()
+    return {
+        outcome: float((rated["coups"] * rated[column]).sum() / total) if total else float("nan")
+        for outcome, column in (("B", "p_banker"), ("P", "p_player"), ("T", "p_tie"))
+    }
+
+
+def funnel_limits(rate: float, volumes: Sequence[int], level: float = 0.95) -> pl.DataFrame:
+    """The exact binomial limits a rate `rate` stays within with probability `level`, at each volume:
+    the funnel a group's observed rate is plotted against."""
+    n = np.asarray(volumes, dtype=np.int64)
+    tail = (1 - level) / 2
+    return pl.DataFrame(
+        {
+            "coups": n,
+            "low": stats.binom.ppf(tail, n, rate) / n,
+            "high": stats.binom.isf(tail, n, rate) / n,
+        }
+    )
+
+
+def tenure_hazard(counts: pl.DataFrame, by: Sequence[str] = (), longest: int = 8) -> pl.DataFrame:
+    """Bank tenures' pass rate by length against the geometric law, censoring included.
+
+    `counts` holds tenures counted by game, decks, `decided` (decided coups held) and `passed`
+    (ended by a pass, else cut by the shoe's end or withdrawn), plus the `by` columns. For each
+    length k (pooling k >= `longest`), the tenures still holding at their k-th decided coup are at
+    risk; theory expects at_risk x (1 - q) of them to pass there (the test of `tenure_fit`)."""
+    keys = list(dict.fromkeys([*by, "game", "decks"]))
+    rated = (
+        counts.filter(pl.col("decided") >= 1)
+        .with_columns(pl.col("decks").cast(pl.Int8))
+        .join(outcome_rates().select("game", "decks", "p_keep"), on=["game", "decks"], how="left")
+    )
+    lengths = pl.DataFrame({"length": np.arange(1, longest + 1, dtype=np.int64)})
+    pooled = pl.col("length") == longest
+    at_risk = (
+        pl.when(pooled).then((pl.col("decided") - longest + 1).clip(0)).otherwise(pl.col("decided") >= pl.col("length"))
+    )
+    passes = pl.col("passed") & pl.when(pooled).then(pl.col("decided") >= longest).otherwise(
+        pl.col("decided") == pl.col("length")
+    )
+    return (
+        rated.join(lengths, how="cross")
+        .with_columns(
+            at_risk=at_risk.cast(pl.Int64) * pl.col("tenures"),
+            passes=passes.cast(pl.Int64) * pl.col("tenures"),
+        )
+        .group_by(*keys, "length", "p_keep")
+        .agg(pl.col("at_risk").sum(), pl.col("passes").sum())
+        .with_columns(expected_passes=pl.col("at_risk") * (1 - pl.col("p_keep")))
+        .group_by(*by, "length")
+        .agg(pl.col("at_risk", "passes", "expected_passes").sum())
+        .with_columns(
+            pass_rate=pl.col("passes") / pl.col("at_risk"),
+            expected_pass_rate=pl.col("expected_passes") / pl.col("at_risk"),
+        )
+        .sort(*by, "length")
+    )
+
+
+def pooled_win_vs_theo_z(house_win: pl.Expr, theo: pl.Expr, z: pl.Expr) -> pl.Expr:
+    """The win-against-theo z-score of groups pooled (an aggregation over `marts.table_day` rows):
+    each row's variance is recovered from its own z, so the pooled z is exact, not an average."""
+    deviation = house_win.cast(pl.Float64) - theo.cast(pl.Float64)
+    variance = (deviation / z) ** 2
+    usable = z.is_not_null() & (z != 0)
+    total = variance.filter(usable).sum()
+    return pl.when(total > 0).then(deviation.filter(usable).sum() / total.sqrt())
+
+
+def win_against_theo(sums: pl.DataFrame, variance: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """`table_day`'s hold and win-against-theo z from wagers already summed per game, decks and bet
+    (columns wagers, handle, house_win, theo, and amount_squared: the sum of each stake squared), so a
+    database can do the summing. `variance`: game, decks, bet -> the house's variance per unit staked."""
+    return (
+        sums.with_columns(pl.col("decks").cast(pl.Int8))
+        .join(variance, on=["game", "decks", "bet"], how="left")
+        .group_by(*by, "game")
+        .agg(
+            pl.col("wagers").sum(),
+            pl.col("handle", "house_win", "theo").sum(),
+            _variance=(pl.col("amount_squared").cast(pl.Float64) * pl.col("house_variance")).sum(),
+        )
+        .with_columns(
+            hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
+            win_vs_theo_z=pl.when(pl.col("_variance") > 0).then(
+                (pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64)) / pl.col("_variance").sqrt()
+            ),
+        )
+        .drop("_variance")
+        .sort(*by, "game")
+    )

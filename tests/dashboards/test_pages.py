@@ -1,0 +1,235 @@
+"""Every page under AppTest on a small real warehouse: no exception, and the numbers it shows equal the
+same figures queried directly from the serving snapshot; then the empty and broken states."""
+
+from __future__ import annotations
+
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboards import fmt
+from models.game.cards import parse_hand
+from models.game.paytable import DEFAULT_PAYTABLE
+from models.game.shoe import Composition
+from models.metrics.money import table_day
+from models.odds.exact import exact_odds
+from models.warehouse.ingest import ingest
+from models.warehouse.settlement import house_expectation
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py")
+
+
+def open_app(db: Path, monkeypatch, page: str | None = None) -> AppTest:
+    monkeypatch.setenv("BANCO_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    if page:
+        at.switch_page(f"views/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    values = [m.value for m in at.metric if m.label == label]
+    assert values, f"no metric {label!r} among {[m.label for m in at.metric]}"
+    return values[0]
+
+
+def scalar(db: Path, sql: str):
+    con = duckdb.connect(str(db.with_name(f"{db.stem}.serving{db.suffix}")), read_only=True)
+    try:
+        return con.execute(sql).fetchall()[0][0]
+    finally:
+        con.close()
+
+
+def test_overview_shows_the_warehouse_totals(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch)
+    assert at.title[0].value == "Overview"
+    assert metric(at, "Coups") == fmt.count(scalar(warehouse, "SELECT count(*) FROM core.rounds"))
+    assert metric(at, "Tables") == fmt.count(scalar(warehouse, "SELECT count(DISTINCT table_id) FROM core.rounds"))
+    assert metric(at, "Handle") == fmt.money(scalar(warehouse, "SELECT sum(amount) FROM core.bets"))
+    assert metric(at, "House win") == fmt.money(scalar(warehouse, "SELECT sum(house_net) FROM core.bets"))
+    assert metric(at, "Commission revenue") == fmt.money(scalar(warehouse, "SELECT sum(commission) FROM core.bets"))
+    shares = at.dataframe[0].value.set_index("outcome")["coups"]
+    assert shares["Tie"] == scalar(warehouse, "SELECT count(*) FROM core.rounds WHERE outcome = 'T'")
+
+
+def test_a_game_filter_narrows_every_figure(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch)
+    at.multiselect(key="games").set_value(["super6"]).run()
+    assert not at.exception
+    coups = scalar(warehouse, "SELECT count(*) FROM core.rounds WHERE game = 'super6'")
+    assert metric(at, "Coups") == fmt.count(coups)
+    handle = scalar(warehouse, "SELECT sum(amount) FROM core.bets WHERE game = 'super6'")
+    assert metric(at, "Handle") == fmt.money(handle)
+
+
+def test_streaks_count_the_tenures(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "streaks")
+    assert metric(at, "Tenures") == fmt.count(scalar(warehouse, "SELECT count(*) FROM marts.banker_streaks"))
+    passed = scalar(warehouse, "SELECT count(*) FROM marts.banker_streaks WHERE ended_by = 'pass'")
+    assert metric(at, "Passed") == fmt.count(passed)
+    hazard = at.dataframe[0].value
+    counted = scalar(
+        warehouse,
+        "SELECT count(*) FROM marts.banker_streaks WHERE ended_by = 'pass' AND decided >= 1 "
+        "AND game NOT IN ('banco', 'baccarat_banque')",
+    )
+    assert hazard["passes"].sum() == counted
+
+
+def test_commission_and_its_what_if(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "commission")
+    taken = scalar(warehouse, "SELECT sum(commission) FROM core.bets")
+    assert metric(at, "Commission revenue") == fmt.money(taken)
+    at.number_input(key="what_if_rate").set_value(0.04).run()
+    staked = scalar(warehouse, "SELECT sum(amount) FROM core.bets WHERE bet = 'banker' AND commission > 0")
+    assert metric(at, "Commission at 4.00%, exact") == fmt.money(staked * Decimal("0.04"))
+    assert metric(at, "As taken (logged, exact)") == fmt.money(taken)
+    at.number_input(key="what_if_rate").set_value(0.05).run()
+    at.radio(key="what_if_policy").set_value("down").run()
+    at.selectbox(key="what_if_unit").set_value("1").run()
+    assert not at.exception
+    floored = scalar(
+        warehouse, "SELECT sum(floor(amount * 0.05)) FROM core.bets WHERE bet = 'banker' AND commission > 0"
+    )
+    assert metric(at, "Commission at 5.00%, down to 1") == fmt.money(Decimal(floored))
+
+
+def test_ties_against_the_exact_rate(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "ties")
+    assert metric(at, "Ties") == fmt.count(scalar(warehouse, "SELECT count(*) FROM core.rounds WHERE outcome = 'T'"))
+    groups = scalar(warehouse, "SELECT count(*) FROM marts.tie_frequency")
+    flagged = scalar(warehouse, "SELECT count(*) FROM marts.tie_frequency WHERE flagged")
+    assert metric(at, "Flagged groups") == f"{flagged} of {groups}"
+    at.radio(key="ties_groups").set_value("Shoe").run()
+    assert not at.exception
+    shoes = scalar(warehouse, "SELECT count(*) FROM marts.tie_frequency_by_shoe")
+    assert metric(at, "Flagged groups").endswith(f"of {shoes}")
+
+
+def test_tables_and_a_dealer_drill_down(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "tables")
+    tables = at.dataframe[0].value.set_index("table_id")
+    assert float(tables.loc["T01", "handle"]) == float(
+        scalar(warehouse, "SELECT sum(amount) FROM core.bets WHERE table_id = 'T01'")
+    )
+    assert tables.loc["T01", "coups"] == scalar(warehouse, "SELECT count(*) FROM core.rounds WHERE table_id = 'T01'")
+    dealer = scalar(warehouse, "SELECT min(dealer_id) FROM core.rounds")
+    at.selectbox(key="drill_dealer").set_value(dealer).run()
+    assert not at.exception
+    dealt = scalar(warehouse, f"SELECT count(*) FROM core.rounds WHERE dealer_id = '{dealer}'")
+    assert metric(at, "Coups dealt") == fmt.count(dealt)
+    handle = scalar(
+        warehouse,
+        "SELECT sum(b.amount) FROM core.bets b JOIN core.rounds r USING (table_id, shoe_id, round_no) "
+        f"WHERE r.dealer_id = '{dealer}'",
+    )
+    assert metric(at, "Handle") == fmt.money(handle)
+    con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
+    placed = con.sql(
+        "SELECT r.dealer_id, b.game, r.decks, b.bet, b.amount, b.house_net, b.theo FROM core.bets b "
+        f"JOIN core.rounds r USING (table_id, shoe_id, round_no) WHERE r.dealer_id = '{dealer}'"
+    ).pl()
+    con.close()
+    variance = house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "house_variance")
+    expected = table_day(placed.lazy(), variance.with_columns(pl.col("decks").cast(pl.Int8)), by=("dealer_id",))
+    shown = at.dataframe[2].value.sort_values("game")
+    z = expected.sort("game")["win_vs_theo_z"].fill_null(float("nan")).to_list()  # null where nothing varies
+    assert shown["z"].tolist() == pytest.approx(z, nan_ok=True)
+
+
+def test_shoe_explorer_shows_the_chosen_shoe(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "shoe")
+    table, shoe = at.selectbox(key="explorer_table").value, at.selectbox(key="explorer_shoe").value
+    coups = scalar(warehouse, f"SELECT count(*) FROM core.rounds WHERE table_id = '{table}' AND shoe_id = '{shoe}'")
+    assert metric(at, "Coups") == fmt.count(coups)
+    assert len(at.dataframe[0].value) == coups
+    assert len(at.get("vega_lite_chart")) == 5  # the five roads
+
+
+def test_integrity_counts_the_quarantine(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "integrity")
+    rejected = scalar(
+        warehouse, "SELECT (SELECT count(*) FROM quarantine.rounds) + (SELECT count(*) FROM quarantine.bets)"
+    )
+    assert rejected > 0
+    assert metric(at, "Rows quarantined (filtered)") == fmt.count(rejected)
+    assert metric(at, "Files ingested") == fmt.count(scalar(warehouse, "SELECT count(*) FROM meta.ingest_log"))
+
+
+def test_odds_lab_full_and_mid_shoe(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "odds")
+    assert metric(at, "Banker wins") == fmt.percent(exact_odds(Composition.full(8)).p_banker, 3)
+    at.slider(key="odds_decks").set_value(6).run()
+    assert metric(at, "Tie") == fmt.percent(exact_odds(Composition.full(6)).p_tie, 3)
+    table, shoe = at.selectbox(key="odds_table").value, at.selectbox(key="odds_shoe").value
+    at.slider(key="odds_after").set_value(10).run()
+    assert not at.exception
+    con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
+    hands = con.execute(
+        "SELECT player_cards, banker_cards, player2_cards, decks, game FROM core.rounds "
+        "WHERE table_id = ? AND shoe_id = ? ORDER BY round_no LIMIT 10",
+        [table, shoe],
+    ).fetchall()
+    con.close()
+    seen = [card for row in hands for text in row[:3] for card in parse_hand(text)]
+    left = Composition.full(hands[0][3]).remove(seen)
+    from models.game.games import Game
+
+    expected = exact_odds(left, Game(hands[0][4])).p_banker
+    assert [m.value for m in at.metric if m.label == "Banker wins"][1] == fmt.percent(expected, 3)
+
+
+def test_sql_console_runs_read_only_queries(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "sql")
+    tables = scalar(warehouse, "SELECT count(DISTINCT table_id) FROM core.rounds")
+    assert len(at.dataframe[0].value) == tables  # the first example: one row per table
+    assert at.get("download_button")
+    example = at.selectbox(key="sql_example").value
+    at.text_area(key=f"sql_text_{example}").set_value("DELETE FROM core.rounds").run()
+    assert not at.exception and "read-only" in at.error[0].value
+    assert scalar(warehouse, "SELECT count(*) FROM core.rounds") > 0
+    at.text_area(key=f"sql_text_{example}").set_value("SELECT * FROM range(300000)").run()
+    assert not at.exception and "200,000 rows" in at.warning[0].value  # fetched at most
+
+
+def test_no_warehouse_yet_says_what_to_run(tmp_path, monkeypatch):
+    at = open_app(tmp_path / "banco.duckdb", monkeypatch)
+    assert "No warehouse" in at.warning[0].value and at.code[0].value == "banco up"
+    at.switch_page("views/odds.py").run()  # the odds of a full shoe need no warehouse
+    assert not at.exception and metric(at, "Banker wins")
+
+
+def test_filters_that_match_nothing_say_so(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch)
+    at.multiselect(key="tables").set_value(["T01"]).run()  # T01 deals punto_banco (games in turn)
+    at.multiselect(key="games").set_value(["super6"]).run()
+    assert not at.exception and "Nothing matches" in at.info[0].value
+
+
+def test_a_warehouse_without_marts_asks_for_a_build(warehouse, tmp_path, monkeypatch):
+    db = tmp_path / "banco.duckdb"
+    ingest(db, [warehouse.parent / "landing"])
+    at = open_app(db, monkeypatch)
+    assert "no marts" in at.warning[0].value and at.code[0].value == "banco build"
+
+
+def test_an_unreadable_snapshot_is_a_message_not_a_traceback(warehouse, tmp_path, monkeypatch):
+    db = tmp_path / "banco.duckdb"
+    shutil.copyfile(warehouse.with_name("banco.serving.duckdb"), db.with_name("banco.serving.duckdb"))
+    with db.with_name("banco.serving.duckdb").open("r+b") as snapshot:  # as if caught half-replaced
+        snapshot.write(b"\0" * 8192)
+    at = open_app(db, monkeypatch)
+    assert "cannot be opened" in at.warning[0].value
+
+
+@pytest.mark.parametrize("page", ["streaks", "commission", "ties", "tables", "shoe", "integrity", "sql"])
+def test_every_page_without_a_warehouse(tmp_path, monkeypatch, page):
+    at = open_app(tmp_path / "banco.duckdb", monkeypatch, page)
+    assert at.warning and at.code[0].value == "banco up"
