@@ -11,10 +11,9 @@ import duckdb
 import polars as pl
 import streamlit as st
 
+from models.contract import DEFAULT_DB
 from models.warehouse.store import WarehouseError, read, serving_path
 
-#: As the `banco` command line (pipelines/cli.py), which passes `--db` on as BANCO_DB.
-DEFAULT_DB = "data/warehouse/banco.duckdb"
 TTL_SECONDS = 60
 
 

@@ -38,3 +38,6 @@ NATURAL_KEY = ("table_id", "shoe_id", "round_no")
 #: The columns a round log may carry (data.md); the rest of a file's columns are ignored.
 ROUND_INPUT_COLUMNS = tuple(ROUND_SCHEMA)
 BET_INPUT_COLUMNS = tuple(BET_SCHEMA)
+
+#: Where the warehouse lives unless BANCO_DB or --db say otherwise (data.md).
+DEFAULT_DB = "data/warehouse/banco.duckdb"

@@ -7,10 +7,10 @@ import os
 import sys
 from collections.abc import Sequence
 
+from models.contract import DEFAULT_DB
 from models.warehouse.store import WarehouseError
 from pipelines.commands import bench, build, dashboard, ingest, odds, simulate, sql, up
 from pipelines.services import ServiceError
-from pipelines.settings import DEFAULT_DB
 
 COMMANDS = {
     "up": up,

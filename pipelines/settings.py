@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from models.contract import DEFAULT_DB
 from models.metrics.gaming_day import GamingDay
 
-DEFAULT_DB = "data/warehouse/banco.duckdb"
 DEFAULT_LANDING = "data/landing"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
