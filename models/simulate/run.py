@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 
 from models.simulate.config import Simulation
 from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
@@ -58,14 +59,17 @@ def write_simulation(
     (out / FAULTS_FOLDER).mkdir(parents=True, exist_ok=True)
     summary, started = Summary(), time.perf_counter()
 
-    def write(frames: list[tuple[pl.DataFrame, Path]]) -> list[Path]:
+    def write(frames: list[tuple[pl.DataFrame | pa.Table, Path]]) -> list[Path]:
         return [write_frame(frame, path, fmt) for frame, path in frames]
 
     # One chunk is written while the next is dealt; at most two chunks are ever in memory.
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending: Future | None = None
         for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups)):
-            rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
+            if misdeal_rate > 0:
+                rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
+            else:  # the Arrow tables as dealt: no Polars frames built
+                rounds, bets, labels = chunk.rounds_table, chunk.bets_table, None
             stem = _stem(sim, chunk, index)
             frames = [
                 (rounds, out / f"rounds_{stem}"),
@@ -75,12 +79,12 @@ def write_simulation(
             if pending is not None:
                 summary.files += pending.result()
             pending = writer.submit(
-                write, [(frame, path) for frame, path in frames if frame is not None and frame.height]
+                write, [(frame, path) for frame, path in frames if frame is not None and len(frame)]
             )
-            summary.shoes += chunk.rounds.select("table_id", "shoe_id").n_unique()
-            summary.coups += chunk.rounds.height
-            summary.bets += 0 if chunk.bets is None else chunk.bets.height
-            summary.faults += labels.height
+            summary.shoes += chunk.shoes
+            summary.coups += chunk.rounds_table.num_rows
+            summary.bets += 0 if chunk.bets_table is None else chunk.bets_table.num_rows
+            summary.faults += 0 if labels is None else labels.height
             summary.seconds = time.perf_counter() - started
             if progress:
                 progress(summary)
