@@ -21,7 +21,7 @@ from models.game.games import Game
 from models.game.paytable import BETS, PayTable, settlement_grid
 from models.simulate.config import MAX_SEATS, Simulation
 from models.simulate.dealing import B1, P1, Q1
-from models.simulate.kernels import hand_text, pack
+from models.simulate.kernels import dense_bets, dense_coups, hand_text
 
 OUTCOME_LABELS = pa.array(["B", "P", "T"])
 BET_LABELS = pa.array(BETS)
@@ -75,12 +75,14 @@ class Dealt:
     """What the kernel dealt for a batch, trimmed to the coups and bets that happened."""
 
     n_coups: np.ndarray
+    shoe: np.ndarray  # index of each coup's shoe in the batch
+    round_no: np.ndarray
     cards: np.ndarray  # (coups, CARD_SLOTS)
     outcomes: np.ndarray  # Banker, Player or Tie against the (first) Player hand
     seconds: np.ndarray
     holder: np.ndarray
     bet_shoe: np.ndarray
-    bet_round: np.ndarray
+    bet_round_no: np.ndarray
     bet_seat: np.ndarray
     bet_code: np.ndarray
     bet_cents: np.ndarray
@@ -89,32 +91,29 @@ class Dealt:
     bet_payout: np.ndarray  # cents x the settlement grid's units
 
 
-def _used(arrays: tuple[np.ndarray, ...], counts: np.ndarray) -> list[np.ndarray]:
-    """The first counts[i] slots of every shoe i, packed: reads only the slots in use."""
-    starts = np.cumsum(counts) - counts
-    packed = [pack(array.reshape(*array.shape[:2], -1), counts, starts) for array in arrays]
-    return [dense if array.ndim == 3 else dense[:, 0] for dense, array in zip(packed, arrays, strict=True)]
-
-
 def trim(raw: tuple) -> Dealt:
-    """Keep the used part of the kernel's fixed per-shoe slots."""
+    """Keep the used part of the kernel's fixed per-shoe slots, packed (reads only the slots in use)."""
     coups, n_coups, bets, n_bets = raw
-    cards, outcomes, seconds, holder = _used(coups, n_coups)
-    bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = _used(bets, n_bets)
+    shoe, round_no, seconds, outcomes, holder, cards = dense_coups(*coups, n_coups, np.cumsum(n_coups) - n_coups)
+    bet_shoe, bet_round_no, seat, code, cents, player, side, payout = dense_bets(
+        bets, n_bets, np.cumsum(n_bets) - n_bets
+    )
     return Dealt(
         n_coups=n_coups,
+        shoe=shoe,
+        round_no=round_no,
         cards=cards,
         outcomes=outcomes,
         seconds=seconds,
         holder=holder,
-        bet_shoe=np.repeat(np.arange(len(n_bets)), n_bets),
-        bet_round=bet_round,
-        bet_seat=bet_seat,
-        bet_code=bet_code,
-        bet_cents=bet_cents,
-        bet_player=bet_player,
-        bet_side=bet_side,
-        bet_payout=bet_payout,
+        bet_shoe=bet_shoe,
+        bet_round_no=bet_round_no,
+        bet_seat=seat,
+        bet_code=code,
+        bet_cents=cents,
+        bet_player=player,
+        bet_side=side,
+        bet_payout=payout,
     )
 
 
@@ -175,9 +174,7 @@ def _shoe_starts(sim: Simulation, batch: ShoeBatch, last_micros: np.ndarray) -> 
 
 def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) -> pa.Table:
     """One row per coup, columns as data.md's rounds (identifiers dictionary-encoded)."""
-    n = dealt.n_coups
-    shoe = np.repeat(np.arange(len(n)), n)
-    round_no = (np.arange(len(shoe)) - np.repeat(np.cumsum(n) - n, n) + 1).astype(np.int32)
+    n, shoe = dealt.n_coups, dealt.shoe
     micros = np.round(dealt.seconds * 1e6).astype(np.int64)
     shoe_start, opening = _shoe_starts(sim, batch, micros[np.cumsum(n) - 1])
     started = shoe_start[shoe] + micros
@@ -192,7 +189,7 @@ def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels
         {
             "table_id": _dictionary(labels.tables, batch.table.astype(np.int32)[shoe]),
             "shoe_id": _dictionary(labels.shoes, shoe_label.astype(np.int32)[shoe]),
-            "round_no": round_no,
+            "round_no": dealt.round_no,
             "started_at": pa.Array.from_buffers(pa.timestamp("us", sim.timezone), rows, [None, pa.py_buffer(started)]),
             "player_cards": _hand(dealt.cards, P1),
             "banker_cards": _hand(dealt.cards, B1),
@@ -215,7 +212,7 @@ def bets_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) 
         {
             "table_id": _dictionary(labels.tables, batch.table.astype(np.int32)[dealt.bet_shoe]),
             "shoe_id": _dictionary(labels.shoes, shoe_label.astype(np.int32)[dealt.bet_shoe]),
-            "round_no": dealt.bet_round.astype(np.int32) + 1,
+            "round_no": dealt.bet_round_no,
             "seat": _dictionary(SEAT_LABELS, dealt.bet_seat),
             "bet": _dictionary(BET_LABELS, dealt.bet_code),
             "amount": _decimal(dealt.bet_cents, 2),

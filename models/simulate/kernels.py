@@ -313,22 +313,59 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def pack(slots, counts, starts):
-    """Copy the first counts[i] rows of every shoe's slots (n, slots, width) into one dense array."""
-    out = np.empty((counts.sum(), slots.shape[2]), slots.dtype)
-    for i in prange(slots.shape[0]):
-        out[starts[i] : starts[i] + counts[i]] = slots[i, : counts[i]]
-    return out
+def dense_coups(cards, outcomes, seconds, holder, counts, starts):
+    """Every shoe i's first counts[i] coup slots, packed from starts[i] on, in one pass.
+
+    Returns per coup: shoe index, round number (from 1), seconds, outcome, bank holder, cards.
+    """
+    total = counts.sum()
+    shoe = np.empty(total, np.int32)
+    round_no = np.empty(total, np.int32)
+    out_seconds = np.empty(total, np.float64)
+    out_outcomes = np.empty(total, np.int8)
+    out_holder = np.empty(total, np.int8)
+    out_cards = np.empty((total, cards.shape[2]), np.int16)
+    for i in prange(counts.shape[0]):
+        for k in range(counts[i]):
+            j = starts[i] + k
+            shoe[j] = i
+            round_no[j] = k + 1
+            out_seconds[j] = seconds[i, k]
+            out_outcomes[j] = outcomes[i, k]
+            out_holder[j] = holder[i, k]
+            for slot in range(cards.shape[2]):
+                out_cards[j, slot] = cards[i, k, slot]
+    return shoe, round_no, out_seconds, out_outcomes, out_holder, out_cards
 
 
-@njit(cache=True)
-def decimal128_words(units):
-    """Little-endian 128-bit two's-complement words of int64 values: Arrow's decimal128 layout."""
-    words = np.empty((units.shape[0], 2), np.int64)
-    for i in range(units.shape[0]):
-        words[i, 0] = units[i]
-        words[i, 1] = -1 if units[i] < 0 else 0
-    return words
+@njit(parallel=True, cache=True, nogil=True)
+def dense_bets(bets, counts, starts):
+    """Every shoe i's first counts[i] bet slots, packed from starts[i] on, in one pass.
+
+    Returns per bet: shoe index, round number (from 1), seat, bet code, cents, player, side, payout.
+    """
+    bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = bets
+    total = counts.sum()
+    shoe = np.empty(total, np.int32)
+    round_no = np.empty(total, np.int32)
+    seat = np.empty(total, np.int8)
+    code = np.empty(total, np.int8)
+    cents = np.empty(total, np.int64)
+    player = np.empty(total, np.int32)
+    side = np.empty(total, np.int8)
+    payout = np.empty(total, np.int64)
+    for i in prange(counts.shape[0]):
+        for b in range(counts[i]):
+            j = starts[i] + b
+            shoe[j] = i
+            round_no[j] = bet_round[i, b] + 1
+            seat[j] = bet_seat[i, b]
+            code[j] = bet_code[i, b]
+            cents[j] = bet_cents[i, b]
+            player[j] = bet_player[i, b]
+            side[j] = bet_side[i, b]
+            payout[j] = bet_payout[i, b]
+    return shoe, round_no, seat, code, cents, player, side, payout
 
 
 TOKEN_BYTES = np.array([[ord(rank), ord(suit)] for rank in "A23456789TJQK" for suit in "CDHS"], np.uint8)

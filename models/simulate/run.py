@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba
 import polars as pl
 import pyarrow as pa
 
@@ -62,10 +63,13 @@ def write_simulation(
     def write(frames: list[tuple[pl.DataFrame | pa.Table, Path]]) -> list[Path]:
         return [write_frame(frame, path, fmt) for frame, path in frames]
 
-    # One chunk is written while the next is dealt; at most two chunks are ever in memory.
+    # One chunk is written while the next is dealt, each on its own core (a dealing thread waiting
+    # for a core the writer holds would stall the kernel's other threads); at most two chunks are
+    # ever in memory.
+    dealers = max(1, numba.config.NUMBA_NUM_THREADS - 1)
     with ThreadPoolExecutor(max_workers=1) as writer:
         pending: Future | None = None
-        for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups)):
+        for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups, threads=dealers)):
             if misdeal_rate > 0:
                 rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
             else:  # the Arrow tables as dealt: no Polars frames built
