@@ -50,7 +50,17 @@ def write_parquet(table: pa.Table, path: Path) -> None:
         for field in table.schema
         if field.name not in delta and (pa.types.is_dictionary(field.type) or not pa.types.is_string(field.type))
     ]
-    plain = pa.schema([pa.field(field.name, _plain(field.type)) for field in table.schema])
+    # a column without nulls is written as required: no definition level per value
+    table = pa.Table.from_arrays(
+        table.columns,
+        schema=pa.schema(
+            [
+                field.with_nullable(column.null_count > 0)
+                for field, column in zip(table.schema, table.columns, strict=True)
+            ]
+        ),
+    )
+    plain = pa.schema([field.with_type(_plain(field.type)) for field in table.schema])
     with pq.ParquetWriter(
         path,
         table.schema,
