@@ -45,6 +45,11 @@ class Labels:
     players: pa.Array
     shoes: pa.Array  # shoe ids of the chunk's days, shoes_per_day per day
     first_day: int
+    shoes_per_day: int
+
+    def shoe_index(self, batch: ShoeBatch) -> np.ndarray:
+        """Each shoe's place in `shoes`."""
+        return ((batch.day - self.first_day) * self.shoes_per_day + batch.k).astype(np.int32)
 
     @classmethod
     def of(cls, sim: Simulation, first_day: int, last_day: int) -> Labels:
@@ -56,6 +61,7 @@ class Labels:
             players=_labels("PL", 0, sim.population.player_pool, 5),
             shoes=shoes,
             first_day=first_day,
+            shoes_per_day=sim.shoes_per_day,
         )
 
 
@@ -125,8 +131,12 @@ def day_opening(sim: Simulation, day: int) -> int:
 
 
 def _dictionary(labels: pa.Array, indices: np.ndarray) -> pa.DictionaryArray:
-    """Text column as indices into labels known in advance: no string is built or hashed per row."""
-    return pa.DictionaryArray.from_arrays(pa.array(indices), labels)
+    """Text column as indices into labels known in advance: no string is built or hashed per row.
+
+    The indices are not checked against the labels (a tenth of the table's cost): they come from the
+    kernel's bounded codes, and the tests compare every column with labels built row by row.
+    """
+    return pa.DictionaryArray.from_arrays(pa.array(indices), labels, safe=False)
 
 
 def _hand(cards: np.ndarray, first: int) -> pa.StringArray:
@@ -177,18 +187,19 @@ def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels
     n, shoe = dealt.n_coups, dealt.shoe
     micros = np.round(dealt.seconds * 1e6).astype(np.int64)
     shoe_start, opening = _shoe_starts(sim, batch, micros[np.cumsum(n) - 1])
-    started = shoe_start[shoe] + micros
+    into_day = np.take(shoe_start - opening, shoe) + micros
+    started = np.take(opening, shoe) + into_day
+    # dealers rotate at every shift: per shoe the table's first dealer of its day, per coup the shift
     shifts_per_day = int(np.ceil(24 / sim.shift_hours))
-    shift = (started - opening[shoe]) // round(sim.shift_hours * 3600 * 1e6)
-    pool = sim.tables * sim.dealers_per_table
-    dealer = (batch.table[shoe] * sim.dealers_per_table + batch.day[shoe] * shifts_per_day + shift) % pool
-    shoe_label = (batch.day - labels.first_day) * sim.shoes_per_day + batch.k
+    first_dealer = batch.table * sim.dealers_per_table + batch.day * shifts_per_day
+    shift = into_day // round(sim.shift_hours * 3600 * 1e6)
+    dealer = (np.take(first_dealer, shoe) + shift) % (sim.tables * sim.dealers_per_table)
     rows = len(shoe)
     three_hands = batch.game is Game.BACCARAT_BANQUE
     return pa.table(
         {
-            "table_id": _dictionary(labels.tables, batch.table.astype(np.int32)[shoe]),
-            "shoe_id": _dictionary(labels.shoes, shoe_label.astype(np.int32)[shoe]),
+            "table_id": _dictionary(labels.tables, np.take(batch.table.astype(np.int32), shoe)),
+            "shoe_id": _dictionary(labels.shoes, np.take(labels.shoe_index(batch), shoe)),
             "round_no": dealt.round_no,
             "started_at": pa.Array.from_buffers(pa.timestamp("us", sim.timezone), rows, [None, pa.py_buffer(started)]),
             "player_cards": _hand(dealt.cards, P1),
@@ -207,11 +218,10 @@ def bets_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) 
     """One row per wager, columns as data.md's bets, with the payout the table made."""
     _, places = net_units(batch.game, sim.paytable)
     to_money = 10 ** (MONEY.scale - 2 - places)  # cents x grid units to the contract's money scale
-    shoe_label = (batch.day - labels.first_day) * sim.shoes_per_day + batch.k
     return pa.table(
         {
-            "table_id": _dictionary(labels.tables, batch.table.astype(np.int32)[dealt.bet_shoe]),
-            "shoe_id": _dictionary(labels.shoes, shoe_label.astype(np.int32)[dealt.bet_shoe]),
+            "table_id": _dictionary(labels.tables, np.take(batch.table.astype(np.int32), dealt.bet_shoe)),
+            "shoe_id": _dictionary(labels.shoes, np.take(labels.shoe_index(batch), dealt.bet_shoe)),
             "round_no": dealt.bet_round_no,
             "seat": _dictionary(SEAT_LABELS, dealt.bet_seat),
             "bet": _dictionary(BET_LABELS, dealt.bet_code),
