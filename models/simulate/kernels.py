@@ -107,7 +107,7 @@ def _round_to(cents, unit):
     return max(unit, (cents // unit) * unit)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _stake(state, unit, pop):
     amount = np.int64(unit * STAKE_SWING[bounded(state, STAKE_SWING.shape[0])])
     return min(max(_round_to(amount, np.int64(pop[MIN_BET])), np.int64(pop[MIN_BET])), np.int64(pop[MAX_BET]))
@@ -119,7 +119,7 @@ def _cell(player, banker, player_drew, banker_drew):
     return ((player * 10 + banker) * 2 + player_drew) * 2 + banker_drew
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _settle(net_units, code, cell, pairs):
     """Net result for the bettor per cent staked, in the grid's units."""
     pair = 0
