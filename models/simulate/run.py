@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numba
-import polars as pl
-import pyarrow as pa
 
 from models.simulate.config import Simulation
 from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
@@ -75,15 +73,12 @@ def write_simulation(
     (out / FAULTS_FOLDER).mkdir(parents=True, exist_ok=True)
     summary, started = Summary(), time.perf_counter()
 
-    def write(frames: list[tuple[pl.DataFrame | pa.Table, Path]]) -> list[Path]:
-        return [write_frame(frame, path, fmt) for frame, path in frames]
-
-    # One chunk is written while the next is dealt, each on its own core (a dealing thread waiting
-    # for a core the writer holds would stall the kernel's other threads); at most two chunks are
-    # ever in memory.
+    # One chunk's files are written (each in its own thread) while the next chunk is dealt on one
+    # core fewer than the machine has: a dealing thread waiting for a core a writer holds would
+    # stall the kernel's other threads. At most two chunks are ever in memory.
     dealers = max(1, numba.config.NUMBA_NUM_THREADS - 1)
-    with ThreadPoolExecutor(max_workers=1) as writer, _collector_paused():
-        pending: Future | None = None
+    with ThreadPoolExecutor(max_workers=3) as writer, _collector_paused():
+        pending: list[Future] = []
         for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups, threads=dealers)):
             if misdeal_rate > 0:
                 rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
@@ -95,11 +90,12 @@ def write_simulation(
                 (bets, out / f"bets_{stem}"),
                 (labels, out / FAULTS_FOLDER / f"faults_{stem}"),
             ]
-            if pending is not None:
-                summary.files += pending.result()
-            pending = writer.submit(
-                write, [(frame, path) for frame, path in frames if frame is not None and len(frame)]
-            )
+            summary.files += [future.result() for future in pending]
+            pending = [
+                writer.submit(write_frame, frame, path, fmt)
+                for frame, path in frames
+                if frame is not None and len(frame)
+            ]
             summary.shoes += chunk.shoes
             summary.coups += chunk.rounds_table.num_rows
             summary.bets += 0 if chunk.bets_table is None else chunk.bets_table.num_rows
@@ -107,7 +103,6 @@ def write_simulation(
             summary.seconds = time.perf_counter() - started
             if progress:
                 progress(summary)
-        if pending is not None:
-            summary.files += pending.result()
+        summary.files += [future.result() for future in pending]
     summary.seconds = time.perf_counter() - started
     return summary
