@@ -8,10 +8,14 @@ table dealt earlier that day.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cached_property
 
+import numba
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from models.game.games import Game
 from models.game.paytable import BETS
@@ -19,7 +23,8 @@ from models.game.tableau import draw_table
 from models.simulate import kernels
 from models.simulate.config import Simulation
 from models.simulate.dealing import max_coups, new_deck
-from models.simulate.frames import ShoeBatch, bets_frame, net_units, rounds_frame, trim
+from models.simulate.frames import Labels, ShoeBatch, as_frame, bets_table, net_units, rounds_table, trim
+from models.simulate.memory import keep_freed_memory
 
 BANK_KIND = {
     Game.PUNTO_BANCO: kernels.HOUSE_BANK,
@@ -30,15 +35,40 @@ BANK_KIND = {
     Game.BANCO: kernels.ROTATING,
 }
 DEFAULT_CHUNK_COUPS = 500_000
+BATCH_SHOES = 512
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """The frames of a run of whole table-days."""
+    """The rounds and bets of a run of whole table-days, as Arrow tables and as Polars frames."""
 
     days: tuple[int, int]  # first and last day index
-    rounds: pl.DataFrame
-    bets: pl.DataFrame | None
+    shoes: int
+    rounds_table: pa.Table
+    bets_table: pa.Table | None
+
+    @cached_property
+    def rounds(self) -> pl.DataFrame:
+        return as_frame(self.rounds_table)
+
+    @cached_property
+    def bets(self) -> pl.DataFrame | None:
+        return None if self.bets_table is None else as_frame(self.bets_table)
+
+
+@dataclass
+class Slots:
+    """The kernel's per-shoe slots, kept for the whole run and grown when a batch needs more."""
+
+    sim: Simulation
+    arrays: tuple = field(default=((), ()))
+
+    def take(self, n_shoes: int) -> tuple[tuple, tuple]:
+        coups, bets = self.arrays
+        if not coups or len(coups[0]) < n_shoes:
+            self.arrays = kernels.slots(n_shoes, max_coups(self.sim.decks), self.sim.population.seats)
+            coups, bets = self.arrays
+        return tuple(array[:n_shoes] for array in coups), tuple(array[:n_shoes] for array in bets)
 
 
 def population_vector(sim: Simulation) -> np.ndarray:
@@ -91,10 +121,37 @@ def _chunks(sim: Simulation, days: range | None, chunk_coups: int) -> Iterator[l
         yield chunk
 
 
-def deal_batch(sim: Simulation, batch: ShoeBatch):
+def _batch(sim: Simulation, game: Game, table_days: list[range]) -> ShoeBatch:
+    shoes = np.concatenate([np.arange(s.start, s.stop) for s in table_days])
+    day, rest = np.divmod(shoes, sim.tables * sim.shoes_per_day)  # as Simulation.locate
+    table, k = np.divmod(rest, sim.shoes_per_day)
+    return ShoeBatch(game, shoes, day, table, k)
+
+
+def _batches(sim: Simulation, chunk: list[tuple[int, int, range]]) -> Iterator[ShoeBatch]:
+    """The chunk's shoes game by game, in kernel batches of whole table-days of at most BATCH_SHOES shoes.
+
+    Small batches keep the kernel's slots small: touching fresh pages costs more than dealing.
+    """
+    for game in dict.fromkeys(sim.game_of_table(table) for _, table, _ in chunk):
+        group, size = [], 0
+        for _, table, shoes in chunk:
+            if sim.game_of_table(table) != game:
+                continue
+            if group and size + len(shoes) > BATCH_SHOES:
+                yield _batch(sim, game, group)
+                group, size = [], 0
+            group.append(shoes)
+            size += len(shoes)
+        if group:
+            yield _batch(sim, game, group)
+
+
+def deal_batch(sim: Simulation, batch: ShoeBatch, slots: Slots | None = None):
     """Run the compiled kernel over one batch of shoes of one game."""
     table = draw_table(batch.game, sim.policy)
-    raw = kernels.deal_shoes(
+    coups, bets = (slots or Slots(sim)).take(len(batch.shoes))
+    n_coups, n_bets = kernels.deal_shoes(
         sim.seed,
         batch.shoes,
         new_deck(sim.decks),
@@ -102,28 +159,45 @@ def deal_batch(sim: Simulation, batch: ShoeBatch):
         table.banker,
         BANK_KIND[batch.game],
         population_vector(sim),
-        max_coups(sim.decks),
         net_units(batch.game, sim.paytable)[0],
+        coups,
+        bets,
     )
-    return trim(raw)
+    return trim((coups, n_coups, bets, n_bets))
 
 
-def simulate(sim: Simulation, days: range | None = None, chunk_coups: int = DEFAULT_CHUNK_COUPS) -> Iterator[Chunk]:
-    """Deal the run (or the given day indexes) and yield frames per chunk of whole table-days."""
+@contextmanager
+def _compiled_threads(count: int | None) -> Iterator[None]:
+    """Run the compiled kernels on `count` threads (all when None), as before afterwards."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(count or previous, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+def simulate(
+    sim: Simulation, days: range | None = None, chunk_coups: int = DEFAULT_CHUNK_COUPS, threads: int | None = None
+) -> Iterator[Chunk]:
+    """Deal the run (or the given day indexes) and yield the tables of each chunk of whole table-days.
+
+    `threads` caps the threads the compiled kernels use, leaving cores to whoever writes the chunks.
+    """
+    keep_freed_memory()
+    slots = Slots(sim)
     for chunk in _chunks(sim, days, chunk_coups):
         rounds, bets = [], []
-        for game in dict.fromkeys(sim.game_of_table(table) for _, table, _ in chunk):
-            parts = [(day, table, shoes) for day, table, shoes in chunk if sim.game_of_table(table) == game]
-            shoes = np.concatenate([np.arange(s.start, s.stop) for _, _, s in parts])
-            located = np.array([sim.locate(int(shoe)) for shoe in shoes]).reshape(-1, 3)
-            batch = ShoeBatch(game, shoes, located[:, 0], located[:, 1], located[:, 2])
-            dealt = deal_batch(sim, batch)
-            frame = rounds_frame(sim, batch, dealt)
-            rounds.append(frame)
-            if sim.bets:
-                bets.append(bets_frame(sim, batch, dealt, frame))
+        labels = Labels.of(sim, chunk[0][0], chunk[-1][0])
+        for batch in _batches(sim, chunk):
+            with _compiled_threads(threads):
+                dealt = deal_batch(sim, batch, slots)
+                rounds.append(rounds_table(sim, batch, dealt, labels))
+                if sim.bets:
+                    bets.append(bets_table(sim, batch, dealt, labels))
         yield Chunk(
             days=(chunk[0][0], chunk[-1][0]),
-            rounds=pl.concat(rounds),
-            bets=pl.concat(bets) if sim.bets else None,
+            shoes=sum(len(shoes) for _, _, shoes in chunk),
+            rounds_table=pa.concat_tables(rounds),
+            bets_table=pa.concat_tables(bets) if sim.bets else None,
         )

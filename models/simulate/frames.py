@@ -1,4 +1,9 @@
-"""Kernel arrays to round-log frames in the data contract (data.md): rounds and bets."""
+"""Kernel arrays to round-log tables in the data contract (data.md): rounds and bets, as Arrow.
+
+Identifier columns (tables, shoes, dealers, seats, bets, players, outcomes) are dictionary-encoded
+over labels known in advance, so neither building nor writing them formats or hashes a string per
+row; `as_frame` decodes them to the contract's plain text.
+"""
 
 from __future__ import annotations
 
@@ -11,21 +16,53 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from models.contract import MONEY
 from models.game.games import Game
 from models.game.paytable import BETS, PayTable, settlement_grid
-from models.simulate.config import Simulation
+from models.simulate.config import MAX_SEATS, Simulation
 from models.simulate.dealing import B1, P1, Q1
-from models.simulate.kernels import decimal128_words, hand_text, pack
+from models.simulate.kernels import dense_bets, dense_coups, hand_text
 
-OUTCOMES = pl.Series("outcome", ["B", "P", "T"])
-BET_NAMES = pl.Series("bet", list(BETS))
-PLAYER_PAIR, BANKER_PAIR = BETS.index("player_pair"), BETS.index("banker_pair")
-SEAT_LABELS = pl.Series("seat", [str(seat) for seat in range(1, 15)])
+OUTCOME_LABELS = pa.array(["B", "P", "T"])
+BET_LABELS = pa.array(BETS)
+SEAT_LABELS = pa.array([str(seat) for seat in range(1, MAX_SEATS + 1)])
+GAME_LABELS = pa.array([game.value for game in Game])
+GAME_INDEX = {game: index for index, game in enumerate(Game)}
 
 
-@lru_cache(maxsize=4)
-def _player_labels(pool: int) -> pl.Series:
-    return pl.Series("player_id", [f"PL{number:05d}" for number in range(pool)])
+@lru_cache(maxsize=16)
+def _labels(prefix: str, first: int, stop: int, width: int) -> pa.Array:
+    """Identifiers like T01 or PL00042 for the numbers first..stop - 1."""
+    return pa.array([f"{prefix}{number:0{width}d}" for number in range(first, stop)])
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The dictionaries of one chunk's identifier columns, shared by its batches."""
+
+    tables: pa.Array
+    dealers: pa.Array
+    players: pa.Array
+    shoes: pa.Array  # shoe ids of the chunk's days, shoes_per_day per day
+    first_day: int
+    shoes_per_day: int
+
+    def shoe_index(self, batch: ShoeBatch) -> np.ndarray:
+        """Each shoe's place in `shoes`."""
+        return ((batch.day - self.first_day) * self.shoes_per_day + batch.k).astype(np.int32)
+
+    @classmethod
+    def of(cls, sim: Simulation, first_day: int, last_day: int) -> Labels:
+        dates = [sim.start + dt.timedelta(days=day) for day in range(first_day, last_day + 1)]
+        shoes = pa.array([f"{date:%Y%m%d}-{k + 1:02d}" for date in dates for k in range(sim.shoes_per_day)])
+        return cls(
+            tables=_labels("T", 1, sim.tables + 1, 2),
+            dealers=_labels("D", 1, sim.tables * sim.dealers_per_table + 1, 3),
+            players=_labels("PL", 0, sim.population.player_pool, 5),
+            shoes=shoes,
+            first_day=first_day,
+            shoes_per_day=sim.shoes_per_day,
+        )
 
 
 @dataclass(frozen=True)
@@ -44,12 +81,14 @@ class Dealt:
     """What the kernel dealt for a batch, trimmed to the coups and bets that happened."""
 
     n_coups: np.ndarray
+    shoe: np.ndarray  # index of each coup's shoe in the batch
+    round_no: np.ndarray
     cards: np.ndarray  # (coups, CARD_SLOTS)
     outcomes: np.ndarray  # Banker, Player or Tie against the (first) Player hand
     seconds: np.ndarray
     holder: np.ndarray
     bet_shoe: np.ndarray
-    bet_round: np.ndarray
+    bet_round_no: np.ndarray
     bet_seat: np.ndarray
     bet_code: np.ndarray
     bet_cents: np.ndarray
@@ -58,32 +97,29 @@ class Dealt:
     bet_payout: np.ndarray  # cents x the settlement grid's units
 
 
-def _used(arrays: tuple[np.ndarray, ...], counts: np.ndarray) -> list[np.ndarray]:
-    """The first counts[i] slots of every shoe i, packed: reads only the slots in use."""
-    starts = np.cumsum(counts) - counts
-    packed = [pack(array.reshape(*array.shape[:2], -1), counts, starts) for array in arrays]
-    return [dense if array.ndim == 3 else dense[:, 0] for dense, array in zip(packed, arrays, strict=True)]
-
-
 def trim(raw: tuple) -> Dealt:
-    """Keep the used part of the kernel's fixed per-shoe slots."""
+    """Keep the used part of the kernel's fixed per-shoe slots, packed (reads only the slots in use)."""
     coups, n_coups, bets, n_bets = raw
-    cards, outcomes, seconds, holder = _used(coups, n_coups)
-    bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = _used(bets, n_bets)
+    shoe, round_no, seconds, outcomes, holder, cards = dense_coups(*coups, n_coups, np.cumsum(n_coups) - n_coups)
+    bet_shoe, bet_round_no, seat, code, cents, player, side, payout = dense_bets(
+        bets, n_bets, np.cumsum(n_bets) - n_bets
+    )
     return Dealt(
         n_coups=n_coups,
+        shoe=shoe,
+        round_no=round_no,
         cards=cards,
         outcomes=outcomes,
         seconds=seconds,
         holder=holder,
-        bet_shoe=np.repeat(np.arange(len(n_bets)), n_bets),
-        bet_round=bet_round,
-        bet_seat=bet_seat,
-        bet_code=bet_code,
-        bet_cents=bet_cents,
-        bet_player=bet_player,
-        bet_side=bet_side,
-        bet_payout=bet_payout,
+        bet_shoe=bet_shoe,
+        bet_round_no=bet_round_no,
+        bet_seat=seat,
+        bet_code=code,
+        bet_cents=cents,
+        bet_player=player,
+        bet_side=side,
+        bet_payout=payout,
     )
 
 
@@ -94,30 +130,29 @@ def day_opening(sim: Simulation, day: int) -> int:
     return int(opening.timestamp())
 
 
-def _nullable(values: np.ndarray, missing: int) -> pl.Series:
-    """Integers with `missing` turned into nulls."""
-    series = pl.Series(values.astype(np.int64))
-    return pl.select(pl.when(series != missing).then(series)).to_series()
+def _dictionary(labels: pa.Array, indices: np.ndarray) -> pa.DictionaryArray:
+    """Text column as indices into labels known in advance: no string is built or hashed per row.
+
+    The indices are not checked against the labels (a tenth of the table's cost): they come from the
+    kernel's bounded codes, and the tests compare every column with labels built row by row.
+    """
+    return pa.DictionaryArray.from_arrays(pa.array(indices), labels, safe=False)
 
 
-def _hand(cards: np.ndarray, first: int) -> pl.Series:
+def _hand(cards: np.ndarray, first: int) -> pa.StringArray:
     """The hands in cards[:, first:first + 3] as logged text, built straight into Arrow buffers."""
     offsets, data = hand_text(cards, first)
-    array = pa.StringArray.from_buffers(len(cards), pa.py_buffer(offsets), pa.py_buffer(data))
-    return pl.from_arrow(array)
+    return pa.StringArray.from_buffers(len(cards), pa.py_buffer(offsets), pa.py_buffer(data))
 
 
-def _labels(prefix: str, numbers: np.ndarray, width: int) -> pl.Series:
-    """Identifiers like T01 or PL00042 from numbers."""
-    digits = pl.Series(numbers.astype(np.int64)).cast(pl.String).str.zfill(width)
-    return pl.select(pl.lit(prefix) + digits).to_series()
+def _decimal(units: np.ndarray, scale: int) -> pa.Array:
+    """Exact decimals from integers counted in 10**-scale currency units, without a copy.
 
-
-def _decimal(units: np.ndarray, scale: int, precision: int = 18) -> pl.Series:
-    """Exact decimals from integers counted in 10**-scale currency units (built as Arrow decimal128)."""
-    words = decimal128_words(np.ascontiguousarray(units, dtype=np.int64))
-    array = pa.Array.from_buffers(pa.decimal128(precision, scale), len(units), [None, pa.py_buffer(words)])
-    return pl.from_arrow(array)
+    Arrow's 64-bit decimal holds Decimal(18, s) exactly and is what Parquet stores; `as_frame`
+    widens it to the decimal128 Polars reads.
+    """
+    units = np.ascontiguousarray(units, dtype=np.int64)
+    return pa.Array.from_buffers(pa.decimal64(18, scale), len(units), [None, pa.py_buffer(units)])
 
 
 @lru_cache(maxsize=64)
@@ -125,6 +160,10 @@ def net_units(game: Game, table: PayTable) -> tuple[np.ndarray, int]:
     """The settlement grid's net results as integers in 10**-places units, and `places`."""
     net, _ = settlement_grid(game, table)
     places = max(0, *(-value.as_tuple().exponent for value in net.ravel()))
+    if 2 + places > MONEY.scale:
+        raise ValueError(
+            f"the pay table's results need {places} decimal places per unit staked, at most {MONEY.scale - 2}"
+        )
     scaled = np.vectorize(lambda value: int(value.scaleb(places)), otypes=[np.int64])(net)
     return scaled.reshape(len(BETS), -1, 2), places
 
@@ -143,58 +182,64 @@ def _shoe_starts(sim: Simulation, batch: ShoeBatch, last_micros: np.ndarray) -> 
     return openings + before - before[group_start], openings
 
 
-def rounds_frame(sim: Simulation, batch: ShoeBatch, dealt: Dealt) -> pl.DataFrame:
-    """One row per coup, columns as data.md's rounds."""
-    n = dealt.n_coups
-    shoe = np.repeat(np.arange(len(n)), n)
-    round_no = np.arange(len(shoe)) - np.repeat(np.cumsum(n) - n, n) + 1
+def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) -> pa.Table:
+    """One row per coup, columns as data.md's rounds (identifiers dictionary-encoded)."""
+    n, shoe = dealt.n_coups, dealt.shoe
     micros = np.round(dealt.seconds * 1e6).astype(np.int64)
     shoe_start, opening = _shoe_starts(sim, batch, micros[np.cumsum(n) - 1])
-    started = shoe_start[shoe] + micros
+    into_day = np.take(shoe_start - opening, shoe) + micros
+    started = np.take(opening, shoe) + into_day
+    # dealers rotate at every shift: per shoe the table's first dealer of its day, per coup the shift
     shifts_per_day = int(np.ceil(24 / sim.shift_hours))
-    shift = (started - opening[shoe]) // round(sim.shift_hours * 3600 * 1e6)
-    pool = sim.tables * sim.dealers_per_table
-    dealer = (batch.table[shoe] * sim.dealers_per_table + batch.day[shoe] * shifts_per_day + shift) % pool
-    dates = [sim.start + dt.timedelta(days=int(day)) for day in batch.day]
-    shoe_ids = pl.Series([f"{date:%Y%m%d}-{k + 1:02d}" for date, k in zip(dates, batch.k, strict=True)])
-    table_ids = _labels("T", batch.table + 1, 2)
-    shoe_index = pl.Series(shoe, dtype=pl.Int64)
+    first_dealer = batch.table * sim.dealers_per_table + batch.day * shifts_per_day
+    shift = into_day // round(sim.shift_hours * 3600 * 1e6)
+    dealer = (np.take(first_dealer, shoe) + shift) % (sim.tables * sim.dealers_per_table)
+    rows = len(shoe)
     three_hands = batch.game is Game.BACCARAT_BANQUE
-    return pl.DataFrame(
+    return pa.table(
         {
-            "table_id": table_ids.gather(shoe_index),
-            "shoe_id": shoe_ids.gather(shoe_index),
-            "round_no": pl.Series(round_no, dtype=pl.Int32),
-            "started_at": pl.Series(started).cast(pl.Datetime("us", "UTC")).dt.convert_time_zone(sim.timezone),
+            "table_id": _dictionary(labels.tables, np.take(batch.table.astype(np.int32), shoe)),
+            "shoe_id": _dictionary(labels.shoes, np.take(labels.shoe_index(batch), shoe)),
+            "round_no": dealt.round_no,
+            "started_at": pa.Array.from_buffers(pa.timestamp("us", sim.timezone), rows, [None, pa.py_buffer(started)]),
             "player_cards": _hand(dealt.cards, P1),
             "banker_cards": _hand(dealt.cards, B1),
-            "game": pl.repeat(batch.game.value, len(shoe), eager=True),
-            "decks": pl.repeat(sim.decks, len(shoe), dtype=pl.Int8, eager=True),
-            "dealer_id": _labels("D", np.arange(1, pool + 1), 3).gather(pl.Series(dealer, dtype=pl.Int64)),
-            "bank_holder": SEAT_LABELS.gather(pl.Series(dealt.holder, dtype=pl.Int64)),
-            "player2_cards": _hand(dealt.cards, Q1)
-            if three_hands
-            else pl.repeat(None, len(shoe), dtype=pl.String, eager=True),
-            "outcome": OUTCOMES.gather(pl.Series(dealt.outcomes, dtype=pl.Int64)),
+            "game": _dictionary(GAME_LABELS, np.full(rows, GAME_INDEX[batch.game], np.int8)),
+            "decks": np.full(rows, sim.decks, np.int8),
+            "dealer_id": _dictionary(labels.dealers, dealer.astype(np.int32)),
+            "bank_holder": _dictionary(SEAT_LABELS, dealt.holder),
+            "player2_cards": _hand(dealt.cards, Q1) if three_hands else pa.nulls(rows, pa.string()),
+            "outcome": _dictionary(OUTCOME_LABELS, dealt.outcomes),
         }
     )
 
 
-def bets_frame(sim: Simulation, batch: ShoeBatch, dealt: Dealt, rounds: pl.DataFrame) -> pl.DataFrame:
+def bets_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) -> pa.Table:
     """One row per wager, columns as data.md's bets, with the payout the table made."""
-    n = dealt.n_coups
-    coup = pl.Series((np.cumsum(n) - n)[dealt.bet_shoe] + dealt.bet_round, dtype=pl.Int64)
     _, places = net_units(batch.game, sim.paytable)
-    return pl.DataFrame(
+    to_money = 10 ** (MONEY.scale - 2 - places)  # cents x grid units to the contract's money scale
+    return pa.table(
         {
-            "table_id": rounds["table_id"].gather(coup),
-            "shoe_id": rounds["shoe_id"].gather(coup),
-            "round_no": rounds["round_no"].gather(coup),
-            "seat": SEAT_LABELS.gather(pl.Series(dealt.bet_seat, dtype=pl.Int64)),
-            "bet": BET_NAMES.gather(pl.Series(dealt.bet_code, dtype=pl.Int64)),
+            "table_id": _dictionary(labels.tables, np.take(batch.table.astype(np.int32), dealt.bet_shoe)),
+            "shoe_id": _dictionary(labels.shoes, np.take(labels.shoe_index(batch), dealt.bet_shoe)),
+            "round_no": dealt.bet_round_no,
+            "seat": _dictionary(SEAT_LABELS, dealt.bet_seat),
+            "bet": _dictionary(BET_LABELS, dealt.bet_code),
             "amount": _decimal(dealt.bet_cents, 2),
-            "player_id": _player_labels(sim.population.player_pool).gather(pl.Series(dealt.bet_player, dtype=pl.Int64)),
-            "payout": _decimal(dealt.bet_payout, 2 + places),
-            "side": _nullable(dealt.bet_side, 0).cast(pl.Int8),
+            "player_id": _dictionary(labels.players, dealt.bet_player),
+            "payout": _decimal(dealt.bet_payout * to_money, MONEY.scale),
+            "side": pa.array(dealt.bet_side, mask=dealt.bet_side == 0),
         }
     )
+
+
+def as_frame(table: pa.Table) -> pl.DataFrame:
+    """A rounds or bets table with the contract's types: identifiers as text, money as Decimal(18, s)."""
+    columns = []
+    for field, column in zip(table.schema, table.columns, strict=True):
+        if pa.types.is_dictionary(field.type):
+            column = column.cast(field.type.value_type)
+        elif pa.types.is_decimal(field.type):
+            column = column.cast(pa.decimal128(field.type.precision, field.type.scale))
+        columns.append(column)
+    return pl.from_arrow(pa.table(columns, names=table.column_names))

@@ -107,7 +107,7 @@ def _round_to(cents, unit):
     return max(unit, (cents // unit) * unit)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _stake(state, unit, pop):
     amount = np.int64(unit * STAKE_SWING[bounded(state, STAKE_SWING.shape[0])])
     return min(max(_round_to(amount, np.int64(pop[MIN_BET])), np.int64(pop[MIN_BET])), np.int64(pop[MAX_BET]))
@@ -119,7 +119,7 @@ def _cell(player, banker, player_drew, banker_drew):
     return ((player * 10 + banker) * 2 + player_drew) * 2 + banker_drew
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _settle(net_units, code, cell, pairs):
     """Net result for the bettor per cent staked, in the grid's units."""
     pair = 0
@@ -130,35 +130,45 @@ def _settle(net_units, code, cell, pairs):
     return net_units[code, cell, pair]
 
 
-@njit(parallel=True, cache=True)
-def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, max_coups, net_units):
-    """Deal every shoe in `shoes` with its betting population into fixed per-shoe slots.
+#: Per-bet slots: round index, seat, bet code, amount in cents, player number, side, payout.
+BET_DTYPES = (np.int16, np.int8, np.int8, np.int64, np.int32, np.int8, np.int64)
+
+
+def slots(n_shoes: int, max_coups: int, seats: int) -> tuple[tuple, tuple]:
+    """Fixed per-shoe slots for `deal_shoes` to fill: per-coup arrays and per-bet arrays.
+
+    Allocated once per run and reused for every batch: fresh pages cost a page fault each.
+    """
+    max_bets = max_coups * seats * BETS_PER_SEAT
+    coups = (
+        np.empty((n_shoes, max_coups, CARD_SLOTS), np.int16),
+        np.empty((n_shoes, max_coups), np.int8),
+        np.empty((n_shoes, max_coups), np.float64),
+        np.empty((n_shoes, max_coups), np.int8),
+    )
+    bets = tuple(np.empty((n_shoes, max_bets), dtype) for dtype in BET_DTYPES)
+    return coups, bets
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, net_units, coups, bets):
+    """Deal every shoe in `shoes` with its betting population into the first len(shoes) of `slots()`.
 
     `net_units[bet, cell, pair]` is the settlement grid (models.game.paytable) in integer units.
-    Returns per-coup arrays (cards, outcome against the first Player hand, seconds from the shoe's
-    start, bank holder seat), per-bet arrays (round index, seat, bet
-    code, amount in cents, player number, side, payout in cents x grid units), and the number of
-    coups and bets each shoe used. Slots past those counts are garbage.
+    Fills per-coup slots (cards, outcome against the first Player hand, seconds from the shoe's
+    start, bank holder seat) and per-bet slots (round index, seat, bet code, amount in cents, player
+    number, side, payout in cents x grid units); returns the number of coups and bets each shoe
+    used. Slots past those counts are garbage.
     """
     n_shoes = shoes.shape[0]
     seats = np.int64(pop[SEATS])
-    max_bets = max_coups * seats * BETS_PER_SEAT
     three_hands = bank_kind == BANQUE
     need = 9 if three_hands else 6
     n = template.shape[0]
     cut = n - CUT_CARD_FROM_BACK
 
-    cards = np.empty((n_shoes, max_coups, CARD_SLOTS), np.int16)
-    outcomes = np.empty((n_shoes, max_coups), np.int8)
-    seconds = np.empty((n_shoes, max_coups), np.float64)
-    holder = np.empty((n_shoes, max_coups), np.int8)
-    bet_round = np.empty((n_shoes, max_bets), np.int16)
-    bet_seat = np.empty((n_shoes, max_bets), np.int8)
-    bet_code = np.empty((n_shoes, max_bets), np.int8)
-    bet_cents = np.empty((n_shoes, max_bets), np.int64)
-    bet_player = np.empty((n_shoes, max_bets), np.int32)
-    bet_side = np.empty((n_shoes, max_bets), np.int8)
-    bet_payout = np.empty((n_shoes, max_bets), np.int64)
+    cards, outcomes, seconds, holder = coups
+    bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = bets
     n_coups = np.zeros(n_shoes, np.int64)
     n_bets = np.zeros(n_shoes, np.int64)
 
@@ -192,7 +202,7 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
             clock += pop[COUP_SECONDS] * (0.6 + 0.4 * (uniform(people) + uniform(people)))
             seconds[i, k] = clock
             holder[i, k] = seat_of_bank
-            stake_side = np.zeros(3, np.int64)
+            stake_right, stake_left = np.int64(0), np.int64(0)  # baccarat_banque's two sides
             covered = np.int64(0)
             first_bet = b
             for seat in range(seats):
@@ -223,7 +233,10 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
                 side = 0
                 if bank_kind == BANQUE:
                     side = 1 + (seat % 2)  # odd seats (1, 3, ...) on the right table
-                    stake_side[side] += amount
+                    if side == 1:
+                        stake_right += amount
+                    else:
+                        stake_left += amount
                 bet_round[i, b] = k
                 bet_seat[i, b] = seat
                 bet_code[i, b] = code
@@ -261,7 +274,7 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
                 bet_player[i, b] = player[seat_of_bank]
                 bet_side[i, b] = 0
                 b += 1
-            side = 2 if stake_side[2] > stake_side[1] else 1
+            side = 2 if stake_left > stake_right else 1
             row = cards[i, k]
             pos, player_total, banker_total, second_total = deal_coup(
                 deck_state, deck, pos, player_draw, banker_draw, three_hands, side, row
@@ -296,47 +309,85 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
             last = pos > cut
         n_coups[i] = k
         n_bets[i] = b
-    coups = (cards, outcomes, seconds, holder)
-    bets = (bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout)
-    return coups, n_coups, bets, n_bets
+    return n_coups, n_bets
 
 
-@njit(parallel=True, cache=True)
-def pack(slots, counts, starts):
-    """Copy the first counts[i] rows of every shoe's slots (n, slots, width) into one dense array."""
-    out = np.empty((counts.sum(), slots.shape[2]), slots.dtype)
-    for i in prange(slots.shape[0]):
-        out[starts[i] : starts[i] + counts[i]] = slots[i, : counts[i]]
-    return out
+@njit(parallel=True, cache=True, nogil=True)
+def dense_coups(cards, outcomes, seconds, holder, counts, starts):
+    """Every shoe i's first counts[i] coup slots, packed from starts[i] on, in one pass.
+
+    Returns per coup: shoe index, round number (from 1), seconds, outcome, bank holder, cards.
+    """
+    total = counts.sum()
+    shoe = np.empty(total, np.int32)
+    round_no = np.empty(total, np.int32)
+    out_seconds = np.empty(total, np.float64)
+    out_outcomes = np.empty(total, np.int8)
+    out_holder = np.empty(total, np.int8)
+    out_cards = np.empty((total, cards.shape[2]), np.int16)
+    for i in prange(counts.shape[0]):
+        for k in range(counts[i]):
+            j = starts[i] + k
+            shoe[j] = i
+            round_no[j] = k + 1
+            out_seconds[j] = seconds[i, k]
+            out_outcomes[j] = outcomes[i, k]
+            out_holder[j] = holder[i, k]
+            for slot in range(cards.shape[2]):
+                out_cards[j, slot] = cards[i, k, slot]
+    return shoe, round_no, out_seconds, out_outcomes, out_holder, out_cards
 
 
-@njit(cache=True)
-def decimal128_words(units):
-    """Little-endian 128-bit two's-complement words of int64 values: Arrow's decimal128 layout."""
-    words = np.empty((units.shape[0], 2), np.int64)
-    for i in range(units.shape[0]):
-        words[i, 0] = units[i]
-        words[i, 1] = -1 if units[i] < 0 else 0
-    return words
+@njit(parallel=True, cache=True, nogil=True)
+def dense_bets(bets, counts, starts):
+    """Every shoe i's first counts[i] bet slots, packed from starts[i] on, in one pass.
+
+    Returns per bet: shoe index, round number (from 1), seat, bet code, cents, player, side, payout.
+    """
+    bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = bets
+    total = counts.sum()
+    shoe = np.empty(total, np.int32)
+    round_no = np.empty(total, np.int32)
+    seat = np.empty(total, np.int8)
+    code = np.empty(total, np.int8)
+    cents = np.empty(total, np.int64)
+    player = np.empty(total, np.int32)
+    side = np.empty(total, np.int8)
+    payout = np.empty(total, np.int64)
+    for i in prange(counts.shape[0]):
+        for b in range(counts[i]):
+            j = starts[i] + b
+            shoe[j] = i
+            round_no[j] = bet_round[i, b] + 1
+            seat[j] = bet_seat[i, b]
+            code[j] = bet_code[i, b]
+            cents[j] = bet_cents[i, b]
+            player[j] = bet_player[i, b]
+            side[j] = bet_side[i, b]
+            payout[j] = bet_payout[i, b]
+    return shoe, round_no, seat, code, cents, player, side, payout
 
 
 TOKEN_BYTES = np.array([[ord(rank), ord(suit)] for rank in "A23456789TJQK" for suit in "CDHS"], np.uint8)
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def hand_text(cards, first):
     """Arrow string buffers (offsets, bytes) of the hands in cards[:, first:first + 3]: '9H 3S 4D'."""
     n = cards.shape[0]
-    offsets = np.empty(n + 1, np.int32)
-    offsets[0] = 0
-    for i in range(n):
+    lengths = np.empty(n, np.int32)
+    for i in prange(n):
         k = 0
         for slot in range(first, first + 3):
             if cards[i, slot] >= 0:
                 k += 1
-        offsets[i + 1] = offsets[i] + (3 * k - 1 if k > 0 else 0)
-    data = np.empty(offsets[n], np.uint8)
+        lengths[i] = 3 * k - 1 if k > 0 else 0
+    offsets = np.empty(n + 1, np.int32)
+    offsets[0] = 0
     for i in range(n):
+        offsets[i + 1] = offsets[i] + lengths[i]
+    data = np.empty(offsets[n], np.uint8)
+    for i in prange(n):
         at = offsets[i]
         for slot in range(first, first + 3):
             code = cards[i, slot]
