@@ -29,6 +29,8 @@ ROUND_COLUMNS = (
 )
 BET_COLUMNS = "table_id, shoe_id, round_no, game, bet, amount, house_net, commission, theo"
 DAY = ["gaming_day"]
+#: Text keys held as categoricals while computing: grouping, joining and sorting on them is cheaper.
+CATEGORICAL = ("table_id", "shoe_id", "dealer_id", "bank_holder", "outcome")
 
 
 @dataclass(frozen=True)
@@ -42,23 +44,26 @@ def compute_marts(
     rounds: pl.DataFrame, bets: pl.DataFrame, shoes: pl.DataFrame, config: MartConfig
 ) -> dict[str, pl.DataFrame]:
     """Every day-grained mart from the core tables, as frames keyed by table name."""
-    # computed once: every metric below reads the same frame
+    rounds, bets, shoes = (_categorical(frame) for frame in (rounds, bets, shoes))
+    # computed once: every metric below reads the same frame, sorted once for those that walk shoes
+    # (by shoe day first, so that the per-tenure and per-run marts come out in gaming-day order)
     lazy = (
         rounds.lazy()
         .with_columns(gaming_day(pl.col("started_at"), config.day))
         .with_columns(shoe_day())
+        .sort("shoe_day", *SHOE, "round_no")
         .collect()
         .lazy()
     )
     placed = wagers(bets.lazy(), lazy).collect().lazy()
     variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
     variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
-    tenures = bank_tenures(lazy).collect()
-    runs = decision_runs(lazy).collect()
+    tenures = bank_tenures(lazy, in_order=True).collect()
+    runs = decision_runs(lazy, in_order=True).collect()
     by_shoe = tie_frequency(
         lazy.with_columns(gaming_day="shoe_day"), ["table_id", "shoe_id", "gaming_day"], compared_within=DAY
     )
-    return {
+    marts = {
         schema.MARTS_BANKER_STREAKS: tenures.join(
             chemin_bank(tenures.lazy(), bets.lazy()).collect(), on=[*SHOE, "tenure"], how="left"
         ),
@@ -75,6 +80,11 @@ def compute_marts(
         schema.MARTS_TABLE_DAY: table_day(placed, variance),
         schema.MARTS_SHOE_SUMMARY: shoe_summary(lazy, shoes.lazy(), runs.lazy()),
     }
+    return {name: frame.with_columns(pl.col(pl.Categorical).cast(pl.String)) for name, frame in marts.items()}
+
+
+def _categorical(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.with_columns(pl.col(name).cast(pl.Categorical) for name in CATEGORICAL if name in frame.columns)
 
 
 def _day_bounds(days: Sequence[dt.date], config: MartConfig) -> list[tuple[dt.datetime, dt.datetime]]:
@@ -111,15 +121,22 @@ def _load(con, days: Sequence[dt.date] | None, config: MartConfig) -> tuple[pl.D
     return frames
 
 
-def _refit(con, days: Sequence[dt.date] | None) -> pl.DataFrame:
-    """Refit the tenures of the months `days` fall in (all months when None); returns the new rows."""
+def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame) -> pl.DataFrame:
+    """Refit the tenures of the months `days` fall in (all months when None, from `streaks`, the
+    tenures just computed); returns the new rows."""
     period = pl.col("gaming_day").dt.truncate("1mo")
     months = None if days is None else sorted({dt.date(day.year, day.month, 1) for day in days})
-    where = ""
-    if months is not None:
-        listed = ", ".join(f"DATE '{month}'" for month in months)
-        where = f" WHERE date_trunc('month', gaming_day) IN ({listed})"
-    tenures = con.sql(f"SELECT * FROM {schema.MARTS_BANKER_STREAKS}{where}").pl()
+    if months is None:
+        tenures = streaks
+    else:
+        # ranges on the day-ordered table read only the months' row groups
+        spans = " OR ".join(
+            f"(gaming_day >= DATE '{month}' AND gaming_day < DATE '{month}' + INTERVAL 1 MONTH)" for month in months
+        )
+        tenures = con.sql(
+            "SELECT table_id, game, decks, gaming_day, decided, ended_by "
+            f"FROM {schema.MARTS_BANKER_STREAKS} WHERE {spans}"
+        ).pl()
     fit = tenure_fit(tenures.with_columns(period=period), by=["table_id", "game", "period"])
     con.register("mart_frame", fit)
     exists = con.execute(
@@ -141,24 +158,31 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
     if not db.exists():
         raise WarehouseError(f"no warehouse at {db} yet: run `banco ingest PATH` first")
     with write(db) as con:
+        # DuckDB's checkpoint otherwise spends seconds vacuuming the marts' row groups (at ten million
+        # coups) on the next few commits after a full rebuild; a full rebuild rewrites them compactly
+        con.execute("SET max_vacuum_tasks = 0")
         rounds, bets, shoes = _load(con, days, config)
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         marts = compute_marts(rounds, bets, shoes, config)
         if days is not None:  # a shoe that began the day before belongs to that day
             marts = {name: frame.filter(pl.col("gaming_day").is_in(list(days))) for name, frame in marts.items()}
+        listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups
         con.execute("BEGIN TRANSACTION")
         for name, frame in marts.items():
-            con.register("mart_frame", frame)
+            # stored in gaming-day order, so a day's rows share a few row groups at the table's end:
+            # replacing a day then touches those groups only, not one in every table's stretch
+            in_day_order = frame if frame["gaming_day"].is_sorted() else frame.sort("gaming_day", maintain_order=True)
+            con.register("mart_frame", in_day_order)
             exists = con.execute(
                 "SELECT count(*) FROM information_schema.tables WHERE table_schema || '.' || table_name = ?", [name]
             ).fetchall()[0][0]
             if days is None or not exists:
                 con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM mart_frame")
             else:
-                con.execute(f"DELETE FROM {name} WHERE list_contains(?, gaming_day)", [list(days)])
+                con.execute(f"DELETE FROM {name} WHERE gaming_day IN ({listed})")
                 con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
             con.unregister("mart_frame")
-        fit = _refit(con, days)
+        fit = _refit(con, days, marts[schema.MARTS_BANKER_STREAKS])
         con.execute("COMMIT")
     return {name: frame.height for name, frame in marts.items()} | {schema.MARTS_TENURE_FIT: fit.height}

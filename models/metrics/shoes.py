@@ -24,7 +24,7 @@ def shoe_summary(rounds: pl.LazyFrame, shoes: pl.LazyFrame, runs: pl.LazyFrame |
         cards_dealt=pl.col("cards_used").cast(pl.Int64).sum(),
     )
     runs = (
-        decision_runs(rounds)
+        (decision_runs(rounds) if runs is None else runs)
         .group_by(SHOE)
         .agg(
             longest_banker_run=pl.col("length").filter(pl.col("side") == "B").max().fill_null(0),

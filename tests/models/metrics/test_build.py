@@ -63,6 +63,19 @@ def test_rebuilding_gives_the_same_marts(warehouse):
     assert con.execute("SELECT sum(house_win), count(*) FROM marts.table_day").fetchone() == before
 
 
+def test_marts_are_text_typed_and_stored_in_gaming_day_order(warehouse):
+    # categoricals are only a computing aid; a day's rows together keep a one-day rebuild local
+    con = read(warehouse)
+    kinds = con.execute(
+        "SELECT DISTINCT data_type FROM information_schema.columns WHERE table_schema = 'marts' "
+        "AND column_name IN ('table_id', 'shoe_id', 'dealer_id', 'holder', 'side', 'ended_by')"
+    ).fetchall()
+    assert kinds == [("VARCHAR",)]
+    for table in ("banker_streaks", "decision_runs", "shoe_summary", "table_day"):
+        days = con.sql(f"SELECT gaming_day FROM marts.{table}").pl()["gaming_day"]
+        assert days.n_unique() > 1 and days.is_sorted(), table
+
+
 def _marts(db: Path) -> dict[str, pl.DataFrame]:
     con = read(db)
     names = [

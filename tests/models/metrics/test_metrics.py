@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from scipy import stats
 
 from models.game.shoe import Composition
@@ -95,6 +96,28 @@ def test_decision_runs_and_shoe_summary():
     assert (summary["longest_banker_run"], summary["longest_player_run"]) == (3, 4)
     assert summary["naturals"] == 5 and summary["player_pairs"] == 1 and summary["cards_dealt"] == 47
     assert summary["reconciliation"] == "reconciled"
+
+
+def test_shoe_walks_on_rows_already_in_order_equal_those_that_sort_first():
+    shoes = [
+        rounds("BPPTBBPTPB" * 3, table="T2", shoe="S1"),
+        rounds("PPBTTBPB" * 2, game="banco", table="T1", shoe="S2"),
+        rounds("BBPBTPPB" * 2, game="chemin_de_fer", table="T1", shoe="S1", holders=list("3335556667774441")),
+    ]
+    shuffled = pl.concat(shoes).sample(fraction=1.0, shuffle=True, seed=4)
+    in_order = shuffled.sort("table_id", "shoe_id", "round_no")
+    for walk in (bank_tenures, decision_runs):
+        expected = walk(shuffled.lazy()).collect()
+        assert expected["table_id"].n_unique() == 2 and expected.height > 10
+        assert_frame_equal(walk(in_order.lazy(), in_order=True).collect(), expected)
+    extra = {"natural": False, "player_pair": False, "banker_pair": False, "cards_used": 4}
+    coups = shuffled.with_columns(pl.lit(v).alias(k) for k, v in extra.items())
+    status = coups.select("table_id", "shoe_id").unique().with_columns(reconciliation=pl.lit("reconciled"))
+    status = status.with_columns(reconciled_by=pl.lit("card"))
+    runs = decision_runs(coups.lazy())
+    with_runs = shoe_summary(coups.lazy(), status.lazy(), runs)
+    assert with_runs.height == 3
+    assert_frame_equal(with_runs, shoe_summary(coups.lazy(), status.lazy()))
 
 
 def test_tie_frequency_against_independent_statistics():
