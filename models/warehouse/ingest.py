@@ -264,12 +264,15 @@ def refresh_shoes(con, ingested_at: dt.datetime) -> None:
             SELECT table_id, shoe_id, count(DISTINCT round_no) AS rows
             FROM {schema.QUARANTINE_ROUNDS} SEMI JOIN touched_shoes USING (table_id, shoe_id)
             WHERE reason = 'shoe_overdrawn' GROUP BY ALL
-        ), cards AS (  -- a lone character is a token without a suit; a lone 0 has no rank
+        ), cards AS (
+            -- Hands are stored in canonical tokens of one or two characters, one space apart, and
+            -- cards_used counts them: all have a suit when the text is 3 * cards - 1 long (joined
+            -- with spaces), and a lone 0 (a value without a rank) shows as ' 0 ' with spaces around.
             SELECT table_id, shoe_id,
-                bool_and(NOT regexp_matches(concat_ws(' ', player_cards, banker_cards, player2_cards),
-                    '(^|\\s)\\S(\\s|$)')) AS suited,
-                bool_and(NOT regexp_matches(concat_ws(' ', player_cards, banker_cards, player2_cards),
-                    '(^|\\s)0(\\s|$)')) AS ranked
+                bool_and(length(concat_ws(' ', player_cards, banker_cards, player2_cards))
+                    = 3 * cards_used - 1) AS suited,
+                bool_and(NOT contains(concat(' ', concat_ws(' ', player_cards, banker_cards, player2_cards), ' '),
+                    ' 0 ')) AS ranked
             FROM rounds WHERE has_cards GROUP BY ALL
         )
         SELECT r.table_id, r.shoe_id, any_value(r.game), max(r.decks), count(*)::INTEGER,

@@ -11,6 +11,8 @@ from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overd
 from models.warehouse.staging import SHOE, StoredShoes
 
 HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
+SLOTS = len(HANDS) * hands.MAX_CARDS
+CODES = 52  # card codes at the finest granularity: rank * 4 + suit
 
 
 def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
@@ -37,6 +39,24 @@ def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
         .alias(f"_c{j}")
         for j, (value, rank, suit) in enumerate(slots)
     )
+
+
+def _shoes_within_limits(both: pl.DataFrame) -> pl.DataFrame:
+    """`_shoe` of the shoes where no card (rank, value) is seen, over all their rows, more often
+    than the fewest decks any of their rows names allow: taken in any order, none of their rows can
+    overdraw, so only the other shoes need counting in round order."""
+    shoe, inverse = np.unique(both["_shoe"].to_numpy(), return_inverse=True)
+    codes = both.select(f"_c{j}" for j in range(SLOTS)).to_numpy()
+    present = codes >= 0
+    counts = np.bincount((inverse[:, None] * CODES + codes)[present], minlength=len(shoe) * CODES)
+    decks = np.full(len(shoe), np.iinfo(np.int64).max)
+    np.minimum.at(decks, inverse, both["decks"].to_numpy().astype(np.int64))
+    granularity = np.zeros(len(shoe), np.int64)
+    granularity[inverse] = both["_granularity"].to_numpy()  # one per shoe
+    held = np.where(granularity == BY_CARD, 1, 4)[:, None] * decks[:, None] * np.ones(CODES, np.int64)
+    held[:, 0] *= np.where(granularity == BY_VALUE, 4, 1)  # a shoe holds 16d ten-value cards
+    within = (counts.reshape(len(shoe), CODES) <= held).all(axis=1)
+    return pl.DataFrame({"_shoe": pl.Series(shoe[within], dtype=both.schema["_shoe"])})
 
 
 def _parse_stored(frame: pl.DataFrame) -> pl.DataFrame:
@@ -76,13 +96,13 @@ def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.Da
         f"{p}{i}_{part}" for p, _ in HANDS for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")
     ]
     both = pl.concat([stored.select(columns), new.select(columns)], how="vertical_relaxed")
-    both = (
-        _card_codes(both)
-        .with_columns(_shoe=pl.struct(SHOE).hash(seed=7))  # groups a shoe's rows; cheaper than ranking text
-        .sort("_shoe", "_new", "round_no", "_line")
-    )
+    both = _card_codes(both).with_columns(_shoe=pl.struct(SHOE).hash(seed=7))  # cheaper than ranking text
+    both = both.join(_shoes_within_limits(both), on="_shoe", how="anti")
+    if both.height == 0:  # the usual case: no shoe holds more of any card than it can
+        return rows, rows.head(0)
+    both = both.sort("_shoe", "_new", "round_no", "_line")
     granularity = both["_granularity"].to_numpy()
-    codes = both.select(f"_c{j}" for j in range(len(HANDS) * hands.MAX_CARDS)).to_numpy().astype(np.int64)
+    codes = both.select(f"_c{j}" for j in range(SLOTS)).to_numpy().astype(np.int64)
     over = overdrawn_rows(
         both["_shoe"].to_numpy().view(np.int64),
         codes,

@@ -56,7 +56,15 @@ class Stage:
         return path
 
     def commit(self, con) -> None:
-        """Insert every staged batch; the caller holds the transaction."""
-        for table, paths in self.files.items():
-            files = ", ".join(f"'{path}'" for path in paths)
-            con.execute(f"INSERT INTO {table} SELECT * FROM read_parquet([{files}])")
+        """Insert every staged batch; the caller holds the transaction.
+
+        Without insertion order to keep, DuckDB writes each table's new row groups to the file as it
+        inserts them (in parallel), rather than holding them for the checkpoint to write, which then
+        has almost nothing left to do. No reader relies on the physical order of rows."""
+        con.execute("SET preserve_insertion_order = false")
+        try:
+            for table, paths in self.files.items():
+                files = ", ".join(f"'{path}'" for path in paths)
+                con.execute(f"INSERT INTO {table} SELECT * FROM read_parquet([{files}])")
+        finally:
+            con.execute("RESET preserve_insertion_order")
