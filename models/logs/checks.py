@@ -86,6 +86,8 @@ def _judge(frame: pl.DataFrame, checks: list[Check]) -> pl.DataFrame:
             reason = pl.when(failed).then(pl.lit(name)).otherwise(reason)
             detail = pl.when(failed).then(text).otherwise(detail)
     frame = frame.with_columns(reason=reason)
+    if frame["reason"].null_count() == frame.height:  # the usual case: nothing to explain
+        return frame.with_columns(detail=pl.lit(None, pl.String))
     good = frame.filter(pl.col("reason").is_null()).with_columns(detail=pl.lit(None, pl.String))
     bad = frame.filter(pl.col("reason").is_not_null()).with_columns(detail=detail)
     return pl.concat([good, bad]).sort("_line")  # rows keep their order

@@ -129,8 +129,7 @@ def _stage(con, stage: Stage, stored: StoredShoes, result: FileResult, accepted:
     columns = [name for name, *_ in con.sql(f"DESCRIBE {stored.table}").fetchall()]
     staged = stage.write(stored.table, accepted.select(columns))
     if staged:
-        stored.staged.append(staged)
-        stored.add(accepted)
+        stored.add(staged, accepted)
     result.accepted = accepted.height
     result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
     return result
@@ -148,13 +147,19 @@ def _checked(batch: pl.DataFrame, check) -> pl.DataFrame:
     )
 
 
+def _split(checked: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(rows that failed a check, rows that passed)."""
+    if checked["reason"].null_count() == checked.height:
+        return checked.head(0), checked
+    return checked.filter(pl.col("reason").is_not_null()), checked.filter(pl.col("reason").is_null())
+
+
 def _ingest_rounds(
     con, batch: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage
 ) -> FileResult:
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
     checked = _checked(batch, check_rounds)
-    bad = checked.filter(pl.col("reason").is_not_null())
-    good = checked.filter(pl.col("reason").is_null())
+    bad, good = _split(checked)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = reconcile(con, new, stored)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
@@ -167,8 +172,7 @@ def _ingest_bets(
 ) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
     checked = _checked(batch, check_bets)
-    bad = checked.filter(pl.col("reason").is_not_null())
-    good = checked.filter(pl.col("reason").is_null())
+    bad, good = _split(checked)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
     con.register("bet_keys", new.select(KEY).unique())
     rounds = con.sql(
@@ -338,7 +342,7 @@ def ingest_file(
         _log(con, result, digest, started)
     finally:  # the staged rows are in the tables now, or nowhere; the shoes seen stay (a harmless superset)
         for shoes in stored.values():
-            shoes.staged = [p for p in shoes.staged if stage.folder not in p.parents]
+            shoes.staged = [(p, batch) for p, batch in shoes.staged if stage.folder not in p.parents]
         shutil.rmtree(stage.folder, ignore_errors=True)
     return result
 

@@ -11,6 +11,16 @@ from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overd
 from models.warehouse.staging import SHOE, StoredShoes
 
 HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
+STORED_COLUMNS = [
+    "table_id",
+    "shoe_id",
+    "round_no",
+    "decks",
+    "player_cards",
+    "banker_cards",
+    "player2_cards",
+    "has_cards",
+]
 SLOTS = len(HANDS) * hands.MAX_CARDS
 CODES = 52  # card codes at the finest granularity: rank * 4 + suit
 
@@ -83,13 +93,8 @@ def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.Da
     with_cards = rows.filter(pl.col("has_cards"))
     if with_cards.height == 0:
         return rows, rows.head(0)
-    shoes = stored_shoes.known(with_cards).select(SHOE).unique()
-    con.register("touched_shoes", shoes)
-    stored = con.sql(
-        f"SELECT r.table_id, r.shoe_id, r.round_no, r.decks, r.player_cards, r.banker_cards, r.player2_cards "
-        f"FROM {stored_shoes.relation()} r SEMI JOIN touched_shoes USING (table_id, shoe_id) WHERE r.has_cards"
-    ).pl()
-    con.unregister("touched_shoes")
+    shoes = stored_shoes.known(with_cards)
+    stored = stored_shoes.rows(con, shoes, STORED_COLUMNS).filter(pl.col("has_cards")).drop("has_cards")
     stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
     new = with_cards.with_columns(_new=pl.lit(True))
     columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line"] + [

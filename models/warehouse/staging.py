@@ -6,52 +6,74 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.ipc as ipc
 
 SHOE = ["table_id", "shoe_id"]
+
+
+def _read_staged(path: Path, columns: list[str]) -> pl.DataFrame:
+    """Columns of one staged batch, read into memory (not mapped: it is a batch, and is dropped)."""
+    with pa.OSFile(str(path)) as source:
+        return pl.from_arrow(ipc.open_file(source).read_all().select(columns))
 
 
 @dataclass
 class StoredShoes:
     """The shoes that already have rows in a core table or in this file's staged batches: only
     their new rows need looking up (for duplicates and reconciliation), so fresh shoes never scan
-    the growing table."""
+    the growing table. `staged` holds each staged batch with the shoes it has rows of."""
 
     table: str
     shoes: pl.DataFrame
-    staged: list[Path] = field(default_factory=list)
+    staged: list[tuple[Path, pl.DataFrame]] = field(default_factory=list)
 
     @classmethod
     def load(cls, con, table: str) -> StoredShoes:
         return cls(table, con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl())
 
-    def relation(self) -> str:
-        """SQL for the rows stored so far: the table, and the batches of the file being ingested."""
-        if not self.staged:
-            return self.table
-        files = ", ".join(f"'{path}'" for path in self.staged)
-        return f"(SELECT * FROM {self.table} UNION ALL BY NAME SELECT * FROM read_parquet([{files}]))"
+    def rows(self, con, shoes: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+        """`columns` of the stored rows of `shoes`: the table's, then those of the staged batches
+        that have rows of these shoes (a shoe seldom spans more than two batches)."""
+        shoes = shoes.select(SHOE).unique()
+        con.register("wanted_shoes", shoes)
+        quoted = ", ".join(f'"{name}"' for name in columns)
+        found = [con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()]
+        con.unregister("wanted_shoes")
+        for path, batch_shoes in self.staged:
+            if batch_shoes.join(shoes, on=SHOE, how="semi").height:
+                found.append(_read_staged(path, columns).join(shoes, on=SHOE, how="semi"))
+        return pl.concat(found, how="vertical_relaxed")
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
         """The rows of `frame` whose shoe already has stored rows."""
         return frame.join(self.shoes, on=SHOE, how="semi") if self.shoes.height else frame.head(0)
 
-    def add(self, frame: pl.DataFrame) -> None:
-        self.shoes = pl.concat([self.shoes, frame.select(SHOE)], how="vertical_relaxed").unique()
+    def add(self, path: Path, frame: pl.DataFrame) -> None:
+        """A staged batch of `frame`'s rows, whose shoes are stored from now on."""
+        batch_shoes = frame.select(SHOE).unique()
+        self.staged.append((path, batch_shoes))
+        self.shoes = pl.concat([self.shoes, batch_shoes], how="vertical_relaxed").unique()
 
 
 @dataclass
 class Stage:
-    """A file's batches, written to Parquet beside the warehouse until the file is done; then one
-    transaction moves them in. The warehouse never holds a half-ingested file, however large."""
+    """A file's batches, written beside the warehouse as Arrow IPC (written and read back at
+    memory speed) until the file is done; then one transaction streams them in. The warehouse never
+    holds a half-ingested file, however large."""
 
     folder: Path
     files: dict[str, list[Path]] = field(default_factory=dict)
+    schemas: dict[str, pl.Schema] = field(default_factory=dict)
 
     def write(self, table: str, frame: pl.DataFrame) -> Path | None:
         if frame.height == 0:
             return None
-        path = self.folder / f"{table}.{len(self.files.get(table, []))}.parquet"
-        frame.write_parquet(path, compression="lz4", statistics=False)
+        path = self.folder / f"{table}.{len(self.files.get(table, []))}.arrow"
+        schema = self.schemas.setdefault(table, frame.schema)
+        if frame.schema != schema:  # one stream per table: a column null all through a batch, say
+            frame = frame.cast(dict(schema))
+        frame.write_ipc(path, compression="uncompressed")
         self.files.setdefault(table, []).append(path)
         return path
 
@@ -59,12 +81,30 @@ class Stage:
         """Insert every staged batch; the caller holds the transaction.
 
         Without insertion order to keep, DuckDB writes each table's new row groups to the file as it
-        inserts them (in parallel), rather than holding them for the checkpoint to write, which then
-        has almost nothing left to do. No reader relies on the physical order of rows."""
+        inserts them, rather than holding them for the checkpoint to write, which then has almost
+        nothing left to do. No reader relies on the physical order of rows."""
         con.execute("SET preserve_insertion_order = false")
         try:
             for table, paths in self.files.items():
-                files = ", ".join(f"'{path}'" for path in paths)
-                con.execute(f"INSERT INTO {table} SELECT * FROM read_parquet([{files}])")
+                con.register("staged", _batches(paths))
+                try:
+                    con.execute(f"INSERT INTO {table} SELECT * FROM staged")
+                finally:
+                    con.unregister("staged")
         finally:
             con.execute("RESET preserve_insertion_order")
+
+
+def _batches(paths: list[Path]) -> pa.RecordBatchReader:
+    """The staged files' record batches as one stream, each file read as the stream reaches it."""
+    with pa.OSFile(str(paths[0])) as first:
+        schema = ipc.open_file(first).schema
+
+    def batches():
+        for path in paths:
+            with pa.OSFile(str(path)) as source:
+                reader = ipc.open_file(source)
+                for i in range(reader.num_record_batches):
+                    yield reader.get_batch(i)
+
+    return pa.RecordBatchReader.from_batches(schema, batches())
