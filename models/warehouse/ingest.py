@@ -270,13 +270,13 @@ def refresh_shoes(con, ingested_at: dt.datetime) -> None:
             WHERE reason = 'shoe_overdrawn' GROUP BY ALL
         ), cards AS (
             -- Hands are stored in canonical tokens of one or two characters, one space apart, and
-            -- cards_used counts them: all have a suit when the text is 3 * cards - 1 long (joined
-            -- with spaces), and a lone 0 (a value without a rank) shows as ' 0 ' with spaces around.
+            -- cards_used counts them: every card has a suit (two characters) when the hands'
+            -- lengths, each with one more for a space, add up to three a card; and the character
+            -- 0 is in no token but the lone 0 of a point value without a rank.
             SELECT table_id, shoe_id,
-                bool_and(length(concat_ws(' ', player_cards, banker_cards, player2_cards))
-                    = 3 * cards_used - 1) AS suited,
-                bool_and(NOT contains(concat(' ', concat_ws(' ', player_cards, banker_cards, player2_cards), ' '),
-                    ' 0 ')) AS ranked
+                bool_and(coalesce(length(player_cards) + 1, 0) + coalesce(length(banker_cards) + 1, 0)
+                    + coalesce(length(player2_cards) + 1, 0) = 3 * cards_used) AS suited,
+                bool_and(NOT contains(concat_ws(' ', player_cards, banker_cards, player2_cards), '0')) AS ranked
             FROM rounds WHERE has_cards GROUP BY ALL
         )
         SELECT r.table_id, r.shoe_id, any_value(r.game), max(r.decks), count(*)::INTEGER,

@@ -55,14 +55,14 @@ def _shoes_within_limits(both: pl.DataFrame) -> pl.DataFrame:
     """`_shoe` of the shoes where no card (rank, value) is seen, over all their rows, more often
     than the fewest decks any of their rows names allow: taken in any order, none of their rows can
     overdraw, so only the other shoes need counting in round order."""
-    shoe, inverse = np.unique(both["_shoe"].to_numpy(), return_inverse=True)
+    shoes = both.group_by("_shoe").agg(pl.col("decks").min(), pl.col("_granularity").first())
+    inverse = both.select(_i=pl.col("_shoe").replace_strict(shoes["_shoe"], pl.int_range(shoes.height)))
+    inverse = inverse["_i"].to_numpy().astype(np.int64)
+    shoe, decks = shoes["_shoe"].to_numpy(), shoes["decks"].to_numpy().astype(np.int64)
+    granularity = shoes["_granularity"].to_numpy()  # one per shoe
     codes = both.select(f"_c{j}" for j in range(SLOTS)).to_numpy()
     present = codes >= 0
     counts = np.bincount((inverse[:, None] * CODES + codes)[present], minlength=len(shoe) * CODES)
-    decks = np.full(len(shoe), np.iinfo(np.int64).max)
-    np.minimum.at(decks, inverse, both["decks"].to_numpy().astype(np.int64))
-    granularity = np.zeros(len(shoe), np.int64)
-    granularity[inverse] = both["_granularity"].to_numpy()  # one per shoe
     held = np.where(granularity == BY_CARD, 1, 4)[:, None] * decks[:, None] * np.ones(CODES, np.int64)
     held[:, 0] *= np.where(granularity == BY_VALUE, 4, 1)  # a shoe holds 16d ten-value cards
     within = (counts.reshape(len(shoe), CODES) <= held).all(axis=1)

@@ -12,10 +12,12 @@ import pyarrow.ipc as ipc
 SHOE = ["table_id", "shoe_id"]
 
 
-def _read_staged(path: Path, columns: list[str]) -> pl.DataFrame:
-    """Columns of one staged batch, read into memory (not mapped: it is a batch, and is dropped)."""
-    with pa.OSFile(str(path)) as source:
-        return pl.from_arrow(ipc.open_file(source).read_all().select(columns))
+def _read_staged(path: Path, columns: list[str], shoes: pl.DataFrame) -> pl.DataFrame:
+    """Columns of one staged batch's rows of `shoes` (mapped: only these columns are read, and the
+    rows are copied out before the file is closed)."""
+    with pa.memory_map(str(path)) as source:
+        batch = pl.from_arrow(ipc.open_file(source).read_all().select(columns))
+        return batch.join(shoes, on=SHOE, how="semi")
 
 
 @dataclass
@@ -42,7 +44,7 @@ class StoredShoes:
         con.unregister("wanted_shoes")
         for path, batch_shoes in self.staged:
             if batch_shoes.join(shoes, on=SHOE, how="semi").height:
-                found.append(_read_staged(path, columns).join(shoes, on=SHOE, how="semi"))
+                found.append(_read_staged(path, columns, shoes))
         return pl.concat(found, how="vertical_relaxed")
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
