@@ -22,7 +22,7 @@ TOKENS = [r + s for r in [*RANKS, "10"] for s in ["", *SUITS]] + ["0", "1", "9h"
 def _random_hands(count: int, seed: int) -> list[str | None]:
     rng = random.Random(seed)
     hands_ = [" ".join(rng.choices(TOKENS, k=rng.randint(1, 4))) for _ in range(count)]
-    return hands_ + [None, "", "  ", "9H,3S", " 9H  3S ", "10H 10D"]
+    return [*hands_, None, "", "  ", "9H,3S", " 9H  3S ", "10H 10D"]
 
 
 def test_hands_read_through_the_cache_agree_with_parse_hand_cold_warm_and_after_a_reset(monkeypatch):
