@@ -13,8 +13,8 @@ SHOE = ["table_id", "shoe_id"]
 
 
 def _read_staged(path: Path, columns: list[str], shoes: pl.DataFrame) -> pl.DataFrame:
-    """Columns of one staged batch's rows of `shoes` (mapped: only these columns are read, and the
-    rows are copied out before the file is closed)."""
+    """Columns of one staged batch's rows of `shoes` (mapped: only these columns are read; Arrow
+    keeps the mapping alive while the rows point into it)."""
     with pa.memory_map(str(path)) as source:
         batch = pl.from_arrow(ipc.open_file(source).read_all().select(columns))
         return batch.join(shoes, on=SHOE, how="semi")
