@@ -25,7 +25,7 @@ from models.logs.read import UnreadableFile, columns_of, kind_of, looks_like_rou
 from models.warehouse import schema, settlement
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
-from models.warehouse.staging import Stage, StoredShoes
+from models.warehouse.staging import Feed, Stage, StoredShoes
 from models.warehouse.store import write
 
 KEY = list(NATURAL_KEY)
@@ -309,7 +309,7 @@ def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
 def ingest_file(
     con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path
 ) -> FileResult:
-    """One file: its batches are checked and staged, then moved in by one transaction. A crash or an
+    """One file: its batches are checked, staged and moved in within one transaction. A crash or an
     unreadable file leaves the warehouse as it was (the file is logged as failed when it can be)."""
     digest = sha256(path)
     done = con.execute(
@@ -319,23 +319,31 @@ def ingest_file(
         return FileResult(path, kind=kind, status="skipped")
     started = dt.datetime.now(dt.UTC)
     result = FileResult(path, kind=kind)
+    core = stored["rounds" if kind == "rounds" else "bets"].table
     stage = Stage(Path(tempfile.mkdtemp(prefix=f"{digest[:12]}-", dir=staging)))
     try:
-        for batch in read_batches(path):
-            if kind == "rounds":
-                result.add(_ingest_rounds(con, batch, str(path), started, stored["rounds"], stage))
-            else:
-                result.add(_ingest_bets(con, batch, str(path), started, table, stored["bets"], stage))
         con.execute("BEGIN TRANSACTION")
+        # The core table's batches go in while later ones are checked (see Feed); the checks read
+        # committed rows through their own connection meanwhile.
+        stage.feeds[core] = Feed(con, core)
+        reader = con.cursor()
         try:
+            for batch in read_batches(path):
+                if kind == "rounds":
+                    result.add(_ingest_rounds(reader, batch, str(path), started, stored["rounds"], stage))
+                else:
+                    result.add(_ingest_bets(reader, batch, str(path), started, table, stored["bets"], stage))
             stage.commit(con)
             if kind == "rounds":
                 refresh_shoes(con, started)
             _log(con, result, digest, started)
             con.execute("COMMIT")
         except BaseException:
+            stage.abort()
             con.execute("ROLLBACK")
             raise
+        finally:
+            reader.close()
     except Exception as error:
         message = str(error) if isinstance(error, UnreadableFile) else f"cannot ingest {path.name}: {error}"
         result = FileResult(path, kind=kind, status="failed", error=message.strip().splitlines()[0])
@@ -357,6 +365,10 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
         except UnreadableFile as error:
             results.append(FileResult(path, status="failed", error=str(error)))
     with write(db) as con:
+        # Without insertion order to keep, DuckDB writes a large insert's row groups to the file as
+        # it goes, rather than holding them for the checkpoint to write. No reader relies on the
+        # physical order of rows.
+        con.execute("SET preserve_insertion_order = false")
         for result in results:
             _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
         stored = {"rounds": StoredShoes.load(con, schema.CORE_ROUNDS), "bets": StoredShoes.load(con, schema.CORE_BETS)}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import queue
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,15 +60,69 @@ class StoredShoes:
         self.shoes = pl.concat([self.shoes, batch_shoes], how="vertical_relaxed").unique()
 
 
+class Feed:
+    """One table's staged batches streamed into it by a single INSERT on a thread of its own while
+    the next batches are read and checked, so that DuckDB's writing and the checks share the two
+    cores. The caller holds the transaction on `con` and uses no other statement on it until
+    `finish` or `abort`; it reads committed rows through a cursor meanwhile."""
+
+    def __init__(self, con, table: str) -> None:
+        self.con, self.table = con, table
+        self.paths: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self.aborted = False
+
+    def put(self, path: Path) -> None:
+        """Stream a staged file in; the first one starts the INSERT (its schema is the stream's)."""
+        if self.thread is None:
+            self.con.register("fed", pa.RecordBatchReader.from_batches(_schema(path), self._batches()))
+            self.thread = threading.Thread(target=self._insert, name=f"insert {self.table}", daemon=True)
+            self.thread.start()
+        self.paths.put(path)
+
+    def _batches(self):
+        while (path := self.paths.get()) is not None:
+            if self.aborted:
+                raise RuntimeError("ingest aborted")
+            yield from _file_batches(path)
+
+    def _insert(self) -> None:
+        try:
+            self.con.execute(f"INSERT INTO {self.table} SELECT * FROM fed")
+        except BaseException as error:  # handed to the caller by finish()
+            self.error = error
+
+    def _stop(self) -> None:
+        if self.thread is not None:
+            self.paths.put(None)
+            self.thread.join()
+            self.thread = None
+            self.con.unregister("fed")
+
+    def finish(self) -> None:
+        """Wait for every staged batch to be in; raise what the INSERT raised."""
+        self._stop()
+        if self.error is not None:
+            raise self.error
+
+    def abort(self) -> None:
+        """Stop the INSERT with an error (the caller then rolls back)."""
+        self.aborted = True
+        self._stop()
+
+
 @dataclass
 class Stage:
     """A file's batches, written beside the warehouse as Arrow IPC (written and read back at
-    memory speed) until the file is done; then one transaction streams them in. The warehouse never
-    holds a half-ingested file, however large."""
+    memory speed) until the file is done, then moved in within one transaction: streamed in as they
+    come for tables with a `Feed`, at `commit` for the others. The warehouse never holds a
+    half-ingested file, however large."""
 
     folder: Path
     files: dict[str, list[Path]] = field(default_factory=dict)
     schemas: dict[str, pl.Schema] = field(default_factory=dict)
+    feeds: dict[str, Feed] = field(default_factory=dict)
 
     def write(self, table: str, frame: pl.DataFrame) -> Path | None:
         if frame.height == 0:
@@ -77,36 +133,42 @@ class Stage:
             frame = frame.cast(dict(schema))
         frame.write_ipc(path, compression="uncompressed")
         self.files.setdefault(table, []).append(path)
+        if table in self.feeds:
+            self.feeds[table].put(path)
         return path
 
     def commit(self, con) -> None:
-        """Insert every staged batch; the caller holds the transaction.
+        """Finish the feeds and insert every other table's staged batches; the caller holds the
+        transaction (with `preserve_insertion_order` off, see `ingest`)."""
+        for feed in self.feeds.values():
+            feed.finish()
+        for table, paths in self.files.items():
+            if table in self.feeds:
+                continue
+            con.register("staged", pa.RecordBatchReader.from_batches(_schema(paths[0]), _batches(paths)))
+            try:
+                con.execute(f"INSERT INTO {table} SELECT * FROM staged")
+            finally:
+                con.unregister("staged")
 
-        Without insertion order to keep, DuckDB writes each table's new row groups to the file as it
-        inserts them, rather than holding them for the checkpoint to write, which then has almost
-        nothing left to do. No reader relies on the physical order of rows."""
-        con.execute("SET preserve_insertion_order = false")
-        try:
-            for table, paths in self.files.items():
-                con.register("staged", _batches(paths))
-                try:
-                    con.execute(f"INSERT INTO {table} SELECT * FROM staged")
-                finally:
-                    con.unregister("staged")
-        finally:
-            con.execute("RESET preserve_insertion_order")
+    def abort(self) -> None:
+        for feed in self.feeds.values():
+            feed.abort()
 
 
-def _batches(paths: list[Path]) -> pa.RecordBatchReader:
-    """The staged files' record batches as one stream, each file read as the stream reaches it."""
-    with pa.OSFile(str(paths[0])) as first:
-        schema = ipc.open_file(first).schema
+def _schema(path: Path) -> pa.Schema:
+    with pa.OSFile(str(path)) as source:
+        return ipc.open_file(source).schema
 
-    def batches():
-        for path in paths:
-            with pa.OSFile(str(path)) as source:
-                reader = ipc.open_file(source)
-                for i in range(reader.num_record_batches):
-                    yield reader.get_batch(i)
 
-    return pa.RecordBatchReader.from_batches(schema, batches())
+def _file_batches(path: Path):
+    """A staged file's record batches, read when the stream reaches them."""
+    with pa.OSFile(str(path)) as source:
+        reader = ipc.open_file(source)
+        for i in range(reader.num_record_batches):
+            yield reader.get_batch(i)
+
+
+def _batches(paths: list[Path]):
+    for path in paths:
+        yield from _file_batches(path)
