@@ -81,14 +81,16 @@ class _Readings:
         self.frame = _read(pl.DataFrame({"hand": []}, schema={"hand": pl.String}))
 
     def of(self, hands: pl.Series) -> pl.DataFrame:
-        """The readings of `hands` (and of others read before)."""
-        new = hands.to_frame("hand").join(self.frame.select("hand"), on="hand", how="anti")
+        """The readings of `hands` (and of others read before). Safe from several threads: each
+        call returns the frame it completed, whatever another call stores meanwhile."""
+        frame = self.frame
+        new = hands.to_frame("hand").join(frame.select("hand"), on="hand", how="anti")
         new = new.select(pl.col("hand").unique()).drop_nulls()
         if new.height:
-            if self.frame.height + new.height > self.LIMIT:
-                self.frame = self.frame.head(0)
-            self.frame = pl.concat([self.frame, _read(new)])
-        return self.frame
+            if frame.height + new.height > self.LIMIT:
+                frame = frame.head(0)
+            frame = self.frame = pl.concat([frame, _read(new)])
+        return frame
 
 
 _READINGS = _Readings()

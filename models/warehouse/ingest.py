@@ -13,6 +13,8 @@ import hashlib
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,11 +156,29 @@ def _split(checked: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return checked.filter(pl.col("reason").is_not_null()), checked.filter(pl.col("reason").is_null())
 
 
+def _checked_batches(path: Path, check) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+    """Each batch as read and as checked; the next batch is read and checked on a thread of its
+    own while this one goes on (Polars and Arrow release the GIL), one batch ahead at most."""
+    batches = read_batches(path)
+
+    def next_checked():
+        batch = next(batches, None)
+        return None if batch is None else (batch, _checked(batch, check))
+
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="check") as pool:
+            ahead = pool.submit(next_checked)
+            while (item := ahead.result()) is not None:
+                ahead = pool.submit(next_checked)
+                yield item
+    finally:
+        batches.close()
+
+
 def _ingest_rounds(
-    con, batch: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage
+    con, batch: pl.DataFrame, checked: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage
 ) -> FileResult:
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
-    checked = _checked(batch, check_rounds)
     bad, good = _split(checked)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = reconcile(con, new, stored)
@@ -168,10 +188,16 @@ def _ingest_rounds(
 
 
 def _ingest_bets(
-    con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable, stored: StoredShoes, stage: Stage
+    con,
+    batch: pl.DataFrame,
+    checked: pl.DataFrame,
+    source: str,
+    now: dt.datetime,
+    table: PayTable,
+    stored: StoredShoes,
+    stage: Stage,
 ) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
-    checked = _checked(batch, check_bets)
     bad, good = _split(checked)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
     con.register("bet_keys", new.select(KEY).unique())
@@ -328,11 +354,11 @@ def ingest_file(
         stage.feeds[core] = Feed(con, core)
         reader = con.cursor()
         try:
-            for batch in read_batches(path):
+            for batch, checked in _checked_batches(path, check_rounds if kind == "rounds" else check_bets):
                 if kind == "rounds":
-                    result.add(_ingest_rounds(reader, batch, str(path), started, stored["rounds"], stage))
+                    result.add(_ingest_rounds(reader, batch, checked, str(path), started, stored["rounds"], stage))
                 else:
-                    result.add(_ingest_bets(reader, batch, str(path), started, table, stored["bets"], stage))
+                    result.add(_ingest_bets(reader, batch, checked, str(path), started, table, stored["bets"], stage))
             stage.commit(con)
             if kind == "rounds":
                 refresh_shoes(con, started)
