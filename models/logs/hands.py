@@ -55,19 +55,57 @@ def canonical(hand: pl.Expr) -> pl.Expr:
     return hand.list.join(" ")
 
 
+def _read(distinct: pl.DataFrame) -> pl.DataFrame:
+    """The reading of each distinct hand in `hand`, in neutral column names (see `decode`)."""
+    hand = pl.col("_tokens")
+    return (
+        distinct.with_columns(tokens("hand").alias("_tokens"))
+        .with_columns(
+            *(expr for i in range(MAX_CARDS) for expr in card_at(hand, i, "c")),
+            hand.list.len().alias("count"),
+            canonical(hand).alias("text"),
+            bad_token(hand).alias("bad"),
+        )
+        .drop("_tokens")
+    )
+
+
+class _Readings:
+    """Hands already read in this process, kept so that each distinct hand is parsed only once: a
+    shoe's hands recur across batches and files (a few hundred thousand exist in any notation).
+    Held to `LIMIT` hands, a cache and nothing more: every entry is `_read`'s own result."""
+
+    LIMIT = 600_000
+
+    def __init__(self) -> None:
+        self.frame = _read(pl.DataFrame({"hand": []}, schema={"hand": pl.String}))
+
+    def of(self, hands: pl.Series) -> pl.DataFrame:
+        """The readings of `hands` (and of others read before). Safe from several threads: each
+        call returns the frame it completed, whatever another call stores meanwhile."""
+        frame = self.frame
+        new = hands.to_frame("hand").join(frame.select("hand"), on="hand", how="anti")
+        new = new.select(pl.col("hand").unique()).drop_nulls()
+        if new.height:
+            if frame.height + new.height > self.LIMIT:
+                frame = frame.head(0)
+            frame = self.frame = pl.concat([frame, _read(new)])
+        return frame
+
+
+_READINGS = _Readings()
+
+
 def decode(frame: pl.DataFrame, source: str, prefix: str, count: str, text: str) -> pl.DataFrame:
     """Join each row's hand in `source` with its reading, decoding every distinct hand once.
 
     Adds `{prefix}{i}_value/_rank/_suit` for i < 3, `count` (cards in the hand), `text` (the hand in
     canonical tokens) and `_{text}_bad` (the first token that is no card), all null without a hand.
     """
-    distinct = frame.select(pl.col(source).unique()).drop_nulls()
-    parsed = distinct.with_columns(tokens(source).alias("_tokens"))
-    hand = pl.col("_tokens")
-    parsed = parsed.with_columns(
-        *(expr for i in range(MAX_CARDS) for expr in card_at(hand, i, prefix)),
-        hand.list.len().alias(count),
-        canonical(hand).alias(text),
-        bad_token(hand).alias(f"_{text}_bad"),
-    ).drop("_tokens")
-    return frame.join(parsed, on=source, how="left", nulls_equal=False)
+    if frame.schema[source] != pl.String:
+        frame = frame.with_columns(pl.col(source).cast(pl.String))
+    names = {f"c{i}_{part}": f"{prefix}{i}_{part}" for i in range(MAX_CARDS) for part in ("value", "rank", "suit")}
+    readings = _READINGS.of(frame[source]).rename(
+        {"hand": source, **names, "count": count, "text": text, "bad": f"_{text}_bad"}
+    )
+    return frame.join(readings, on=source, how="left", nulls_equal=False)

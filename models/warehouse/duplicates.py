@@ -11,7 +11,9 @@ def split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: l
     """(new rows, duplicate count, conflicting rows): within the frame (first line wins) and
     against rows already stored."""
     frame = frame.with_columns(content_hash=pl.struct(content).hash(seed=20261129))
-    if frame.select(pl.struct(key).n_unique()).item() == frame.height:  # the usual case: no key twice
+    # The usual case: no key twice. Distinct hashes prove it (a collision only sends a batch down
+    # the exact path below).
+    if frame.select(pl.struct(key).hash(seed=7).n_unique()).item() == frame.height:
         frame = frame.with_columns(_first_hash=pl.col("content_hash"), _first_line=pl.col("_line"), _seen=pl.lit(0))
     else:
         frame = frame.sort("_line").with_columns(
@@ -25,15 +27,16 @@ def split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: l
         reason=pl.lit("conflicting_duplicate"),
         detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
     )
-    first = frame.filter(pl.col("_seen") == 0)
-    table = stored_shoes.relation()
-    con.register("candidate_keys", stored_shoes.known(first).select(*key, "content_hash"))
-    join = " AND ".join(f"c.{name} IS NOT DISTINCT FROM s.{name}" for name in key)
-    stored = con.sql(
-        f"SELECT {', '.join(f'c.{name}' for name in key)}, s.content_hash AS stored_hash, s.source_file AS stored_in "
-        f"FROM candidate_keys c JOIN {table} s ON {join}"
-    ).pl()
-    con.unregister("candidate_keys")
+    first = frame.filter(pl.col("_seen") == 0) if repeated.height else frame
+    candidates = stored_shoes.known(first).select(*key, "content_hash")
+    if candidates.height == 0:  # no shoe of the batch has stored rows: nothing to look up
+        return first, duplicates, conflicts
+    stored = (
+        stored_shoes.rows(con, candidates, [*key, "content_hash", "source_file"])
+        .cast({name: candidates.schema[name] for name in key})
+        .join(candidates.select(key), on=key, how="semi", nulls_equal=True)
+        .rename({"content_hash": "stored_hash", "source_file": "stored_in"})
+    )
     first = first.join(stored, on=key, how="left", nulls_equal=True)
     known = first.filter(pl.col("stored_hash").is_not_null())
     duplicates += known.filter(pl.col("stored_hash") == pl.col("content_hash")).height

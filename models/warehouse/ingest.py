@@ -13,6 +13,8 @@ import hashlib
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +27,7 @@ from models.logs.read import UnreadableFile, columns_of, kind_of, looks_like_rou
 from models.warehouse import schema, settlement
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
-from models.warehouse.staging import Stage, StoredShoes
+from models.warehouse.staging import Feed, Stage, StoredShoes
 from models.warehouse.store import write
 
 KEY = list(NATURAL_KEY)
@@ -129,8 +131,7 @@ def _stage(con, stage: Stage, stored: StoredShoes, result: FileResult, accepted:
     columns = [name for name, *_ in con.sql(f"DESCRIBE {stored.table}").fetchall()]
     staged = stage.write(stored.table, accepted.select(columns))
     if staged:
-        stored.staged.append(staged)
-        stored.add(accepted)
+        stored.add(staged, accepted)
     result.accepted = accepted.height
     result.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
     return result
@@ -148,13 +149,37 @@ def _checked(batch: pl.DataFrame, check) -> pl.DataFrame:
     )
 
 
+def _split(checked: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(rows that failed a check, rows that passed)."""
+    if checked["reason"].null_count() == checked.height:
+        return checked.head(0), checked
+    return checked.filter(pl.col("reason").is_not_null()), checked.filter(pl.col("reason").is_null())
+
+
+def _checked_batches(path: Path, check) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+    """Each batch as read and as checked; the next batch is read and checked on a thread of its
+    own while this one goes on (Polars and Arrow release the GIL), one batch ahead at most."""
+    batches = read_batches(path)
+
+    def next_checked():
+        batch = next(batches, None)
+        return None if batch is None else (batch, _checked(batch, check))
+
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="check") as pool:
+            ahead = pool.submit(next_checked)
+            while (item := ahead.result()) is not None:
+                ahead = pool.submit(next_checked)
+                yield item
+    finally:
+        batches.close()
+
+
 def _ingest_rounds(
-    con, batch: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage
+    con, batch: pl.DataFrame, checked: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage
 ) -> FileResult:
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
-    checked = _checked(batch, check_rounds)
-    bad = checked.filter(pl.col("reason").is_not_null())
-    good = checked.filter(pl.col("reason").is_null())
+    bad, good = _split(checked)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = reconcile(con, new, stored)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
@@ -163,12 +188,17 @@ def _ingest_rounds(
 
 
 def _ingest_bets(
-    con, batch: pl.DataFrame, source: str, now: dt.datetime, table: PayTable, stored: StoredShoes, stage: Stage
+    con,
+    batch: pl.DataFrame,
+    checked: pl.DataFrame,
+    source: str,
+    now: dt.datetime,
+    table: PayTable,
+    stored: StoredShoes,
+    stage: Stage,
 ) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
-    checked = _checked(batch, check_bets)
-    bad = checked.filter(pl.col("reason").is_not_null())
-    good = checked.filter(pl.col("reason").is_null())
+    bad, good = _split(checked)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
     con.register("bet_keys", new.select(KEY).unique())
     rounds = con.sql(
@@ -264,12 +294,15 @@ def refresh_shoes(con, ingested_at: dt.datetime) -> None:
             SELECT table_id, shoe_id, count(DISTINCT round_no) AS rows
             FROM {schema.QUARANTINE_ROUNDS} SEMI JOIN touched_shoes USING (table_id, shoe_id)
             WHERE reason = 'shoe_overdrawn' GROUP BY ALL
-        ), cards AS (  -- a lone character is a token without a suit; a lone 0 has no rank
+        ), cards AS (
+            -- Hands are stored in canonical tokens of one or two characters, one space apart, and
+            -- cards_used counts them: every card has a suit (two characters) when the hands'
+            -- lengths, each with one more for a space, add up to three a card; and the character
+            -- 0 is in no token but the lone 0 of a point value without a rank.
             SELECT table_id, shoe_id,
-                bool_and(NOT regexp_matches(concat_ws(' ', player_cards, banker_cards, player2_cards),
-                    '(^|\\s)\\S(\\s|$)')) AS suited,
-                bool_and(NOT regexp_matches(concat_ws(' ', player_cards, banker_cards, player2_cards),
-                    '(^|\\s)0(\\s|$)')) AS ranked
+                bool_and(coalesce(length(player_cards) + 1, 0) + coalesce(length(banker_cards) + 1, 0)
+                    + coalesce(length(player2_cards) + 1, 0) = 3 * cards_used) AS suited,
+                bool_and(NOT contains(concat_ws(' ', player_cards, banker_cards, player2_cards), '0')) AS ranked
             FROM rounds WHERE has_cards GROUP BY ALL
         )
         SELECT r.table_id, r.shoe_id, any_value(r.game), max(r.decks), count(*)::INTEGER,
@@ -302,7 +335,7 @@ def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
 def ingest_file(
     con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path
 ) -> FileResult:
-    """One file: its batches are checked and staged, then moved in by one transaction. A crash or an
+    """One file: its batches are checked, staged and moved in within one transaction. A crash or an
     unreadable file leaves the warehouse as it was (the file is logged as failed when it can be)."""
     digest = sha256(path)
     done = con.execute(
@@ -312,30 +345,38 @@ def ingest_file(
         return FileResult(path, kind=kind, status="skipped")
     started = dt.datetime.now(dt.UTC)
     result = FileResult(path, kind=kind)
+    core = stored["rounds" if kind == "rounds" else "bets"].table
     stage = Stage(Path(tempfile.mkdtemp(prefix=f"{digest[:12]}-", dir=staging)))
     try:
-        for batch in read_batches(path):
-            if kind == "rounds":
-                result.add(_ingest_rounds(con, batch, str(path), started, stored["rounds"], stage))
-            else:
-                result.add(_ingest_bets(con, batch, str(path), started, table, stored["bets"], stage))
         con.execute("BEGIN TRANSACTION")
+        # The core table's batches go in while later ones are checked (see Feed); the checks read
+        # committed rows through their own connection meanwhile.
+        stage.feeds[core] = Feed(con, core)
+        reader = con.cursor()
         try:
+            for batch, checked in _checked_batches(path, check_rounds if kind == "rounds" else check_bets):
+                if kind == "rounds":
+                    result.add(_ingest_rounds(reader, batch, checked, str(path), started, stored["rounds"], stage))
+                else:
+                    result.add(_ingest_bets(reader, batch, checked, str(path), started, table, stored["bets"], stage))
             stage.commit(con)
             if kind == "rounds":
                 refresh_shoes(con, started)
             _log(con, result, digest, started)
             con.execute("COMMIT")
         except BaseException:
+            stage.abort()
             con.execute("ROLLBACK")
             raise
+        finally:
+            reader.close()
     except Exception as error:
         message = str(error) if isinstance(error, UnreadableFile) else f"cannot ingest {path.name}: {error}"
         result = FileResult(path, kind=kind, status="failed", error=message.strip().splitlines()[0])
         _log(con, result, digest, started)
     finally:  # the staged rows are in the tables now, or nowhere; the shoes seen stay (a harmless superset)
         for shoes in stored.values():
-            shoes.staged = [p for p in shoes.staged if stage.folder not in p.parents]
+            shoes.staged = [(p, batch) for p, batch in shoes.staged if stage.folder not in p.parents]
         shutil.rmtree(stage.folder, ignore_errors=True)
     return result
 
@@ -350,6 +391,10 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
         except UnreadableFile as error:
             results.append(FileResult(path, status="failed", error=str(error)))
     with write(db) as con:
+        # Without insertion order to keep, DuckDB writes a large insert's row groups to the file as
+        # it goes, rather than holding them for the checkpoint to write. No reader relies on the
+        # physical order of rows.
+        con.execute("SET preserve_insertion_order = false")
         for result in results:
             _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
         stored = {"rounds": StoredShoes.load(con, schema.CORE_ROUNDS), "bets": StoredShoes.load(con, schema.CORE_BETS)}

@@ -12,6 +12,18 @@ from models.warehouse import schema
 from models.warehouse.staging import SHOE, StoredShoes
 
 HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
+STORED_COLUMNS = [
+    "table_id",
+    "shoe_id",
+    "round_no",
+    "decks",
+    "player_cards",
+    "banker_cards",
+    "player2_cards",
+    "has_cards",
+]
+SLOTS = len(HANDS) * hands.MAX_CARDS
+CODES = 52  # card codes at the finest granularity: rank * 4 + suit
 
 
 def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
@@ -40,6 +52,24 @@ def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _shoes_within_limits(both: pl.DataFrame) -> pl.DataFrame:
+    """`_shoe` of the shoes where no card (rank, value) is seen, over all their rows, more often
+    than the fewest decks any of their rows names allow: taken in any order, none of their rows can
+    overdraw, so only the other shoes need counting in round order."""
+    shoes = both.group_by("_shoe").agg(pl.col("decks").min(), pl.col("_granularity").first())
+    inverse = both.select(_i=pl.col("_shoe").replace_strict(shoes["_shoe"], pl.int_range(shoes.height)))
+    inverse = inverse["_i"].to_numpy().astype(np.int64)
+    shoe, decks = shoes["_shoe"].to_numpy(), shoes["decks"].to_numpy().astype(np.int64)
+    granularity = shoes["_granularity"].to_numpy()  # one per shoe
+    codes = both.select(f"_c{j}" for j in range(SLOTS)).to_numpy()
+    present = codes >= 0
+    counts = np.bincount((inverse[:, None] * CODES + codes)[present], minlength=len(shoe) * CODES)
+    held = np.where(granularity == BY_CARD, 1, 4)[:, None] * decks[:, None] * np.ones(CODES, np.int64)
+    held[:, 0] *= np.where(granularity == BY_VALUE, 4, 1)  # a shoe holds 16d ten-value cards
+    within = (counts.reshape(len(shoe), CODES) <= held).all(axis=1)
+    return pl.DataFrame({"_shoe": pl.Series(shoe[within], dtype=both.schema["_shoe"])})
+
+
 def _parse_stored(frame: pl.DataFrame) -> pl.DataFrame:
     parsed = frame.with_columns(**{name: hands.tokens(name) for _, name in HANDS})
     return parsed.with_columns(
@@ -64,26 +94,21 @@ def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.Da
     with_cards = rows.filter(pl.col("has_cards"))
     if with_cards.height == 0:
         return rows, rows.head(0)
-    shoes = stored_shoes.known(with_cards).select(SHOE).unique()
-    con.register("touched_shoes", shoes)
-    stored = con.sql(
-        f"SELECT r.table_id, r.shoe_id, r.round_no, r.decks, r.player_cards, r.banker_cards, r.player2_cards "
-        f"FROM {stored_shoes.relation()} r SEMI JOIN touched_shoes USING (table_id, shoe_id) WHERE r.has_cards"
-    ).pl()
-    con.unregister("touched_shoes")
+    shoes = stored_shoes.known(with_cards)
+    stored = stored_shoes.rows(con, shoes, STORED_COLUMNS).filter(pl.col("has_cards")).drop("has_cards")
     stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
     new = with_cards.with_columns(_new=pl.lit(True))
     columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line"] + [
         f"{p}{i}_{part}" for p, _ in HANDS for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")
     ]
     both = pl.concat([stored.select(columns), new.select(columns)], how="vertical_relaxed")
-    both = (
-        _card_codes(both)
-        .with_columns(_shoe=pl.struct(SHOE).hash(seed=7))  # groups a shoe's rows; cheaper than ranking text
-        .sort("_shoe", "_new", "round_no", "_line")
-    )
+    both = _card_codes(both).with_columns(_shoe=pl.struct(SHOE).hash(seed=7))  # cheaper than ranking text
+    both = both.join(_shoes_within_limits(both), on="_shoe", how="anti")
+    if both.height == 0:  # the usual case: no shoe holds more of any card than it can
+        return rows, rows.head(0)
+    both = both.sort("_shoe", "_new", "round_no", "_line")
     granularity = both["_granularity"].to_numpy()
-    codes = both.select(f"_c{j}" for j in range(len(HANDS) * hands.MAX_CARDS)).to_numpy().astype(np.int64)
+    codes = both.select(f"_c{j}" for j in range(SLOTS)).to_numpy().astype(np.int64)
     over = overdrawn_rows(
         both["_shoe"].to_numpy().view(np.int64),
         codes,
