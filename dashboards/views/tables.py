@@ -8,9 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
-from models.game.paytable import DEFAULT_PAYTABLE
-from models.metrics.expectation import pooled_win_vs_theo_z, win_against_theo
-from models.warehouse.settlement import house_expectation
+from models.metrics.money import win_vs_theo_z
 
 MONEY = ("handle", "house_win", "theo")
 RATES = ("hold", "theo_rate")
@@ -29,7 +27,7 @@ def render() -> None:
     where, params = f.where("table_day")
     days = filters.require(
         query.frame(
-            "SELECT table_id, game, gaming_day, wagers, handle, house_win, theo, win_vs_theo_z "
+            "SELECT table_id, game, gaming_day, wagers, handle, house_win, theo, win_variance, win_vs_theo_z "
             f"FROM marts.table_day WHERE {where}",
             params,
         )
@@ -45,8 +43,9 @@ def render() -> None:
         .agg(
             pl.col("wagers").sum(),
             *[pl.col(name).sum() for name in MONEY],
-            z=pooled_win_vs_theo_z(pl.col("house_win"), pl.col("theo"), pl.col("win_vs_theo_z")),
+            pl.col("win_variance").sum(),
         )
+        .with_columns(z=win_vs_theo_z())
         .join(pace, on="table_id", how="left")
     ).sort("z", descending=True, nulls_last=True)
     st.subheader("Tables")
@@ -134,16 +133,13 @@ def table_days(days: pl.DataFrame, table: str) -> None:
 def dealer_wagers(f: filters.Filters, dealer: str) -> None:
     rounds_where, params = f.where("round", alias="r")
     params = params | {"dealer": dealer}
-    # summed in the database, per game, decks and bet: the z needs each stake squared, not each wager
-    # the bets scan keeps only the dealer's shoes before the join (DuckDB would otherwise group every bet first)
+    stints_where, stints_params = f.where("table_day")
+    # the dealer's stints (dealer x table x day) summed per game; z pools each stint's exact variance
     sums = query.frame(
-        "WITH r AS (SELECT table_id, shoe_id, round_no, decks FROM core.rounds r "
-        f"WHERE r.dealer_id = $dealer AND {rounds_where}) "
-        "SELECT b.game, r.decks, b.bet, count(*) AS wagers, sum(b.amount) AS handle, sum(b.house_net) AS house_win, "
-        "sum(b.theo) AS theo, sum(b.amount::DOUBLE * b.amount::DOUBLE) AS amount_squared "
-        "FROM core.bets b JOIN r USING (table_id, shoe_id, round_no) "
-        "WHERE (b.table_id, b.shoe_id) IN (SELECT DISTINCT table_id, shoe_id FROM r) GROUP BY ALL",
-        params,
+        "SELECT game, sum(wagers)::BIGINT AS wagers, sum(handle) AS handle, sum(house_win) AS house_win, "
+        "sum(theo) AS theo, sum(win_variance) AS win_variance FROM marts.dealer_day "
+        f"WHERE dealer_id = $dealer AND {stints_where} GROUP BY game ORDER BY game",
+        stints_params | {"dealer": dealer},
     )
     pace = query.frame(
         "SELECT sum(n)::BIGINT AS coups, sum(n - 1) / (sum(seconds) / 3600) AS coups_per_hour FROM ("
@@ -154,8 +150,7 @@ def dealer_wagers(f: filters.Filters, dealer: str) -> None:
     if sums.is_empty():
         st.info(f"{dealer} took no wagers in the filtered days.")
         return
-    variance = house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "house_variance")
-    whole = _hold(win_against_theo(sums, variance.with_columns(pl.col("decks").cast(pl.Int8))))
+    whole = _hold(sums.with_columns(win_vs_theo_z=win_vs_theo_z()))
     a, b, c, d = st.columns(4)
     a.metric("Coups dealt", fmt.count(pace["coups"]))
     b.metric("Pace", f"{fmt.number(pace['coups_per_hour'], 1)} coups/hour")

@@ -78,6 +78,8 @@ def compute_marts(
         schema.MARTS_TIE_FREQUENCY_BY_DEALER: tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY),
         schema.MARTS_TIES_BY_TOTAL: ties_by_total(lazy, ["table_id", "gaming_day"]),
         schema.MARTS_TABLE_DAY: table_day(placed, variance),
+        # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
+        schema.MARTS_DEALER_DAY: table_day(placed, variance, ("gaming_day", "dealer_id", "table_id")),
         schema.MARTS_SHOE_SUMMARY: shoe_summary(lazy, shoes.lazy(), runs.lazy()),
     }
     return {name: frame.with_columns(pl.col(pl.Categorical).cast(pl.String)) for name, frame in marts.items()}

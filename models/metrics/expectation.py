@@ -75,37 +75,3 @@ def tenure_hazard(counts: pl.DataFrame, by: Sequence[str] = (), longest: int = 8
         )
         .sort(*by, "length")
     )
-
-
-def pooled_win_vs_theo_z(house_win: pl.Expr, theo: pl.Expr, z: pl.Expr) -> pl.Expr:
-    """The win-against-theo z-score of groups pooled (an aggregation over `marts.table_day` rows):
-    each row's variance is recovered from its own z, so the pooled z is exact, not an average."""
-    deviation = house_win.cast(pl.Float64) - theo.cast(pl.Float64)
-    variance = (deviation / z) ** 2
-    usable = z.is_not_null() & (z != 0)
-    total = variance.filter(usable).sum()
-    return pl.when(total > 0).then(deviation.filter(usable).sum() / total.sqrt())
-
-
-def win_against_theo(sums: pl.DataFrame, variance: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
-    """`table_day`'s hold and win-against-theo z from wagers already summed per game, decks and bet
-    (columns wagers, handle, house_win, theo, and amount_squared: the sum of each stake squared), so a
-    database can do the summing. `variance`: game, decks, bet -> the house's variance per unit staked."""
-    return (
-        sums.with_columns(pl.col("decks").cast(pl.Int8))
-        .join(variance, on=["game", "decks", "bet"], how="left")
-        .group_by(*by, "game")
-        .agg(
-            pl.col("wagers").sum(),
-            pl.col("handle", "house_win", "theo").sum(),
-            _variance=(pl.col("amount_squared").cast(pl.Float64) * pl.col("house_variance")).sum(),
-        )
-        .with_columns(
-            hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
-            win_vs_theo_z=pl.when(pl.col("_variance") > 0).then(
-                (pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64)) / pl.col("_variance").sqrt()
-            ),
-        )
-        .drop("_variance")
-        .sort(*by, "game")
-    )

@@ -103,6 +103,13 @@ def commission_per_unit(
     )
 
 
+def win_vs_theo_z() -> pl.Expr:
+    """(house win - theo) / the win's standard deviation (`win_variance`); null where nothing could vary.
+    Sums of the three columns pool exactly, so any grouping of table_day rows gets its own z."""
+    deviation = pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64)
+    return pl.when(pl.col("win_variance") > 0).then(deviation / pl.col("win_variance").sqrt())
+
+
 def table_day(
     placed: pl.LazyFrame, variance: pl.DataFrame, by: Sequence[str] = ("table_id", "gaming_day")
 ) -> pl.DataFrame:
@@ -120,15 +127,12 @@ def table_day(
             handle_side=pl.col("amount").filter(side).sum(),
             house_win=pl.col("house_net").sum(),
             theo=pl.col("theo").sum(),
-            _variance=(pl.col("amount").cast(pl.Float64) ** 2 * pl.col("house_variance")).sum(),
+            win_variance=(pl.col("amount").cast(pl.Float64) ** 2 * pl.col("house_variance")).sum(),
         )
         .with_columns(
             hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
-            win_vs_theo_z=pl.when(pl.col("_variance") > 0).then(  # null where nothing could vary
-                (pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64)) / pl.col("_variance").sqrt()
-            ),
+            win_vs_theo_z=win_vs_theo_z(),
         )
-        .drop("_variance")
         .sort(*by, "game")
         .collect()
     )

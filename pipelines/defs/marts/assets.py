@@ -25,6 +25,7 @@ DESCRIPTIONS = {
     schema.MARTS_TIE_FREQUENCY_BY_DEALER: "Tie rate per dealer and gaming day against exact.",
     schema.MARTS_TIES_BY_TOTAL: "Ties by total against the exact distribution.",
     schema.MARTS_TABLE_DAY: "Handle, house win, theoretical win, hold and win-vs-theo z per table and day.",
+    schema.MARTS_DEALER_DAY: "Handle, house win, theo and win-vs-theo z per dealer, table and gaming day.",
     schema.MARTS_SHOE_SUMMARY: "Per shoe: B/P/T, naturals, pairs, longest runs, cards dealt, reconciliation.",
 }
 CORE = [key_of(table) for table in (schema.CORE_ROUNDS, schema.CORE_BETS, schema.CORE_SHOES)]

@@ -11,11 +11,9 @@ from models.game.shoe import Composition
 from models.metrics.expectation import (
     expected_shares,
     funnel_limits,
-    pooled_win_vs_theo_z,
     tenure_hazard,
-    win_against_theo,
 )
-from models.metrics.money import Rounding, table_day
+from models.metrics.money import Rounding, table_day, win_vs_theo_z
 from models.metrics.streaks import tenure_fit
 from models.metrics.what_if import commission_what_if
 from models.odds.exact import exact_odds
@@ -95,22 +93,10 @@ def test_pooled_z_equals_the_z_of_the_pooled_wagers():
         }
     )
     daily = table_day(placed.lazy(), variance)
-    pooled = daily.group_by("table_id").agg(
-        z=pooled_win_vs_theo_z(pl.col("house_win"), pl.col("theo"), pl.col("win_vs_theo_z"))
-    )
+    pooled = daily.group_by("table_id").agg(pl.col("house_win", "theo", "win_variance").sum())
+    pooled = pooled.with_columns(z=win_vs_theo_z())
     whole = table_day(placed.lazy(), variance, by=("table_id",))
     assert pooled.sort("table_id")["z"].to_list() == pytest.approx(whole.sort("table_id")["win_vs_theo_z"].to_list())
-    sums = placed.group_by("table_id", "game", "decks", "bet").agg(
-        wagers=pl.len(),
-        handle=pl.col("amount").sum(),
-        house_win=pl.col("house_net").sum(),
-        theo=pl.col("theo").sum(),
-        amount_squared=(pl.col("amount").cast(pl.Float64) ** 2).sum(),
-    )
-    summed = win_against_theo(sums, variance, by=["table_id"]).sort("table_id")
-    assert summed["win_vs_theo_z"].to_list() == pytest.approx(whole.sort("table_id")["win_vs_theo_z"].to_list())
-    assert summed["hold_pct"].to_list() == pytest.approx(whole.sort("table_id")["hold_pct"].to_list())
-    assert summed["handle"].to_list() == whole.sort("table_id")["handle"].to_list()
 
 
 def test_commission_what_if_applies_rate_and_rounding_to_each_wager():
