@@ -405,3 +405,10 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
             results.append(ingest_file(con, path, kinds[path], table, stored, staging))
         shutil.rmtree(staging, ignore_errors=True)
     return results
+
+
+def last_ingested(con) -> dict[str, dt.datetime]:
+    """When each path's latest successful ingest finished."""
+    rows = con.sql(f"SELECT path, max(finished_at) FROM {schema.INGEST_LOG} WHERE status = 'ok' GROUP BY path")
+    rows = rows.fetchall()
+    return dict(rows)

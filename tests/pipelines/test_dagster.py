@@ -181,6 +181,16 @@ def test_landing_sensor_requests_each_new_file_once(tmp_path):
         assert new.run_key != request.run_key and set(json.loads(third.cursor)) == {*paths, str(late)}
 
 
+def test_landing_sensor_passes_over_files_already_ingested(tmp_path):
+    warehouse = warehouse_in(tmp_path)
+    dg.materialize([simulated_shoes, landing_files, ingest_landing], resources={"warehouse": warehouse},
+                   run_config=dg.RunConfig(ops={"simulated_shoes": {"config": {**DEMO, "days": 1}}}))  # fmt: skip
+    settled(warehouse.landing_path)
+    with dg.instance_for_test() as instance:
+        result = landing_sensor(dg.build_sensor_context(instance=instance, resources={"warehouse": warehouse}))
+    assert not result.run_requests and len(json.loads(result.cursor)) == 2
+
+
 def test_marts_follow_a_successful_ingest_over_the_days_it_touched(tmp_path):
     warehouse = warehouse_in(tmp_path)
     dg.materialize([simulated_shoes], resources={"warehouse": warehouse},

@@ -6,7 +6,8 @@ import time
 
 import dagster as dg
 
-from models.warehouse.ingest import expand
+from models.warehouse.ingest import expand, last_ingested
+from models.warehouse.store import serving_path
 from pipelines.defs.core.assets import IngestConfig
 from pipelines.defs.jobs import ingest_job
 from pipelines.defs.resources import Warehouse
@@ -17,6 +18,14 @@ SETTLE_SECONDS = 5.0
 
 def _signature(stat) -> str:
     return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _ingested(warehouse: Warehouse) -> dict:
+    """Files already ingested, by path, from the serving snapshot (none before the first ingest)."""
+    if not serving_path(warehouse.db_path).exists():
+        return {}
+    with warehouse.snapshot() as con:
+        return last_ingested(con)
 
 
 @dg.sensor(
@@ -30,13 +39,17 @@ def landing_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse) ->
     seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
     if not warehouse.landing_path.is_dir():
         return dg.SensorResult(skip_reason=f"no landing folder at {warehouse.landing_path}")
-    now, new = time.time(), {}
+    now, new, known = time.time(), {}, {}
+    ingested = _ingested(warehouse)
     for path in expand([warehouse.landing_path]):
         stat = path.stat()
         if seen.get(str(path)) != _signature(stat) and now - stat.st_mtime >= SETTLE_SECONDS:
-            new[str(path)] = _signature(stat)
+            # a file `banco ingest` or `banco up` already took since it last changed needs no run
+            done = ingested.get(str(path))
+            (known if done and done.timestamp() >= stat.st_mtime else new)[str(path)] = _signature(stat)
     if not new:
-        return dg.SensorResult(skip_reason="no new files in the landing folder", cursor=context.cursor)
+        cursor = json.dumps({**seen, **known}, sort_keys=True) if known else context.cursor
+        return dg.SensorResult(skip_reason="no new files in the landing folder", cursor=cursor)
     batch = sorted(new)
     run_key = hashlib.sha256(json.dumps([[p, new[p]] for p in batch]).encode()).hexdigest()[:16]
     request = dg.RunRequest(
@@ -44,4 +57,4 @@ def landing_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse) ->
         run_config=dg.RunConfig(ops={"ingest": IngestConfig(paths=batch)}),
         tags={"banco/files": str(len(batch))},
     )
-    return dg.SensorResult(run_requests=[request], cursor=json.dumps({**seen, **new}, sort_keys=True))
+    return dg.SensorResult(run_requests=[request], cursor=json.dumps({**seen, **known, **new}, sort_keys=True))
