@@ -19,6 +19,21 @@ def show(chart: alt.Chart, stretch: bool = True) -> None:
     st.altair_chart(chart, width="stretch" if stretch else "content")
 
 
+def hold_against_theo(daily: pl.DataFrame, title: str) -> alt.Chart:
+    """Hold and theo as shares of handle by gaming day (columns gaming_day, hold, theo_rate)."""
+    held = daily.unpivot(["hold", "theo_rate"], index="gaming_day", variable_name="series", value_name="rate")
+    return (
+        alt.Chart(held, title=title)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("gaming_day:T", title=None),
+            y=alt.Y("rate:Q", axis=alt.Axis(format=".1%"), title="of handle"),
+            color=alt.Color("series:N", title=None),
+            tooltip=["gaming_day:T", "series", alt.Tooltip("rate:Q", format=".3%")],
+        )
+    )
+
+
 def road(cells: list[Cell], title: str, derived: bool = False, cell_size: int = 18) -> alt.Chart:
     """A road as a grid of six rows: one circle per cell, ties counted on the cell."""
     frame = pl.DataFrame(cells, schema=["column", "row", "mark", "ties"], orient="row")

@@ -115,17 +115,7 @@ def render() -> None:
     )
     left, right = st.columns(2)
     with left:
-        held = trend.unpivot(["hold", "theo_rate"], index="gaming_day", variable_name="series", value_name="rate")
-        charts.show(
-            alt.Chart(held, title="Hold against theo")
-            .mark_line(point=True)
-            .encode(
-                x=alt.X("gaming_day:T", title=None),
-                y=alt.Y("rate:Q", axis=alt.Axis(format=".1%"), title="of handle"),
-                color=alt.Color("series:N", title=None),
-                tooltip=["gaming_day:T", "series", alt.Tooltip("rate:Q", format=".3%")],
-            )
-        )
+        charts.show(charts.hold_against_theo(trend, "Hold against theo"))
     with right:
         charts.show(
             alt.Chart(daily, title="Coups per gaming day")

@@ -111,18 +111,7 @@ def render() -> None:
 
 def table_days(days: pl.DataFrame, table: str) -> None:
     daily = _hold(days.sort("gaming_day"))
-    held = daily.unpivot(list(RATES), index="gaming_day", variable_name="series", value_name="rate")
-    charts.show(
-        alt.Chart(held, title=f"{table}: hold against theo by gaming day")
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("gaming_day:T", title=None),
-            y=alt.Y("rate:Q", axis=alt.Axis(format=".1%"), title="of handle"),
-            color=alt.Color("series:N", title=None),
-            tooltip=["gaming_day:T", "series", alt.Tooltip("rate:Q", format=".3%")],
-        )
-        .properties(height=260)
-    )
+    charts.show(charts.hold_against_theo(daily, f"{table}: hold against theo by gaming day"))
     st.dataframe(
         daily.select("gaming_day", "game", "wagers", *MONEY, *RATES, z="win_vs_theo_z"),
         hide_index=True,

@@ -142,6 +142,12 @@ def test_tables_and_a_dealer_drill_down(warehouse, monkeypatch):
     shown = at.dataframe[2].value.sort_values("game")
     z = expected.sort("game")["win_vs_theo_z"].fill_null(float("nan")).to_list()  # null where nothing varies
     assert shown["z"].tolist() == pytest.approx(z, nan_ok=True)
+    at.selectbox(key="drill_dealer").set_value(None)
+    at.selectbox(key="drill_table").set_value("T01").run()
+    assert not at.exception
+    days = at.dataframe[2].value
+    assert len(days) == scalar(warehouse, "SELECT count(*) FROM marts.table_day WHERE table_id = 'T01'")
+    assert float(days["handle"].sum()) == float(tables.loc["T01", "handle"])
 
 
 def test_shoe_explorer_shows_the_chosen_shoe(warehouse, monkeypatch):
