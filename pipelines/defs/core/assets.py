@@ -1,7 +1,6 @@
 """Ingest the landing folder into the core, quarantine and meta tables of the warehouse."""
 
 import datetime as dt
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -84,12 +83,9 @@ def ingest_landing(context: dg.AssetExecutionContext, config: IngestConfig, ware
         yield dg.MaterializeResult(asset_key=key_of(table), metadata={**tables[table], **extra})
 
 
-def latest_ingest(context) -> tuple[dt.datetime, list[dt.date]] | None:
-    """When the latest ingest began and the gaming days it touched, from its materialization."""
+def latest_ingest_start(context) -> dt.datetime | None:
+    """When the latest ingest began, from its materialization (None before the first)."""
     event = context.instance.get_latest_materialization_event(INGEST_LOG)
     if event is None or event.asset_materialization is None:
         return None
-    metadata = event.asset_materialization.metadata
-    started = dt.datetime.fromisoformat(metadata["ingest_started_at"].value)
-    days = [dt.date.fromisoformat(day) for day in json.loads(json.dumps(metadata["gaming_days_touched"].value))]
-    return started, days
+    return dt.datetime.fromisoformat(event.asset_materialization.metadata["ingest_started_at"].value)

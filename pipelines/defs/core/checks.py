@@ -3,7 +3,7 @@
 import dagster as dg
 
 from models.warehouse import audit, schema
-from pipelines.defs.core.assets import key_of, latest_ingest
+from pipelines.defs.core.assets import key_of, latest_ingest_start
 from pipelines.defs.metadata import preview
 from pipelines.defs.resources import Warehouse
 from pipelines.settings import Settings
@@ -34,11 +34,11 @@ def rows_accounted(warehouse: Warehouse) -> dg.AssetCheckResult:
     "logs wrongly and its marts would mislead.",
 )
 def tableau_violation_rate(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    latest = latest_ingest(context)
-    if latest is None:
+    since = latest_ingest_start(context)
+    if since is None:
         return NOTHING_YET
     with warehouse.snapshot() as con:
-        violations, rows = audit.tableau_violations(con, latest[0])
+        violations, rows = audit.tableau_violations(con, since)
     rate = violations / rows if rows else 0.0
     return dg.AssetCheckResult(
         passed=rate <= MAX_TABLEAU_VIOLATION_RATE,
@@ -55,11 +55,11 @@ def tableau_violation_rate(context: dg.AssetCheckExecutionContext, warehouse: Wa
                 "touched reconciles where its cards allow: no accepted coup takes a card, rank or value "
                 "past what the shoe's decks hold.")  # fmt: skip
 def shoes_reconcile(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    latest = latest_ingest(context)
-    if latest is None:
+    since = latest_ingest_start(context)
+    if since is None:
         return NOTHING_YET
     with warehouse.snapshot() as con:
-        bad = audit.overdrawn_shoes(con, latest[0])
+        bad = audit.overdrawn_shoes(con, since)
         explained = con.sql(f"SELECT count(*) FROM {schema.CORE_SHOES} WHERE reconciliation = 'overdrawn'")
         explained = explained.fetchall()[0][0]
     return dg.AssetCheckResult(
