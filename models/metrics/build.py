@@ -154,6 +154,16 @@ def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame) -> pl.Dat
     return fit
 
 
+def _outdated(con, marts: dict[str, pl.DataFrame]) -> bool:
+    """Whether any mart is missing from the warehouse or stored with other columns than it now has."""
+    stored = con.sql(
+        "SELECT table_schema || '.' || table_name, list(column_name) FROM information_schema.columns "
+        "WHERE table_schema = 'marts' GROUP BY ALL"
+    ).fetchall()
+    columns = {name: set(names) for name, names in stored}
+    return any(columns.get(name) != set(frame.columns) for name, frame in marts.items())
+
+
 def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] | None = None) -> dict[str, int]:
     """Recompute the marts (of the given gaming days only, or all) and the tenure fit of their
     months, in one transaction; publish. Returns the rows written to each mart."""
@@ -167,6 +177,10 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         marts = compute_marts(rounds, bets, shoes, config)
+        if days is not None and _outdated(con, marts):
+            # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
+            days = None
+            marts = compute_marts(*_load(con, None, config), config)
         if days is not None:  # a shoe that began the day before belongs to that day
             marts = {name: frame.filter(pl.col("gaming_day").is_in(list(days))) for name, frame in marts.items()}
         listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups

@@ -78,14 +78,29 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     if not days:
         print("no gaming day with coups inside the partitions (BANCO_FIRST_GAMING_DAY): nothing to build")
         return True
+    # what Dagster has not built yet, and what this ingest changed; the range between them is rebuilt
+    # (every day when the last marts run failed: what it was building is not known to be current)
+    built = instance.get_materialized_partitions(dg.AssetKey(["marts", "table_day"]))
+    touched = set(meta["gaming_days_touched"].value) if log else set()
+    last = instance.get_run_records(dg.RunsFilter(job_name="build_marts"), limit=1)
+    if last and last[0].dagster_run.status != dg.DagsterRunStatus.SUCCESS:
+        built = set()
+    stale = [day for day in days if day not in built or day in touched]
+    if not stale:
+        print(f"the marts of all {len(days)} gaming days are current")
+        return True
+    days = [day for day in days if stale[0] <= day <= stale[-1]]
     tags = {"dagster/asset_partition_range_start": days[0], "dagster/asset_partition_range_end": days[-1]}
     marts = defs.resolve_job_def("build_marts").execute_in_process(
         QUIET, instance=instance, tags=tags, raise_on_error=False
     )
+    if not marts.success:
+        print(f"building the marts failed: see run {marts.run_id} in the Dagster UI")
+        return False
     flagged = [c.check_name for c in marts.get_asset_check_evaluations() if not c.passed]
     print(f"built the marts of {len(days)} gaming days ({days[0]} to {days[-1]})"
           + (f"; flagged: {', '.join(flagged)}" if flagged else ""))  # fmt: skip
-    return marts.success
+    return True
 
 
 def report(db: Path) -> None:

@@ -92,3 +92,4 @@ def test_up_materializes_through_dagster_serves_both_and_stops_cleanly(tmp_path)
     again = subprocess.run([*args, "--no-serve"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert "dealing a demo month" not in again.stdout and "ingested 0 new files" in again.stdout
+    assert "the marts of all 2 gaming days are current" in again.stdout  # nothing rebuilt for nothing new
