@@ -70,6 +70,17 @@ def _shoes_within_limits(both: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame({"_shoe": pl.Series(shoe[within], dtype=both.schema["_shoe"])})
 
 
+def _first_overdraws(coded: pl.DataFrame) -> np.ndarray:
+    """For coded rows sorted by shoe, then in the order the cards came out: the first code each row
+    takes past what its shoe holds, or -1."""
+    return overdrawn_rows(
+        coded["_shoe"].to_numpy().view(np.int64),
+        coded.select(f"_c{j}" for j in range(SLOTS)).to_numpy().astype(np.int64),
+        coded["_granularity"].to_numpy().astype(np.int64),
+        coded["decks"].to_numpy().astype(np.int64),
+    )
+
+
 def _parse_stored(frame: pl.DataFrame) -> pl.DataFrame:
     parsed = frame.with_columns(**{name: hands.tokens(name) for _, name in HANDS})
     return parsed.with_columns(
@@ -107,15 +118,7 @@ def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.Da
     if both.height == 0:  # the usual case: no shoe holds more of any card than it can
         return rows, rows.head(0)
     both = both.sort("_shoe", "_new", "round_no", "_line")
-    granularity = both["_granularity"].to_numpy()
-    codes = both.select(f"_c{j}" for j in range(SLOTS)).to_numpy().astype(np.int64)
-    over = overdrawn_rows(
-        both["_shoe"].to_numpy().view(np.int64),
-        codes,
-        granularity.astype(np.int64),
-        both["decks"].to_numpy().astype(np.int64),
-    )
-    verdict = both.with_columns(_over=pl.Series(over), _g=pl.Series(granularity)).filter(
+    verdict = both.with_columns(_over=pl.Series(_first_overdraws(both)), _g="_granularity").filter(
         pl.col("_new") & (pl.col("_over") >= 0)
     )
     verdict = verdict.with_columns(
@@ -144,14 +147,6 @@ def overdrawn_stored(con, shoes: pl.DataFrame) -> pl.DataFrame:
     con.unregister("audited_shoes")
     if stored.height == 0:
         return stored.select(*SHOE, "round_no", "decks")
-    coded = (
-        _card_codes(_parse_stored(stored)).with_columns(_shoe=pl.struct(SHOE).hash(seed=7)).sort("_shoe", "round_no")
-    )
-    codes = coded.select(f"_c{j}" for j in range(len(HANDS) * hands.MAX_CARDS)).to_numpy().astype(np.int64)
-    over = overdrawn_rows(
-        coded["_shoe"].to_numpy().view(np.int64),
-        codes,
-        coded["_granularity"].to_numpy().astype(np.int64),
-        coded["decks"].to_numpy().astype(np.int64),
-    )
-    return coded.filter(pl.Series(over >= 0)).select(*SHOE, "round_no", "decks")
+    coded = _card_codes(_parse_stored(stored)).with_columns(_shoe=pl.struct(SHOE).hash(seed=7))
+    coded = coded.join(_shoes_within_limits(coded), on="_shoe", how="anti").sort("_shoe", "round_no")
+    return coded.filter(pl.Series(_first_overdraws(coded) >= 0)).select(*SHOE, "round_no", "decks")
