@@ -23,9 +23,11 @@ def _bands(context, warehouse: Warehouse) -> pl.DataFrame:
     return outcome_bands(coups.lazy(), ["game"])
 
 
-def _result(bands: pl.DataFrame, z: str, shown: list[str]) -> dg.AssetCheckResult:
+def _result(bands: pl.DataFrame, spec: dg.AssetCheckSpec, z: str, shown: list[str]) -> dg.AssetCheckResult:
     outside = bands.filter(pl.col(z).abs() > Z_BAND)
     return dg.AssetCheckResult(
+        asset_key=spec.asset_key,
+        check_name=spec.name,
         passed=outside.height == 0,
         severity=dg.AssetCheckSeverity.WARN,
         metadata={
@@ -36,13 +38,23 @@ def _result(bands: pl.DataFrame, z: str, shown: list[str]) -> dg.AssetCheckResul
     )
 
 
-@dg.asset_check(asset=key_of(schema.MARTS_TIE_FREQUENCY), description="The tie rate of the run's gaming days, "
-                f"per game, within {Z_BAND} standard errors of the exact rate for the decks dealt.")  # fmt: skip
-def tie_rate_in_band(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _result(_bands(context, warehouse), "tie_z", ["ties", "tie_rate", "expected_tie_rate"])
+TIE_RATE = dg.AssetCheckSpec(
+    "tie_rate_in_band",
+    asset=key_of(schema.MARTS_TIE_FREQUENCY),
+    description=f"The tie rate of the run's gaming days, per game, within {Z_BAND} standard errors of the exact "
+    "rate for the decks dealt.",
+)
+BANKER_SHARE = dg.AssetCheckSpec(
+    "banker_share_in_band",
+    asset=key_of(schema.MARTS_TABLE_DAY),
+    description=f"The Banker share of decided coups of the run's gaming days, per game, within {Z_BAND} standard "
+    "errors of exact.",
+)
 
 
-@dg.asset_check(asset=key_of(schema.MARTS_TABLE_DAY), description="The Banker share of decided coups of the "
-                f"run's gaming days, per game, within {Z_BAND} standard errors of exact.")  # fmt: skip
-def banker_share_in_band(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _result(_bands(context, warehouse), "banker_z", ["decided", "banker_share", "expected_banker_share"])
+@dg.multi_asset_check(specs=[TIE_RATE, BANKER_SHARE])
+def outcomes_in_band(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
+    """Both bands from one read of the run's coups."""
+    bands = _bands(context, warehouse)
+    yield _result(bands, TIE_RATE, "tie_z", ["ties", "tie_rate", "expected_tie_rate"])
+    yield _result(bands, BANKER_SHARE, "banker_z", ["decided", "banker_share", "expected_banker_share"])
