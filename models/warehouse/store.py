@@ -80,6 +80,12 @@ def publish(path: Path) -> Path:
     return target
 
 
+def snapshot_current(path: Path) -> bool:
+    """Whether the serving snapshot was copied after the warehouse's last write (every write publishes)."""
+    target = serving_path(path)
+    return target.exists() and target.stat().st_mtime_ns >= path.stat().st_mtime_ns
+
+
 def read(path: Path) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the serving snapshot of the warehouse at `path`."""
     snapshot = serving_path(path)

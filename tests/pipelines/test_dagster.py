@@ -110,6 +110,7 @@ def test_whole_graph_materializes_into_a_real_warehouse(tmp_path):
     for day in ("2026-10-01", "2026-10-02"):  # one single-run backfill materializes every day of the range
         assert events[("marts/table_day", day)].metadata["rows_written"].value == 6  # 3 tables x 2 days
     assert ("serving_snapshot", None) in events
+    assert events[("serving_snapshot", None)].metadata["copied_now"].value is False  # the build published it
 
 
 def test_a_failing_blocking_check_stops_the_marts(tmp_path):
