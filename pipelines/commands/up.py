@@ -10,10 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-from models.logs.read import looks_like_round_log
+from models.warehouse.ingest import expand
 from models.warehouse.store import read
 from pipelines.services import Service, ServiceError, port_free, stop_all, wait_until_healthy
-from pipelines.settings import dagster_environment
+from pipelines.settings import DEFAULT_LANDING, dagster_environment
 
 DEMO_DAYS = 30
 #: Run config that keeps Dagster's console log to warnings; the full event log is in the UI.
@@ -21,8 +21,9 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--landing", type=Path, default=Path(os.environ.get("BANCO_LANDING", "data/landing")),
-                        help="folder of incoming round logs (default: $BANCO_LANDING or data/landing)")  # fmt: skip
+    landing = Path(os.environ.get("BANCO_LANDING", DEFAULT_LANDING))
+    parser.add_argument("--landing", type=Path, default=landing, help="folder of incoming round logs "
+                        f"(default: $BANCO_LANDING or {DEFAULT_LANDING})")  # fmt: skip
     parser.add_argument("--demo-days", type=int, default=DEMO_DAYS, help="days of demo play when nothing has landed")
     parser.add_argument("--dagster-port", type=int, default=3000, help="port of the Dagster UI (default 3000)")
     parser.add_argument("--dashboard-port", type=int, default=8501, help="port of the dashboard (default 8501)")
@@ -37,7 +38,8 @@ def _configure(args: argparse.Namespace) -> None:
 
 
 def _landed(landing: Path) -> bool:
-    return landing.exists() and any(looks_like_round_log(path) for path in landing.rglob("*"))
+    """Whether the landing folder holds a round log the ingest would read (fault labels don't count)."""
+    return landing.is_dir() and bool(expand([landing]))
 
 
 def materialize_everything(args: argparse.Namespace) -> bool:
@@ -68,13 +70,10 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     if not ingest.success:
         print(f"the ingest run failed or a blocking check stopped it: see run {ingest.run_id} in the Dagster UI")
         return False
-    con = read(Path(os.environ["BANCO_DB"]))
-    try:
-        keys = set(GAMING_DAYS.get_partition_keys())
-        days = [day.isoformat() for day in days_with_coups(con, defs.resources["warehouse"].gaming_day)]
-    finally:
-        con.close()
-    days = [day for day in days if day in keys]
+    warehouse = defs.resources["warehouse"]
+    with warehouse.snapshot() as con:
+        days = [day.isoformat() for day in days_with_coups(con, warehouse.gaming_day)]
+    days = [day for day in days if GAMING_DAYS.has_partition_key(day)]
     if not days:
         print("no gaming day with coups inside the partitions (BANCO_FIRST_GAMING_DAY): nothing to build")
         return True
