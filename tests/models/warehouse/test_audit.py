@@ -5,7 +5,7 @@ from pathlib import Path
 
 import duckdb
 
-from models.metrics.bands import outcome_bands
+from models.metrics.bands import banker_share_band
 from models.metrics.days import coups_of_days, days_touched_since, days_with_coups
 from models.metrics.gaming_day import GamingDay
 from models.warehouse import audit
@@ -68,6 +68,6 @@ def test_gaming_days_and_bands_from_the_stored_coups(tmp_path):
     assert days_touched_since(con, dt.datetime.now(dt.UTC) + dt.timedelta(hours=1), day) == []
     coups = coups_of_days(con, days, day)
     assert coups.height == con.sql("SELECT count(*) FROM core.rounds").fetchall()[0][0]
-    bands = outcome_bands(coups.lazy(), ["game"])
+    bands = banker_share_band(coups.lazy(), ["game"])
     assert bands["coups"].sum() == coups.height
     assert (bands["ties"] == bands["coups"] - bands["decided"]).all()
