@@ -16,7 +16,15 @@ import polars as pl
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
-from models.metrics.money import Rounding, commission, commission_per_unit, table_day, wagers
+from models.metrics.money import (
+    Rounding,
+    commission_per_unit,
+    commission_sums,
+    commission_totals,
+    table_day_sums,
+    table_day_totals,
+    wagers,
+)
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import SHOE, bank_tenures, chemin_bank, decision_runs, tenure_fit
 from models.metrics.ties import tie_frequency, ties_by_total
@@ -60,6 +68,11 @@ def compute_marts(
     variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
     tenures = bank_tenures(lazy, in_order=True).collect()
     runs = decision_runs(lazy, in_order=True).collect()
+    # the money sums are taken once over the wagers, per dealer's stint at a table on a day, and
+    # totalled from there per table and per dealer (they pool exactly)
+    stint = ("gaming_day", "dealer_id", "table_id")
+    fees = commission_sums(placed, stint, config.rounding, config.paytable).collect().lazy()
+    money = table_day_sums(placed, variance, stint).collect().lazy()
     by_shoe = tie_frequency(
         lazy.with_columns(gaming_day="shoe_day"), ["table_id", "shoe_id", "gaming_day"], compared_within=DAY
     )
@@ -68,18 +81,16 @@ def compute_marts(
             chemin_bank(tenures.lazy(), bets.lazy()).collect(), on=[*SHOE, "tenure"], how="left"
         ),
         schema.MARTS_DECISION_RUNS: runs,
-        schema.MARTS_COMMISSION: commission(placed, ("table_id", "gaming_day"), config.rounding, config.paytable),
-        schema.MARTS_COMMISSION_BY_DEALER: commission(
-            placed, ("dealer_id", "gaming_day"), config.rounding, config.paytable
-        ),
+        schema.MARTS_COMMISSION: commission_totals(fees, ("table_id", "gaming_day")),
+        schema.MARTS_COMMISSION_BY_DEALER: commission_totals(fees, ("dealer_id", "gaming_day")),
         schema.MARTS_COMMISSION_PER_UNIT: commission_per_unit(lazy, ("table_id", "gaming_day"), config.paytable),
         schema.MARTS_TIE_FREQUENCY: tie_frequency(lazy, ["table_id", "gaming_day"], compared_within=DAY),
         schema.MARTS_TIE_FREQUENCY_BY_SHOE: by_shoe,
         schema.MARTS_TIE_FREQUENCY_BY_DEALER: tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY),
         schema.MARTS_TIES_BY_TOTAL: ties_by_total(lazy, ["table_id", "gaming_day"]),
-        schema.MARTS_TABLE_DAY: table_day(placed, variance),
+        schema.MARTS_TABLE_DAY: table_day_totals(money, ("table_id", "gaming_day")),
         # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
-        schema.MARTS_DEALER_DAY: table_day(placed, variance, ("gaming_day", "dealer_id", "table_id")),
+        schema.MARTS_DEALER_DAY: table_day_totals(money, stint),
         schema.MARTS_SHOE_SUMMARY: shoe_summary(lazy, shoes.lazy(), runs.lazy()),
     }
     return {name: frame.with_columns(pl.col(pl.Categorical).cast(pl.String)) for name, frame in marts.items()}
@@ -117,7 +128,14 @@ def _load(con, days: Sequence[dt.date] | None, config: MartConfig) -> tuple[pl.D
         )
         only = " SEMI JOIN day_shoes USING (table_id, shoe_id)"
     sources = ((ROUND_COLUMNS, schema.CORE_ROUNDS), (BET_COLUMNS, schema.CORE_BETS), ("*", schema.CORE_SHOES))
-    frames = tuple(con.sql(f"SELECT {columns} FROM {table}{only}").pl() for columns, table in sources)
+    # the frames are held in memory anyway: under the writer's bounded memory limit DuckDB hands
+    # tens of millions of rows over at half the speed
+    limit = con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    con.execute("RESET memory_limit")
+    try:
+        frames = tuple(con.sql(f"SELECT {columns} FROM {table}{only}").pl() for columns, table in sources)
+    finally:
+        con.execute(f"SET memory_limit = '{limit}'")
     if days is not None:
         con.unregister("day_shoes")
     return frames

@@ -54,14 +54,31 @@ def commission(
     """Commission revenue per group: winning Banker wagers, commission under the rounding policy,
     what super6 and EZ Baccarat keep through their reduced payouts, the chemin_de_fer cagnotte, and
     the commission the exact odds expect from the Banker handle. `placed` is `wagers(bets, rounds)`."""
+    return commission_totals(commission_sums(placed, by, rounding, table), by)
+
+
+#: The sums `commission_sums` keeps per group; they pool exactly into any coarser grouping.
+COMMISSION_SUMS = (
+    "banker_handle", "banker_wagers", "banker_won", "banker_won_amount", "commission", "cagnotte",
+    "super6_reduction", "ez_reduction", "expected_commission",
+)  # fmt: skip
+
+
+def commission_sums(
+    placed: pl.LazyFrame,
+    by: Sequence[str] = ("table_id", "gaming_day"),
+    rounding: Rounding = Rounding(),
+    table: PayTable = DEFAULT_PAYTABLE,
+) -> pl.LazyFrame:
+    """The wagers' sums behind `commission` per group and game, exact (reductions not yet rounded to
+    the cent): one pass at the finest grouping serves every coarser one through `commission_totals`."""
     banker = placed.filter(pl.col("bet") == "banker")
     won = pl.col("outcome") == "B"
-    rate = float(table.commission)
     super6_six = won & (pl.col("game") == "super6") & (pl.col("banker_total") == 6)
     ez_push = (
         won & (pl.col("game") == "ez_baccarat") & (pl.col("banker_total") == 7) & pl.col("banker_third").is_not_null()
     )
-    grouped = (
+    return (
         banker.join(outcome_rates(table).lazy().select("game", "decks", "p_banker"), on=["game", "decks"], how="left")
         .with_columns(collected=rounding.apply(pl.col("commission")))
         .group_by(*by, "game")
@@ -72,11 +89,21 @@ def commission(
             banker_won_amount=pl.col("amount").filter(won).sum(),
             commission=pl.col("collected").filter(pl.col("game") != "chemin_de_fer").sum(),
             cagnotte=pl.col("collected").filter(pl.col("game") == "chemin_de_fer").sum(),
-            super6_reduction=(pl.col("amount").filter(super6_six) * (1 - float(table.super6_six))).sum(),
-            ez_reduction=pl.col("amount").filter(ez_push).cast(pl.Float64).sum(),
-            expected_commission=(pl.col("amount").cast(pl.Float64) * pl.col("p_banker")).sum() * rate,
+            super6_reduction=(pl.col("amount").filter(super6_six) * pl.lit(1 - table.super6_six)).sum(),
+            ez_reduction=pl.col("amount").filter(ez_push).sum(),
+            expected_commission=(pl.col("amount").cast(pl.Float64) * pl.col("p_banker")).sum()
+            * float(table.commission),
         )
+    )
+
+
+def commission_totals(sums: pl.LazyFrame, by: Sequence[str]) -> pl.DataFrame:
+    """`commission_sums` (of `by` or any finer grouping) totalled per `by` and game."""
+    return (
+        sums.group_by(*by, "game")
+        .agg(pl.col(COMMISSION_SUMS).sum())
         .with_columns(
+            pl.col("banker_wagers", "banker_won").cast(pl.UInt32),
             pl.col("super6_reduction", "ez_reduction").cast(MONEY),
             pl.when(pl.col("game").is_in(["super6", "ez_baccarat"]))
             .then(0.0)
@@ -84,8 +111,8 @@ def commission(
             .alias("expected_commission"),
         )
         .sort(*by, "game")
+        .collect()
     )
-    return grouped.collect()
 
 
 def commission_per_unit(
@@ -116,20 +143,46 @@ def table_day(
     """Handle by bet, house win, theoretical win, hold, and the z-score of win against theo from each
     wager's exact variance (`variance`: game, decks, bet -> the house's variance per unit staked).
     `placed` is `wagers(bets, rounds)`."""
+    return table_day_totals(table_day_sums(placed, variance, by), by)
+
+
+#: The sums `table_day_sums` keeps per group; they pool exactly into any coarser grouping.
+TABLE_DAY_SUMS = (
+    "wagers",
+    "handle",
+    *(f"handle_{bet}" for bet in MAIN),
+    "handle_side",
+    "house_win",
+    "theo",
+    "win_variance",
+)
+
+
+def table_day_sums(
+    placed: pl.LazyFrame, variance: pl.DataFrame, by: Sequence[str] = ("table_id", "gaming_day")
+) -> pl.LazyFrame:
+    """The wagers' sums behind `table_day` per group and game: one pass at the finest grouping serves
+    every coarser one through `table_day_totals`."""
     with_variance = placed.join(variance.lazy(), on=["game", "decks", "bet"], how="left")
     side = ~pl.col("bet").is_in(MAIN)
+    return with_variance.group_by(*by, "game").agg(
+        wagers=pl.len(),
+        handle=pl.col("amount").sum(),
+        **{f"handle_{bet}": pl.col("amount").filter(pl.col("bet") == bet).sum() for bet in MAIN},
+        handle_side=pl.col("amount").filter(side).sum(),
+        house_win=pl.col("house_net").sum(),
+        theo=pl.col("theo").sum(),
+        win_variance=(pl.col("amount").cast(pl.Float64) ** 2 * pl.col("house_variance")).sum(),
+    )
+
+
+def table_day_totals(sums: pl.LazyFrame, by: Sequence[str]) -> pl.DataFrame:
+    """`table_day_sums` (of `by` or any finer grouping) totalled per `by` and game, with hold and z."""
     return (
-        with_variance.group_by(*by, "game")
-        .agg(
-            wagers=pl.len(),
-            handle=pl.col("amount").sum(),
-            **{f"handle_{bet}": pl.col("amount").filter(pl.col("bet") == bet).sum() for bet in MAIN},
-            handle_side=pl.col("amount").filter(side).sum(),
-            house_win=pl.col("house_net").sum(),
-            theo=pl.col("theo").sum(),
-            win_variance=(pl.col("amount").cast(pl.Float64) ** 2 * pl.col("house_variance")).sum(),
-        )
+        sums.group_by(*by, "game")
+        .agg(pl.col(TABLE_DAY_SUMS).sum())
         .with_columns(
+            pl.col("wagers").cast(pl.UInt32),
             hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
             win_vs_theo_z=win_vs_theo_z(),
         )
