@@ -78,10 +78,11 @@ def commission_sums(
     ez_push = (
         won & (pl.col("game") == "ez_baccarat") & (pl.col("banker_total") == 7) & pl.col("banker_third").is_not_null()
     )
+    # the exact Banker probability depends on the game and decks only: applied per group, not per wager
+    rates = outcome_rates(table).lazy().select("game", "decks", "p_banker")
     return (
-        banker.join(outcome_rates(table).lazy().select("game", "decks", "p_banker"), on=["game", "decks"], how="left")
-        .with_columns(collected=rounding.apply(pl.col("commission")))
-        .group_by(*by, "game")
+        banker.with_columns(collected=rounding.apply(pl.col("commission")))
+        .group_by(*by, "game", "decks")
         .agg(
             banker_handle=pl.col("amount").sum(),
             banker_wagers=pl.len(),
@@ -91,9 +92,12 @@ def commission_sums(
             cagnotte=pl.col("collected").filter(pl.col("game") == "chemin_de_fer").sum(),
             super6_reduction=(pl.col("amount").filter(super6_six) * pl.lit(1 - table.super6_six)).sum(),
             ez_reduction=pl.col("amount").filter(ez_push).sum(),
-            expected_commission=(pl.col("amount").cast(pl.Float64) * pl.col("p_banker")).sum()
-            * float(table.commission),
         )
+        .join(rates, on=["game", "decks"], how="left")
+        .with_columns(
+            expected_commission=pl.col("banker_handle").cast(pl.Float64) * pl.col("p_banker") * float(table.commission)
+        )
+        .drop("decks", "p_banker")
     )
 
 
