@@ -16,6 +16,7 @@ from benchmarks.report import Row, publish
 from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
+from models.warehouse import lake
 from models.warehouse.ingest import ingest
 from models.warehouse.store import publish as publish_snapshot
 from models.warehouse.store import read
@@ -77,6 +78,8 @@ def prepare(work: Path, coups: int) -> tuple[Path, str]:
     if kept:
         db = work / "banco.duckdb"
         shutil.copyfile(kept, db)
+        if lake.folder(Path(kept)).exists():  # its files never change: links will do
+            shutil.copytree(lake.folder(Path(kept)), lake.folder(db), copy_function=os.link)
         publish_snapshot(db)
         return db, f"a copy of {kept}"
     db, _, seconds = simulated_warehouse(work, coups)

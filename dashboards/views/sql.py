@@ -6,6 +6,9 @@ import duckdb
 import streamlit as st
 
 from dashboards import query
+from models.warehouse.store import writes
+
+READ_ONLY = "the console is read-only: it queries the serving snapshot and never writes"
 
 EXAMPLES = {
     "Tie rate per table": "SELECT table_id, game, decks, count(*) AS coups, count(*) FILTER (WHERE outcome = 'T') "
@@ -39,11 +42,14 @@ def render() -> None:
         st.info("Write a query, or pick an example.")
         return
     try:
+        if writes(text):
+            st.error(f"SQL error: {READ_ONLY}")
+            return
         result = query.console(text, MAX_ROWS + 1)
     except duckdb.Error as error:
         message = str(error).splitlines()[0]
         if "read-only" in message.lower() or "read only" in message.lower():
-            message = "the console is read-only: it queries the serving snapshot and never writes"
+            message = READ_ONLY
         st.error(f"SQL error: {message}")
         return
     if result.height > MAX_ROWS:

@@ -24,10 +24,10 @@ from models.contract import MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.checks import check_bets, check_rounds
 from models.logs.read import UnreadableFile, columns_of, kind_of, looks_like_round_log, read_batches
-from models.warehouse import schema, settlement
+from models.warehouse import lake, schema, settlement
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
-from models.warehouse.staging import Feed, Stage, StoredShoes
+from models.warehouse.staging import Stage, StoredShoes
 from models.warehouse.store import write
 
 KEY = list(NATURAL_KEY)
@@ -333,7 +333,7 @@ def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
 
 
 def ingest_file(
-    con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path
+    con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path, lake_folder: Path
 ) -> FileResult:
     """One file: its batches are checked, staged and moved in within one transaction. A crash or an
     unreadable file leaves the warehouse as it was (the file is logged as failed when it can be)."""
@@ -345,14 +345,10 @@ def ingest_file(
         return FileResult(path, kind=kind, status="skipped")
     started = dt.datetime.now(dt.UTC)
     result = FileResult(path, kind=kind)
-    core = stored["rounds" if kind == "rounds" else "bets"].table
-    stage = Stage(Path(tempfile.mkdtemp(prefix=f"{digest[:12]}-", dir=staging)))
+    stage = Stage(Path(tempfile.mkdtemp(prefix=f"{digest[:12]}-", dir=staging)), lake_folder)
     try:
         con.execute("BEGIN TRANSACTION")
-        # The core table's batches go in while later ones are checked (see Feed); the checks read
-        # committed rows through their own connection meanwhile.
-        stage.feeds[core] = Feed(con, core)
-        reader = con.cursor()
+        reader = con.cursor()  # the checks read committed rows
         try:
             for batch, checked in _checked_batches(path, check_rounds if kind == "rounds" else check_bets):
                 if kind == "rounds":
@@ -376,7 +372,7 @@ def ingest_file(
         _log(con, result, digest, started)
     finally:  # the staged rows are in the tables now, or nowhere; the shoes seen stay (a harmless superset)
         for shoes in stored.values():
-            shoes.staged = [(p, batch) for p, batch in shoes.staged if stage.folder not in p.parents]
+            shoes.staged = [(p, batch) for p, batch in shoes.staged if p not in stage.rows]
         shutil.rmtree(stage.folder, ignore_errors=True)
     return result
 
@@ -402,7 +398,7 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
         shutil.rmtree(staging, ignore_errors=True)  # left by a writer that was killed
         staging.mkdir()
         for path in sorted(kinds, key=lambda p: kinds[p] != "rounds"):
-            results.append(ingest_file(con, path, kinds[path], table, stored, staging))
+            results.append(ingest_file(con, path, kinds[path], table, stored, staging, lake.folder(db)))
         shutil.rmtree(staging, ignore_errors=True)
     return results
 

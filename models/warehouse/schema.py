@@ -10,6 +10,7 @@ CORE_SHOES = "core.shoes"
 QUARANTINE_ROUNDS = "quarantine.rounds"
 QUARANTINE_BETS = "quarantine.bets"
 INGEST_LOG = "meta.ingest_log"
+LAKE_FILES = "meta.lake_files"
 
 #: quarantine.rounds and quarantine.bets share their columns.
 QUARANTINE_DDL = """
@@ -26,8 +27,8 @@ CREATE TABLE IF NOT EXISTS {table} (
 );
 """
 
-DDL = f"""
-CREATE TABLE IF NOT EXISTS {CORE_ROUNDS} (
+#: The columns of core.rounds and core.bets, which are stored as Parquet files (see lake.py).
+CORE_ROUNDS_COLUMNS = """
     table_id VARCHAR NOT NULL,
     shoe_id VARCHAR NOT NULL,
     round_no INTEGER NOT NULL,
@@ -56,8 +57,8 @@ CREATE TABLE IF NOT EXISTS {CORE_ROUNDS} (
     source_file VARCHAR NOT NULL,
     line_no BIGINT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL
-);
-CREATE TABLE IF NOT EXISTS {CORE_BETS} (
+"""
+CORE_BETS_COLUMNS = """
     table_id VARCHAR NOT NULL,
     shoe_id VARCHAR NOT NULL,
     round_no INTEGER NOT NULL,
@@ -75,7 +76,12 @@ CREATE TABLE IF NOT EXISTS {CORE_BETS} (
     source_file VARCHAR NOT NULL,
     line_no BIGINT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL
-);
+"""
+#: The tables kept as Parquet files that a view of the same name reads, with their columns.
+LAKE_TABLES = {CORE_ROUNDS: CORE_ROUNDS_COLUMNS, CORE_BETS: CORE_BETS_COLUMNS}
+
+#: The tables kept in the warehouse file itself.
+DDL = f"""
 CREATE TABLE IF NOT EXISTS {CORE_SHOES} (
     table_id VARCHAR NOT NULL,
     shoe_id VARCHAR NOT NULL,
@@ -103,6 +109,12 @@ CREATE TABLE IF NOT EXISTS {INGEST_LOG} (
     error VARCHAR,
     started_at TIMESTAMPTZ NOT NULL,
     finished_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {LAKE_FILES} (
+    table_name VARCHAR NOT NULL,
+    path VARCHAR NOT NULL,  -- within the lake folder
+    rows BIGINT NOT NULL,
+    added_at TIMESTAMPTZ NOT NULL
 );
 """
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import queue
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,12 +9,17 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
+from models.warehouse import lake as lake_files
+from models.warehouse.schema import LAKE_TABLES
+
 SHOE = ["table_id", "shoe_id"]
 
 
 def _read_staged(path: Path, columns: list[str], shoes: pl.DataFrame) -> pl.DataFrame:
-    """Columns of one staged batch's rows of `shoes` (mapped: only these columns are read; Arrow
-    keeps the mapping alive while the rows point into it)."""
+    """Columns of one staged batch's rows of `shoes` (a lake file, or an Arrow file mapped: only
+    these columns are read; Arrow keeps the mapping alive while the rows point into it)."""
+    if path.suffix == ".parquet":
+        return pl.read_parquet(path, columns=columns).join(shoes, on=SHOE, how="semi")
     with pa.memory_map(str(path)) as source:
         batch = pl.from_arrow(ipc.open_file(source).read_all().select(columns))
         return batch.join(shoes, on=SHOE, how="semi")
@@ -60,90 +63,40 @@ class StoredShoes:
         self.shoes = pl.concat([self.shoes, batch_shoes], how="vertical_relaxed").unique()
 
 
-class Feed:
-    """One table's staged batches streamed into it by a single INSERT on a thread of its own while
-    the next batches are read and checked, so that DuckDB's writing and the checks share the two
-    cores. The caller holds the transaction on `con` and uses no other statement on it until
-    `finish` or `abort`; it reads committed rows through a cursor meanwhile."""
-
-    def __init__(self, con, table: str) -> None:
-        self.con, self.table = con, table
-        self.paths: queue.SimpleQueue = queue.SimpleQueue()
-        self.thread: threading.Thread | None = None
-        self.error: BaseException | None = None
-        self.aborted = False
-
-    def put(self, path: Path) -> None:
-        """Stream a staged file in; the first one starts the INSERT (its schema is the stream's)."""
-        if self.thread is None:
-            self.con.register("fed", pa.RecordBatchReader.from_batches(_schema(path), self._batches()))
-            self.thread = threading.Thread(target=self._insert, name=f"insert {self.table}", daemon=True)
-            self.thread.start()
-        self.paths.put(path)
-
-    def _batches(self):
-        while (path := self.paths.get()) is not None:
-            if self.aborted:
-                raise RuntimeError("ingest aborted")
-            yield from _file_batches(path)
-
-    def _insert(self) -> None:
-        try:
-            self.con.execute(f"INSERT INTO {self.table} SELECT * FROM fed")
-        except BaseException as error:  # handed to the caller by finish()
-            self.error = error
-
-    def _stop(self) -> None:
-        if self.thread is not None:
-            self.paths.put(None)
-            self.thread.join()
-            self.thread = None
-            self.con.unregister("fed")
-
-    def finish(self) -> None:
-        """Wait for every staged batch to be in; raise what the INSERT raised."""
-        self._stop()
-        if self.error is not None:
-            raise self.error
-
-    def abort(self) -> None:
-        """Stop the INSERT with an error (the caller then rolls back)."""
-        self.aborted = True
-        self._stop()
-
-
 @dataclass
 class Stage:
-    """A file's batches, written beside the warehouse as Arrow IPC (written and read back at
-    memory speed) until the file is done, then moved in within one transaction: streamed in as they
-    come for tables with a `Feed`, at `commit` for the others. The warehouse never holds a
-    half-ingested file, however large."""
+    """A file's batches until the file is done, then moved in within one transaction: the lake
+    tables' rows as new lake files (listed at `commit`), the other tables' as Arrow IPC beside the
+    warehouse (written and read back at memory speed, inserted at `commit`). The warehouse never
+    holds a half-ingested file, however large."""
 
     folder: Path
+    lake: Path
     files: dict[str, list[Path]] = field(default_factory=dict)
+    rows: dict[Path, int] = field(default_factory=dict)
     schemas: dict[str, pl.Schema] = field(default_factory=dict)
-    feeds: dict[str, Feed] = field(default_factory=dict)
 
     def write(self, table: str, frame: pl.DataFrame) -> Path | None:
         if frame.height == 0:
             return None
-        path = self.folder / f"{table}.{len(self.files.get(table, []))}.arrow"
-        schema = self.schemas.setdefault(table, frame.schema)
-        if frame.schema != schema:  # one stream per table: a column null all through a batch, say
-            frame = frame.cast(dict(schema))
-        frame.write_ipc(path, compression="uncompressed")
+        if table in LAKE_TABLES:
+            path = lake_files.write_file(self.lake, table, frame)
+        else:
+            path = self.folder / f"{table}.{len(self.files.get(table, []))}.arrow"
+            schema = self.schemas.setdefault(table, frame.schema)
+            if frame.schema != schema:  # one stream per table: a column null all through a batch, say
+                frame = frame.cast(dict(schema))
+            frame.write_ipc(path, compression="uncompressed")
         self.files.setdefault(table, []).append(path)
-        if table in self.feeds:
-            self.feeds[table].put(path)
+        self.rows[path] = frame.height
         return path
 
     def commit(self, con) -> None:
-        """Finish the feeds and insert every other table's staged batches; the caller holds the
-        transaction (with `preserve_insertion_order` off, see `ingest`)."""
-        for feed in self.feeds.values():
-            feed.finish()
+        """List the lake files and insert every other table's staged batches; the caller holds the
+        transaction."""
         for table, paths in self.files.items():
-            if table in self.feeds:
+            if table in LAKE_TABLES:
+                lake_files.add(con, self.lake, table, [(path, self.rows[path]) for path in paths])
                 continue
             con.register("staged", pa.RecordBatchReader.from_batches(_schema(paths[0]), _batches(paths)))
             try:
@@ -152,8 +105,11 @@ class Stage:
                 con.unregister("staged")
 
     def abort(self) -> None:
-        for feed in self.feeds.values():
-            feed.abort()
+        """Remove the lake files written (no view lists them yet)."""
+        for table, paths in self.files.items():
+            if table in LAKE_TABLES:
+                for path in paths:
+                    path.unlink(missing_ok=True)
 
 
 def _schema(path: Path) -> pa.Schema:

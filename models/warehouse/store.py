@@ -17,6 +17,7 @@ from pathlib import Path
 
 import duckdb
 
+from models.warehouse import lake
 from models.warehouse.schema import DDL, SCHEMAS
 
 
@@ -61,14 +62,20 @@ def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
             # Bounded memory however large the file: DuckDB spills to disk past this.
             con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
-            for schema in SCHEMAS:
-                con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-            con.execute(DDL)
+            prepare(con, path)
             yield con
             con.execute("CHECKPOINT")
         finally:
             con.close()
         publish(path)
+
+
+def prepare(con, path: Path) -> None:
+    """The warehouse's schemas, tables and lake views in place (see lake.py)."""
+    for schema in SCHEMAS:
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    con.execute(DDL)
+    lake.ensure(con, path)
 
 
 def publish(path: Path) -> Path:
@@ -84,6 +91,21 @@ def snapshot_current(path: Path) -> bool:
     """Whether the serving snapshot was copied after the warehouse's last write (every write publishes)."""
     target = serving_path(path)
     return target.exists() and target.stat().st_mtime_ns >= path.stat().st_mtime_ns
+
+
+#: Statements that would change a database: readers refuse them up front (a write to a lake view
+#: would otherwise fail with a binder error that does not say the snapshot is read-only).
+WRITING = {
+    duckdb.StatementType.INSERT, duckdb.StatementType.UPDATE, duckdb.StatementType.DELETE,
+    duckdb.StatementType.MERGE_INTO, duckdb.StatementType.CREATE, duckdb.StatementType.CREATE_FUNC,
+    duckdb.StatementType.DROP, duckdb.StatementType.ALTER, duckdb.StatementType.COPY,
+    duckdb.StatementType.COPY_DATABASE, duckdb.StatementType.EXPORT, duckdb.StatementType.VACUUM,
+}  # fmt: skip
+
+
+def writes(sql: str) -> bool:
+    """Whether the SQL holds a statement that writes (raises duckdb.Error when it does not parse)."""
+    return any(statement.type in WRITING for statement in duckdb.extract_statements(sql))
 
 
 def read(path: Path) -> duckdb.DuckDBPyConnection:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import duckdb
 
-from models.warehouse.store import read
+from models.warehouse.store import read, writes
+
+READ_ONLY = "banco sql is read-only: it runs queries on the serving snapshot, never writes"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,11 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     con = read(Path(args.db))
     try:
+        if args.query.strip() and writes(args.query):
+            raise ValueError(READ_ONLY)
         frame = con.sql(args.query).pl() if args.query.strip() else None
     except duckdb.Error as error:
         message = str(error).splitlines()[0]
         if "read-only" in message.lower() or "read only" in message.lower():
-            raise ValueError("banco sql is read-only: it runs queries on the serving snapshot, never writes") from None
+            raise ValueError(READ_ONLY) from None
         raise ValueError(f"SQL error: {message}") from None
     finally:
         con.close()

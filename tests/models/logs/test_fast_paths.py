@@ -15,6 +15,7 @@ from models.logs import checks, hands
 from models.warehouse import schema
 from models.warehouse.reconciliation import reconcile
 from models.warehouse.staging import StoredShoes
+from models.warehouse.store import prepare
 
 TOKENS = [r + s for r in [*RANKS, "10"] for s in ["", *SUITS]] + ["0", "1", "9h", "10s", "XX", "1H", ""]
 
@@ -114,7 +115,7 @@ def _overdrawn_by_rule(frame: pl.DataFrame) -> set[int]:
     return over
 
 
-def test_reconciliation_with_shoes_passed_over_agrees_with_the_rule_row_by_row():
+def test_reconciliation_with_shoes_passed_over_agrees_with_the_rule_row_by_row(tmp_path):
     rng = random.Random(7)
     deck = [rank + suit for rank in RANKS for suit in SUITS]
     rows = []
@@ -132,9 +133,7 @@ def test_reconciliation_with_shoes_passed_over_agrees_with_the_rule_row_by_row()
     good = checked.filter(pl.col("reason").is_null() | (pl.col("reason") == "outcome_mismatch"))
     good = good.with_columns(reason=pl.lit(None, pl.String), detail=pl.lit(None, pl.String))
     con = duckdb.connect()
-    for name in schema.SCHEMAS:
-        con.execute(f"CREATE SCHEMA {name}")
-    con.execute(schema.DDL)
+    prepare(con, tmp_path / "banco.duckdb")
     accepted, overdrawn = reconcile(con, good, StoredShoes.load(con, schema.CORE_ROUNDS))
     expected = _overdrawn_by_rule(good.select(frame.columns))
     assert 0 < len(expected) < good.height

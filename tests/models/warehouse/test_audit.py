@@ -4,12 +4,14 @@ import datetime as dt
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from models.metrics.bands import banker_share_band
 from models.metrics.days import coups_of_days, days_touched_since, days_with_coups
 from models.metrics.gaming_day import GamingDay
-from models.warehouse import audit
+from models.warehouse import audit, lake
 from models.warehouse.ingest import ingest
+from models.warehouse.store import write
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
 EPOCH = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
@@ -32,30 +34,46 @@ def test_a_sound_warehouse_passes_every_audit(tmp_path):
     assert audit.tableau_violations(con, dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)) == (0, 0)
 
 
+def tamper(db: Path, change) -> None:
+    """Rewrite every file of core.rounds in the lake through `change` (files are never rewritten
+    otherwise: this is the tampering the audits must catch)."""
+    for path in (lake.folder(db) / "core" / "rounds").glob("*.parquet"):
+        change(pl.read_parquet(path)).write_parquet(path)
+
+
 def test_a_row_lost_from_a_table_is_found(tmp_path):
-    con = duckdb.connect(str(ingested(tmp_path)))
+    db = ingested(tmp_path)
+    con = duckdb.connect(str(db))
     path = con.sql("SELECT source_file FROM core.rounds LIMIT 1").fetchall()[0][0]
-    con.execute(
-        "DELETE FROM core.rounds WHERE rowid = (SELECT min(rowid) FROM core.rounds WHERE source_file = ?)", [path]
-    )
-    bad = audit.unaccounted_files(con)
+    con.close()
+    lost = pl.col("line_no") == pl.col("line_no").filter(pl.col("source_file") == path).min()
+    tamper(db, lambda frame: frame.filter(~(lost & (pl.col("source_file") == path)).fill_null(True)))
+    bad = audit.unaccounted_files(duckdb.connect(str(db)))
     assert bad["path"].to_list() == [path]
     assert bad["stored_accepted"][0] == bad["rows_accepted"][0] - 1
 
 
 def test_a_stored_coup_that_overdraws_its_shoe_is_found(tmp_path):
-    con = duckdb.connect(str(ingested(tmp_path)))
+    db = ingested(tmp_path)
+    con = duckdb.connect(str(db))
     # a one-deck shoe holds one 9 of hearts: store a second coup repeating the first coup's cards
     shoe = con.sql(
         "SELECT table_id, shoe_id FROM core.rounds WHERE has_cards AND player_cards LIKE '%H%' LIMIT 1"
     ).fetchall()[0]
-    con.execute("UPDATE core.rounds SET decks = 1 WHERE table_id = ? AND shoe_id = ?", list(shoe))
-    con.execute(
-        "INSERT INTO core.rounds SELECT * REPLACE (round_no + 1000 AS round_no) FROM core.rounds "
+    first = con.sql(
+        "SELECT * REPLACE (round_no + 1000 AS round_no) FROM core.rounds "
         "WHERE table_id = ? AND shoe_id = ? ORDER BY round_no LIMIT 1",
-        list(shoe),
-    )
-    bad = audit.overdrawn_shoes(con, EPOCH)
+        params=list(shoe),
+    ).pl()
+    con.close()
+    in_shoe = (pl.col("table_id") == shoe[0]) & (pl.col("shoe_id") == shoe[1])
+    tamper(db, lambda frame: frame.with_columns(decks=pl.when(in_shoe).then(1).otherwise("decks").cast(pl.Int8)))
+    with write(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        written = lake.write_file(lake.folder(db), "core.rounds", first.with_columns(decks=pl.lit(1, pl.Int8)))
+        lake.add(con, lake.folder(db), "core.rounds", [(written, 1)])
+        con.execute("COMMIT")
+    bad = audit.overdrawn_shoes(duckdb.connect(str(db)), EPOCH)
     assert bad.height >= 1 and set(zip(bad["table_id"], bad["shoe_id"], strict=True)) == {shoe}
 
 

@@ -1,0 +1,119 @@
+"""core.rounds and core.bets as Parquet files beside the warehouse, read through views of those names.
+
+These two tables grow by millions of rows a night: appending them to the DuckDB file was most of an
+ingest's work, and every publish of the serving snapshot copied them whole. Instead each ingested
+file's accepted rows go to Parquet files in `<warehouse>.lake/<table>/`, written once and never
+changed. `meta.lake_files` lists the files each table holds, and the table is a view over exactly
+those, re-created in the transaction that lists new ones: a crash leaves files no view reads (removed
+by the next writer), and a snapshot's views only ever name files that stay.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from functools import cache
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from models.warehouse.schema import LAKE_FILES, LAKE_TABLES
+
+
+def folder(db: Path) -> Path:
+    """The lake of the warehouse at `db`: `banco.duckdb` keeps its files in `banco.lake/`."""
+    return db.with_name(f"{db.stem}.lake")
+
+
+@cache
+def frame_schema(table: str) -> pl.Schema:
+    """The Polars types of a lake table's columns, as the contract gives them."""
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute(f"CREATE TABLE template ({LAKE_TABLES[table]})")
+    return con.sql("SELECT * FROM template").pl().schema
+
+
+def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame's columns of the table, in its order and types."""
+    schema = frame_schema(table)
+    return frame.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
+
+
+def write_file(lake: Path, table: str, frame: pl.DataFrame) -> Path:
+    """Write rows of `table` to a new file of the lake (listed by `add` in the writer's transaction)."""
+    path = lake / table.replace(".", "/") / f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:12]}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conform(table, frame).write_parquet(path, compression="zstd", compression_level=1, statistics=True)
+    return path
+
+
+def add(con, lake: Path, table: str, files: list[tuple[Path, int]]) -> None:
+    """List new files (path, rows) of `table` and re-create its view; the caller holds the transaction."""
+    if not files:
+        return
+    now = dt.datetime.now(dt.UTC)
+    con.executemany(
+        f"INSERT INTO {LAKE_FILES} VALUES (?, ?, ?, ?)",
+        [[table, path.relative_to(lake).as_posix(), rows, now] for path, rows in files],
+    )
+    _create_view(con, lake, table)
+
+
+def _create_view(con, lake: Path, table: str) -> None:
+    paths = [row[0] for row in con.execute(
+        f"SELECT path FROM {LAKE_FILES} WHERE table_name = ? ORDER BY added_at, path", [table]
+    ).fetchall()]  # fmt: skip
+    if paths:
+        listed = ", ".join("'" + str(lake / path).replace("'", "''") + "'" for path in paths)
+        source = f"SELECT * FROM read_parquet([{listed}])"
+    else:  # no file yet: the columns, typed, without rows
+        columns = ", ".join(f'CAST(NULL AS {dtype}) AS "{name}"' for name, dtype in _column_types(table))
+        source = f"SELECT {columns} LIMIT 0"
+    con.execute(f"CREATE OR REPLACE VIEW {table} AS {source}")
+
+
+@cache
+def _column_types(table: str) -> list[tuple[str, str]]:
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE template ({LAKE_TABLES[table]})")
+    return [(name, dtype) for name, dtype, *_ in con.sql("DESCRIBE template").fetchall()]
+
+
+def ensure(con, db: Path) -> None:
+    """At a writer's open: move tables an older release kept in the file out to the lake, point
+    every view at the lake where it now is, and remove files no view lists (left by a crash)."""
+    lake = folder(db)
+    kinds = dict(con.sql(
+        "SELECT schema_name || '.' || table_name, 'table' FROM duckdb_tables() "
+        "UNION ALL SELECT schema_name || '.' || view_name, 'view' FROM duckdb_views() WHERE NOT internal"
+    ).fetchall())  # fmt: skip
+    for table in LAKE_TABLES:
+        if kinds.get(table) == "table":
+            _migrate(con, lake, table)
+        else:
+            _create_view(con, lake, table)
+    listed = {lake / row[0] for row in con.sql(f"SELECT path FROM {LAKE_FILES}").fetchall()}
+    for path in lake.rglob("*.parquet") if lake.exists() else ():
+        if path not in listed:
+            path.unlink()
+
+
+def _migrate(con, lake: Path, table: str) -> None:
+    """A table stored in the warehouse file by an older release becomes a lake file and a view."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        files = []
+        frame = con.sql(f"SELECT * FROM {table}").pl()
+        if frame.height:
+            files.append((write_file(lake, table, frame), frame.height))
+        con.execute(f"DROP TABLE {table}")
+        if files:
+            add(con, lake, table, files)
+        else:
+            _create_view(con, lake, table)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise

@@ -1,0 +1,72 @@
+"""The lake under core.rounds and core.bets: migration, crash leftovers, moving the warehouse."""
+
+import shutil
+from pathlib import Path
+
+import duckdb
+
+from models.warehouse import lake, schema
+from models.warehouse.ingest import ingest
+from models.warehouse.store import read, write, writes
+
+SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
+
+
+def counts(db: Path) -> tuple[int, int]:
+    con = read(db)
+    try:
+        return con.sql("SELECT (SELECT count(*) FROM core.rounds), (SELECT count(*) FROM core.bets)").fetchall()[0]
+    finally:
+        con.close()
+
+
+def test_a_warehouse_with_the_tables_inside_moves_them_to_the_lake(tmp_path):
+    db = tmp_path / "banco.duckdb"
+    ingest(db, [SAMPLES])
+    before = counts(db)
+    rows = read(db).sql("SELECT * FROM core.rounds ORDER BY source_file, line_no").pl()
+    # as an older release left it: core.rounds a table in the file, and no lake
+    shutil.rmtree(lake.folder(db))
+    con = duckdb.connect(str(db))
+    con.execute("DROP VIEW core.rounds; DROP VIEW core.bets; DELETE FROM meta.lake_files")
+    con.execute(f"CREATE TABLE core.rounds ({schema.CORE_ROUNDS_COLUMNS})")
+    con.register("old", rows)
+    con.execute("INSERT INTO core.rounds SELECT * FROM old")
+    con.close()
+    with write(db):
+        pass
+    assert counts(db) == (before[0], 0)
+    con = read(db)
+    assert con.sql(
+        "SELECT table_type FROM information_schema.tables WHERE table_schema = 'core' AND table_name = 'rounds'"
+    ).fetchall() == [("VIEW",)]
+    again = con.sql("SELECT * FROM core.rounds ORDER BY source_file, line_no").pl()
+    assert again.equals(rows) and again.schema == rows.schema
+    assert len(list((lake.folder(db) / "core" / "rounds").glob("*.parquet"))) == 1
+
+
+def test_files_no_view_lists_are_removed_by_the_next_writer(tmp_path):
+    db = tmp_path / "banco.duckdb"
+    ingest(db, [SAMPLES])
+    kept = sorted(lake.folder(db).rglob("*.parquet"))
+    stray = lake.folder(db) / "core" / "rounds" / "left-by-a-crash.parquet"
+    shutil.copyfile(kept[0], stray)
+    with write(db):
+        pass
+    assert sorted(lake.folder(db).rglob("*.parquet")) == kept
+
+
+def test_a_warehouse_moved_with_its_lake_is_read_where_it_is_after_a_writer_opens_it(tmp_path):
+    db = tmp_path / "old" / "banco.duckdb"
+    ingest(db, [SAMPLES])
+    before = counts(db)
+    moved = tmp_path / "new" / "banco.duckdb"
+    shutil.move(db.parent, moved.parent)
+    with write(moved):
+        pass
+    assert counts(moved) == before
+
+
+def test_statements_that_write_are_told_apart():
+    assert all(writes(sql) for sql in ("DELETE FROM core.rounds", "INSERT INTO t VALUES (1)", "CREATE TABLE t (a INT)"))
+    assert not any(writes(sql) for sql in ("SELECT 1", "WITH a AS (SELECT 1) SELECT * FROM a", "FROM range(3)"))
