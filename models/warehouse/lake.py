@@ -81,16 +81,18 @@ def _column_types(table: str) -> list[tuple[str, str]]:
     return [(name, dtype) for name, dtype, *_ in con.sql("DESCRIBE template").fetchall()]
 
 
-def ensure(con, db: Path) -> None:
-    """At a writer's open: move tables an older release kept in the file out to the lake, point
-    every view at the lake where it now is, and remove files no view lists (left by a crash)."""
+def ensure(con, db: Path) -> bool:
+    """At a writer's open: move tables an older release kept in the file out to the lake (returns
+    whether it did), point every view at the lake where it now is, and remove files no view lists
+    (left by a crash)."""
     lake = folder(db)
     kinds = dict(con.sql(
         "SELECT schema_name || '.' || table_name, 'table' FROM duckdb_tables() "
         "UNION ALL SELECT schema_name || '.' || view_name, 'view' FROM duckdb_views() WHERE NOT internal"
     ).fetchall())  # fmt: skip
+    migrated = [table for table in LAKE_TABLES if kinds.get(table) == "table"]
     for table in LAKE_TABLES:
-        if kinds.get(table) == "table":
+        if table in migrated:
             _migrate(con, lake, table)
         else:
             _create_view(con, lake, table)
@@ -98,6 +100,7 @@ def ensure(con, db: Path) -> None:
     for path in lake.rglob("*.parquet") if lake.exists() else ():
         if path not in listed:
             path.unlink()
+    return bool(migrated)
 
 
 def _migrate(con, lake: Path, table: str) -> None:

@@ -55,14 +55,12 @@ def writer_lock(path: Path, wait_seconds: float = 600.0) -> Iterator[None]:
 def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A writer connection with the schema in place; publishes the serving snapshot afterwards."""
     with writer_lock(path):
+        con = _connect(path)
         try:
-            con = duckdb.connect(str(path))
-        except duckdb.Error as error:
-            raise WarehouseError(f"cannot open {path}: {error}") from None
-        try:
-            # Bounded memory however large the file: DuckDB spills to disk past this.
-            con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
-            prepare(con, path)
+            if prepare(con, path):  # tables moved out to the lake: their space stays until rewritten
+                con.close()
+                _compact(path)
+                con = _connect(path)
             yield con
             con.execute("CHECKPOINT")
         finally:
@@ -70,12 +68,37 @@ def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         publish(path)
 
 
-def prepare(con, path: Path) -> None:
-    """The warehouse's schemas, tables and lake views in place (see lake.py)."""
+def _connect(path: Path) -> duckdb.DuckDBPyConnection:
+    try:
+        con = duckdb.connect(str(path))
+    except duckdb.Error as error:
+        raise WarehouseError(f"cannot open {path}: {error}") from None
+    # Bounded memory however large the file: DuckDB spills to disk past this.
+    con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
+    con.execute("SET enable_progress_bar = false")  # it would print into the commands' output
+    return con
+
+
+def prepare(con, path: Path) -> bool:
+    """The warehouse's schemas, tables and lake views in place (see lake.py); whether tables an
+    older release kept in the file were moved out to the lake."""
     for schema in SCHEMAS:
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
     con.execute(DDL)
-    lake.ensure(con, path)
+    return lake.ensure(con, path)
+
+
+def _compact(path: Path) -> None:
+    """Rewrite the warehouse file without its free blocks (DuckDB never shrinks a file)."""
+    fresh = path.with_name(f".{path.name}.compact")
+    fresh.unlink(missing_ok=True)
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH '{path}' AS old (READ_ONLY); ATTACH '{fresh}' AS fresh")
+        con.execute("COPY FROM DATABASE old TO fresh; DETACH old; DETACH fresh")
+    finally:
+        con.close()
+    os.replace(fresh, path)
 
 
 def publish(path: Path) -> Path:
