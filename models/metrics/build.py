@@ -28,14 +28,14 @@ from models.metrics.money import (
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import SHOE, bank_tenures, chemin_bank, decision_runs, tenure_fit
 from models.metrics.ties import tie_frequency, ties_by_total
-from models.warehouse import schema, settlement
+from models.warehouse import lake, schema, settlement
 from models.warehouse.store import WarehouseError, write
 
 ROUND_COLUMNS = (
-    "table_id, shoe_id, round_no, started_at, game, decks, dealer_id, bank_holder, outcome, "
-    'player_total, banker_total, banker_third, "natural", player_pair, banker_pair, cards_used'
-)
-BET_COLUMNS = "table_id, shoe_id, round_no, game, bet, amount, house_net, commission, theo"
+    "table_id", "shoe_id", "round_no", "started_at", "game", "decks", "dealer_id", "bank_holder", "outcome",
+    "player_total", "banker_total", "banker_third", "natural", "player_pair", "banker_pair", "cards_used",
+)  # fmt: skip
+BET_COLUMNS = ("table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo")
 DAY = ["gaming_day"]
 #: Text keys held as categoricals while computing: grouping, joining and sorting on them is cheaper.
 CATEGORICAL = ("table_id", "shoe_id", "dealer_id", "bank_holder", "outcome")
@@ -113,32 +113,38 @@ def _day_bounds(days: Sequence[dt.date], config: MartConfig) -> list[tuple[dt.da
     return bounds
 
 
-def _load(con, days: Sequence[dt.date] | None, config: MartConfig) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def _load(
+    con, db: Path, days: Sequence[dt.date] | None, config: MartConfig
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The core rows the marts of `days` need (all of them when `days` is None): the days' coups,
     and every coup of the shoes those coups belong to."""
-    only = ""
-    if days is not None:
-        spans = " OR ".join(
-            f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
-            for start, end in _day_bounds(days, config)
-        )
-        # a time range reads only the row groups of those days (rows land in time order)
-        con.register(
-            "day_shoes", con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans}").pl()
-        )
-        only = " SEMI JOIN day_shoes USING (table_id, shoe_id)"
-    sources = ((ROUND_COLUMNS, schema.CORE_ROUNDS), (BET_COLUMNS, schema.CORE_BETS), ("*", schema.CORE_SHOES))
-    # the frames are held in memory anyway: under the writer's bounded memory limit DuckDB hands
-    # tens of millions of rows over at half the speed
-    limit = con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
-    con.execute("RESET memory_limit")
+    shoes = con.sql(f"SELECT * FROM {schema.CORE_SHOES}").pl()
+    if (
+        days is None
+    ):  # every row: Polars reads the lake's files itself, several times faster than DuckDB hands them over
+        rounds = lake.scan(con, db, schema.CORE_ROUNDS).select(ROUND_COLUMNS).collect()
+        return rounds, lake.scan(con, db, schema.CORE_BETS).select(BET_COLUMNS).collect(), shoes
+    spans = " OR ".join(
+        f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
+        for start, end in _day_bounds(days, config)
+    )
+    # a time range reads only the row groups of those days (rows land in time order)
+    day_shoes = con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans}").pl()
+    con.register("day_shoes", day_shoes)
     try:
-        frames = tuple(con.sql(f"SELECT {columns} FROM {table}{only}").pl() for columns, table in sources)
+        rounds, bets = (
+            con.sql(
+                f"SELECT {', '.join(map(_quoted, columns))} FROM {table} SEMI JOIN day_shoes USING (table_id, shoe_id)"
+            ).pl()
+            for columns, table in ((ROUND_COLUMNS, schema.CORE_ROUNDS), (BET_COLUMNS, schema.CORE_BETS))
+        )
     finally:
-        con.execute(f"SET memory_limit = '{limit}'")
-    if days is not None:
         con.unregister("day_shoes")
-    return frames
+    return rounds, bets, shoes.join(day_shoes, on=["table_id", "shoe_id"], how="semi")
+
+
+def _quoted(name: str) -> str:
+    return f'"{name}"'
 
 
 def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame) -> pl.DataFrame:
@@ -191,14 +197,14 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
         # DuckDB's checkpoint otherwise spends seconds vacuuming the marts' row groups (at ten million
         # coups) on the next few commits after a full rebuild; a full rebuild rewrites them compactly
         con.execute("SET max_vacuum_tasks = 0")
-        rounds, bets, shoes = _load(con, days, config)
+        rounds, bets, shoes = _load(con, db, days, config)
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         marts = compute_marts(rounds, bets, shoes, config)
         if days is not None and _outdated(con, marts):
             # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
             days = None
-            marts = compute_marts(*_load(con, None, config), config)
+            marts = compute_marts(*_load(con, db, None, config), config)
         if days is not None:  # a shoe that began the day before belongs to that day
             marts = {name: frame.filter(pl.col("gaming_day").is_in(list(days))) for name, frame in marts.items()}
         listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups

@@ -61,10 +61,22 @@ def add(con, lake: Path, table: str, files: list[tuple[Path, int]]) -> None:
     _create_view(con, lake, table)
 
 
+def _paths(con, table: str) -> list[str]:
+    """The table's files, within the lake, in the order they were added."""
+    query = f"SELECT path FROM {LAKE_FILES} WHERE table_name = ? ORDER BY added_at, path"
+    return [row[0] for row in con.execute(query, [table]).fetchall()]
+
+
+def scan(con, db: Path, table: str) -> pl.LazyFrame:
+    """The table's rows as Polars reads them straight from its files (what its view reads)."""
+    paths = _paths(con, table)
+    if not paths:
+        return pl.LazyFrame(schema=frame_schema(table))
+    return pl.scan_parquet([folder(db) / path for path in paths])
+
+
 def _create_view(con, lake: Path, table: str) -> None:
-    paths = [row[0] for row in con.execute(
-        f"SELECT path FROM {LAKE_FILES} WHERE table_name = ? ORDER BY added_at, path", [table]
-    ).fetchall()]  # fmt: skip
+    paths = _paths(con, table)
     if paths:
         listed = ", ".join("'" + str(lake / path).replace("'", "''") + "'" for path in paths)
         source = f"SELECT * FROM read_parquet([{listed}])"
