@@ -21,6 +21,10 @@ PASSES = (
 )
 
 
+#: What every span (tenure or run) takes from its first row: its shoe and the shoe's game.
+_SHOE_FACTS = {name: pl.col(name) for name in ("_shoe", "table_id", "shoe_id", "game", "decks")}
+
+
 def bank_tenures(rounds: pl.LazyFrame, in_order: bool = False) -> pl.LazyFrame:
     """One row per bank tenure: a maximal run of coups at a table with one holder.
 
@@ -42,11 +46,7 @@ def bank_tenures(rounds: pl.LazyFrame, in_order: bool = False) -> pl.LazyFrame:
         ordered.with_columns(_ties=pl.col("_tie").cum_sum()),
         start,
         first={
-            "_shoe": pl.col("_shoe"),
-            "table_id": pl.col("table_id"),
-            "shoe_id": pl.col("shoe_id"),
-            "game": pl.col("game"),
-            "decks": pl.col("decks"),
+            **_SHOE_FACTS,
             "_holder": pl.col("bank_holder"),
             "observed": pl.col("_observed"),
             "first_round": pl.col("round_no"),
@@ -128,11 +128,7 @@ def decision_runs(rounds: pl.LazyFrame, in_order: bool = False) -> pl.LazyFrame:
         decided,
         (pl.col("outcome") != _previous("outcome")).fill_null(True),
         first={
-            "_shoe": pl.col("_shoe"),
-            "table_id": pl.col("table_id"),
-            "shoe_id": pl.col("shoe_id"),
-            "game": pl.col("game"),
-            "decks": pl.col("decks"),
+            **_SHOE_FACTS,
             "gaming_day": pl.col("shoe_day"),
             "side": pl.col("outcome"),
         },
