@@ -400,6 +400,8 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
         for path in sorted(kinds, key=lambda p: kinds[p] != "rounds"):
             results.append(ingest_file(con, path, kinds[path], table, stored, staging, lake.folder(db)))
         shutil.rmtree(staging, ignore_errors=True)
+        for name in schema.LAKE_TABLES:
+            lake.compact(con, db, name)
     return results
 
 

@@ -5,7 +5,8 @@ ingest's work, and every publish of the serving snapshot copied them whole. Inst
 file's accepted rows go to Parquet files in `<warehouse>.lake/<table>/`, written once and never
 changed. `meta.lake_files` lists the files each table holds, and the table is a view over exactly
 those, re-created in the transaction that lists new ones: a crash leaves files no view reads (removed
-by the next writer), and a snapshot's views only ever name files that stay.
+by the next writer), and a snapshot's views only name files that stay for at least a day: when
+`compact` merges small files into one, the small ones are retired, and removed only a day later.
 """
 
 from __future__ import annotations
@@ -19,6 +20,16 @@ import duckdb
 import polars as pl
 
 from models.warehouse.schema import LAKE_FILES, LAKE_TABLES
+
+#: Files under `SMALL_ROWS` rows are small (an ingest writes batches of 250,000 rows): once
+#: `MERGE_AT` of a table's gather, `compact` merges them into files of up to `MERGED_ROWS`. Every
+#: query opens each listed file's footer, so a year of small nightly files would slow them all.
+SMALL_ROWS = 200_000
+MERGED_ROWS = 1_000_000
+MERGE_AT = 16
+#: How long a merged file's parts stay after they are retired: a reader may hold a snapshot whose
+#: views still name them.
+RETIRED_FOR = dt.timedelta(days=1)
 
 
 def folder(db: Path) -> Path:
@@ -55,7 +66,7 @@ def add(con, lake: Path, table: str, files: list[tuple[Path, int]]) -> None:
         return
     now = dt.datetime.now(dt.UTC)
     con.executemany(
-        f"INSERT INTO {LAKE_FILES} VALUES (?, ?, ?, ?)",
+        f"INSERT INTO {LAKE_FILES} VALUES (?, ?, ?, ?, NULL)",
         [[table, path.relative_to(lake).as_posix(), rows, now] for path, rows in files],
     )
     _create_view(con, lake, table)
@@ -63,7 +74,7 @@ def add(con, lake: Path, table: str, files: list[tuple[Path, int]]) -> None:
 
 def _paths(con, table: str) -> list[str]:
     """The table's files, within the lake, in the order they were added."""
-    query = f"SELECT path FROM {LAKE_FILES} WHERE table_name = ? ORDER BY added_at, path"
+    query = f"SELECT path FROM {LAKE_FILES} WHERE table_name = ? AND retired_at IS NULL ORDER BY added_at, path"
     return [row[0] for row in con.execute(query, [table]).fetchall()]
 
 
@@ -108,11 +119,59 @@ def ensure(con, db: Path) -> bool:
             _migrate(con, lake, table)
         else:
             _create_view(con, lake, table)
+    expired = dt.datetime.now(dt.UTC) - RETIRED_FOR
+    for (path,) in con.execute(f"SELECT path FROM {LAKE_FILES} WHERE retired_at < ?", [expired]).fetchall():
+        (lake / path).unlink(missing_ok=True)
+    con.execute(f"DELETE FROM {LAKE_FILES} WHERE retired_at < ?", [expired])
     listed = {lake / row[0] for row in con.sql(f"SELECT path FROM {LAKE_FILES}").fetchall()}
     for path in lake.rglob("*.parquet") if lake.exists() else ():
         if path not in listed:
             path.unlink()
     return bool(migrated)
+
+
+def compact(con, db: Path, table: str) -> int:
+    """Once `MERGE_AT` small files of `table` gather, merge them, in the order they were added, into
+    files of up to `MERGED_ROWS` rows, in one transaction; the parts are retired. Returns the number
+    of files merged."""
+    small = con.execute(
+        f"SELECT path, rows, added_at FROM {LAKE_FILES} WHERE table_name = ? AND retired_at IS NULL "
+        "AND rows < ? ORDER BY added_at, path",
+        [table, SMALL_ROWS],
+    ).fetchall()
+    if len(small) < MERGE_AT:
+        return 0
+    groups, rows = [[]], 0
+    for part in small:
+        if rows + part[1] > MERGED_ROWS and groups[-1]:
+            groups.append([])
+            rows = 0
+        groups[-1].append(part)
+        rows += part[1]
+    groups = [group for group in groups if len(group) > 1]
+    lake = folder(db)
+    merged = [
+        (write_file(lake, table, pl.read_parquet([lake / path for path, *_ in group])), group) for group in groups
+    ]
+    now = dt.datetime.now(dt.UTC)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for path, group in merged:
+            parts = [part_path for part_path, *_ in group]
+            con.execute(f"UPDATE {LAKE_FILES} SET retired_at = ? WHERE path IN (SELECT unnest(?))", [now, parts])
+            # the merged file takes the place of its first part in the order of the files
+            con.execute(
+                f"INSERT INTO {LAKE_FILES} VALUES (?, ?, ?, ?, NULL)",
+                [table, path.relative_to(lake).as_posix(), sum(part[1] for part in group), group[0][2]],
+            )
+        _create_view(con, lake, table)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        for path, _ in merged:
+            path.unlink(missing_ok=True)
+        raise
+    return sum(len(group) for _, group in merged)
 
 
 def _migrate(con, lake: Path, table: str) -> None:

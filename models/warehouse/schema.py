@@ -114,7 +114,8 @@ CREATE TABLE IF NOT EXISTS {LAKE_FILES} (
     table_name VARCHAR NOT NULL,
     path VARCHAR NOT NULL,  -- within the lake folder
     rows BIGINT NOT NULL,
-    added_at TIMESTAMPTZ NOT NULL
+    added_at TIMESTAMPTZ NOT NULL,
+    retired_at TIMESTAMPTZ  -- merged into a larger file; removed a day later
 );
 """
 

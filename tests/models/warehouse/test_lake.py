@@ -1,9 +1,11 @@
 """The lake under core.rounds and core.bets: migration, crash leftovers, moving the warehouse."""
 
+import datetime as dt
 import shutil
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from models.warehouse import lake, schema
 from models.warehouse.ingest import ingest
@@ -70,3 +72,28 @@ def test_a_warehouse_moved_with_its_lake_is_read_where_it_is_after_a_writer_open
 def test_statements_that_write_are_told_apart():
     assert all(writes(sql) for sql in ("DELETE FROM core.rounds", "INSERT INTO t VALUES (1)", "CREATE TABLE t (a INT)"))
     assert not any(writes(sql) for sql in ("SELECT 1", "WITH a AS (SELECT 1) SELECT * FROM a", "FROM range(3)"))
+
+
+def test_small_files_are_merged_and_their_parts_removed_a_day_later(tmp_path, monkeypatch):
+    db = tmp_path / "banco.duckdb"
+    monkeypatch.setattr(lake, "MERGE_AT", 2)
+    ingest(db, [SAMPLES])  # several small files a table: merged at the end of the ingest
+    con = read(db)
+    rows = con.sql("SELECT * FROM core.rounds ORDER BY source_file, line_no").pl()
+    files = con.sql("SELECT table_name, path, retired_at FROM meta.lake_files").pl()
+    con.close()
+    live = files.filter(pl.col("retired_at").is_null())
+    assert live["table_name"].sort().to_list() == ["core.bets", "core.rounds"]  # one file a table
+    retired = files.filter(pl.col("retired_at").is_not_null())
+    assert retired.height >= 2 and all((lake.folder(db) / path).exists() for path in retired["path"])
+    with write(db):  # the next writer keeps the parts: a reader's snapshot may still name them
+        pass
+    assert all((lake.folder(db) / path).exists() for path in retired["path"])
+    monkeypatch.setattr(lake, "RETIRED_FOR", dt.timedelta(0))
+    with write(db):
+        pass
+    assert not any((lake.folder(db) / path).exists() for path in retired["path"])
+    after = read(db).sql("SELECT * FROM core.rounds ORDER BY source_file, line_no").pl()
+    assert after.equals(rows) and sorted(lake.folder(db).rglob("*.parquet")) == sorted(
+        lake.folder(db) / path for path in live["path"]
+    )
