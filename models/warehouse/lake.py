@@ -33,8 +33,9 @@ RETIRED_FOR = dt.timedelta(days=1)
 
 
 def folder(db: Path) -> Path:
-    """The lake of the warehouse at `db`: `banco.duckdb` keeps its files in `banco.lake/`."""
-    return db.with_name(f"{db.stem}.lake")
+    """The lake of the warehouse at `db`: `banco.duckdb` keeps its files in `banco.lake/` (an
+    absolute path: the views name files by it, and readers run from any folder)."""
+    return db.absolute().with_name(f"{db.stem}.lake")
 
 
 @cache

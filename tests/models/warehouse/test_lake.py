@@ -97,3 +97,11 @@ def test_small_files_are_merged_and_their_parts_removed_a_day_later(tmp_path, mo
     assert after.equals(rows) and sorted(lake.folder(db).rglob("*.parquet")) == sorted(
         lake.folder(db) / path for path in live["path"]
     )
+
+
+def test_a_warehouse_named_by_a_relative_path_is_read_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ingest(Path("wh/banco.duckdb"), [SAMPLES])
+    before = counts(tmp_path / "wh" / "banco.duckdb")
+    monkeypatch.chdir(tmp_path.parent)
+    assert counts(tmp_path / "wh" / "banco.duckdb") == before
