@@ -1,5 +1,5 @@
-"""A file that breaks after some of its batches were already streamed into the table leaves the
-warehouse as it was: the streaming INSERT is stopped and the file's transaction rolled back."""
+"""A file that breaks after some of its batches were already written to the lake leaves the
+warehouse as it was: those lake files are removed and the file's transaction rolled back."""
 
 import json
 from pathlib import Path
@@ -10,6 +10,7 @@ import polars as pl
 from models.logs import read
 from models.simulate.config import Simulation
 from models.simulate.engine import simulate
+from models.warehouse import lake
 from models.warehouse.ingest import ingest
 
 
@@ -30,7 +31,7 @@ def _counts(db: Path) -> tuple[int, int, list[tuple]]:
 
 
 def test_a_file_breaking_after_batches_went_in_is_rolled_back_and_logged(tmp_path, monkeypatch):
-    monkeypatch.setattr(read, "BATCH_ROWS", 40)  # many batches: several are in the table before the break
+    monkeypatch.setattr(read, "BATCH_ROWS", 40)  # many batches: several are in the lake before the break
     rows = _rounds()
     first, second = rows.head(100), rows.slice(100)
     good = tmp_path / "landing" / "a_first.jsonl"
@@ -52,6 +53,8 @@ def test_a_file_breaking_after_batches_went_in_is_rolled_back_and_logged(tmp_pat
         ("a_first.jsonl", "ok"),
         ("b_broken.jsonl", "failed"),
     ]
+    listed = duckdb.connect(str(db), read_only=True).sql("SELECT count(*) FROM meta.lake_files").fetchall()[0][0]
+    assert len(list(lake.folder(db).rglob("*.parquet"))) == listed  # nothing of the broken file stays
 
     broken.write_text("\n".join(lines) + "\n")  # repaired: it goes in whole
     (again,) = [r for r in ingest(db, [broken]) if r.status != "skipped"]
