@@ -124,12 +124,11 @@ def _quarantine(stage: Stage, table: str, frame: pl.DataFrame, source: str, now:
 QUARANTINE_OF = {schema.CORE_ROUNDS: schema.QUARANTINE_ROUNDS, schema.CORE_BETS: schema.QUARANTINE_BETS}
 
 
-def _stage(con, stage: Stage, stored: StoredShoes, result: FileResult, accepted: pl.DataFrame,
+def _stage(stage: Stage, stored: StoredShoes, result: FileResult, accepted: pl.DataFrame,
            quarantined: pl.DataFrame, source: str, now: dt.datetime) -> FileResult:  # fmt: skip
     """Stage a batch's accepted and quarantined rows, and count them in the file's result."""
     _quarantine(stage, QUARANTINE_OF[stored.table], quarantined, source, now)
-    columns = [name for name, *_ in con.sql(f"DESCRIBE {stored.table}").fetchall()]
-    staged = stage.write(stored.table, accepted.select(columns))
+    staged = stage.write(stored.table, accepted)  # a lake file: the table's columns only
     if staged:
         stored.add(staged, accepted)
     result.accepted = accepted.height
@@ -184,7 +183,7 @@ def _ingest_rounds(
     accepted, overdrawn = reconcile(con, new, stored)
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
     rows = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
-    return _stage(con, stage, stored, result, rows, _with_raw(quarantined, batch), source, now)
+    return _stage(stage, stored, result, rows, _with_raw(quarantined, batch), source, now)
 
 
 def _ingest_bets(
@@ -269,7 +268,7 @@ def _ingest_bets(
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
     quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")
-    return _stage(con, stage, stored, result, accepted, _with_raw(quarantined, batch), source, now)
+    return _stage(stage, stored, result, accepted, _with_raw(quarantined, batch), source, now)
 
 
 def refresh_shoes(con, ingested_at: dt.datetime) -> None:

@@ -39,24 +39,34 @@ def folder(db: Path) -> Path:
 
 
 @cache
-def frame_schema(table: str) -> pl.Schema:
-    """The Polars types of a lake table's columns, as the contract gives them."""
+def _template(table: str) -> tuple[list[tuple[str, str]], pl.Schema]:
+    """A lake table's columns as the contract gives them: (name, SQL type) pairs, and Polars types."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"CREATE TABLE template ({LAKE_TABLES[table]})")
-    return con.sql("SELECT * FROM template").pl().schema
+    columns = [(name, dtype) for name, dtype, *_ in con.sql("DESCRIBE template").fetchall()]
+    return columns, con.sql("SELECT * FROM template").pl().schema
+
+
+def frame_schema(table: str) -> pl.Schema:
+    """The Polars types of a lake table's columns, as the contract gives them."""
+    return _template(table)[1]
 
 
 def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
     """The frame's columns of the table, in its order and types."""
-    schema = frame_schema(table)
-    return frame.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
+    return frame.select(pl.col(name).cast(dtype) for name, dtype in frame_schema(table).items())
+
+
+def _new_path(lake: Path, table: str) -> Path:
+    path = lake / table.replace(".", "/") / f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:12]}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def write_file(lake: Path, table: str, frame: pl.DataFrame) -> Path:
     """Write rows of `table` to a new file of the lake (listed by `add` in the writer's transaction)."""
-    path = lake / table.replace(".", "/") / f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:12]}.parquet"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = _new_path(lake, table)
     conform(table, frame).write_parquet(path, compression="zstd", compression_level=1, statistics=True)
     return path
 
@@ -93,16 +103,9 @@ def _create_view(con, lake: Path, table: str) -> None:
         listed = ", ".join("'" + str(lake / path).replace("'", "''") + "'" for path in paths)
         source = f"SELECT * FROM read_parquet([{listed}])"
     else:  # no file yet: the columns, typed, without rows
-        columns = ", ".join(f'CAST(NULL AS {dtype}) AS "{name}"' for name, dtype in _column_types(table))
+        columns = ", ".join(f'CAST(NULL AS {dtype}) AS "{name}"' for name, dtype in _template(table)[0])
         source = f"SELECT {columns} LIMIT 0"
     con.execute(f"CREATE OR REPLACE VIEW {table} AS {source}")
-
-
-@cache
-def _column_types(table: str) -> list[tuple[str, str]]:
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE template ({LAKE_TABLES[table]})")
-    return [(name, dtype) for name, dtype, *_ in con.sql("DESCRIBE template").fetchall()]
 
 
 def ensure(con, db: Path) -> bool:
@@ -110,11 +113,8 @@ def ensure(con, db: Path) -> bool:
     whether it did), point every view at the lake where it now is, and remove files no view lists
     (left by a crash)."""
     lake = folder(db)
-    kinds = dict(con.sql(
-        "SELECT schema_name || '.' || table_name, 'table' FROM duckdb_tables() "
-        "UNION ALL SELECT schema_name || '.' || view_name, 'view' FROM duckdb_views() WHERE NOT internal"
-    ).fetchall())  # fmt: skip
-    migrated = [table for table in LAKE_TABLES if kinds.get(table) == "table"]
+    tables = {row[0] for row in con.sql("SELECT schema_name || '.' || table_name FROM duckdb_tables()").fetchall()}
+    migrated = [table for table in LAKE_TABLES if table in tables]
     for table in LAKE_TABLES:
         if table in migrated:
             _migrate(con, lake, table)
@@ -176,18 +176,17 @@ def compact(con, db: Path, table: str) -> int:
 
 
 def _migrate(con, lake: Path, table: str) -> None:
-    """A table stored in the warehouse file by an older release becomes a lake file and a view."""
+    """A table stored in the warehouse file by an older release becomes a lake file and a view
+    (DuckDB streams it out: its columns are already the contract's)."""
     con.execute("BEGIN TRANSACTION")
     try:
-        files = []
-        frame = con.sql(f"SELECT * FROM {table}").pl()
-        if frame.height:
-            files.append((write_file(lake, table, frame), frame.height))
+        rows = con.sql(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+        path = _new_path(lake, table)
+        if rows:
+            con.execute(f"COPY {table} TO '{path}' (FORMAT parquet, COMPRESSION zstd)")
         con.execute(f"DROP TABLE {table}")
-        if files:
-            add(con, lake, table, files)
-        else:
-            _create_view(con, lake, table)
+        add(con, lake, table, [(path, rows)] if rows else [])
+        _create_view(con, lake, table)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

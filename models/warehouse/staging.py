@@ -15,21 +15,12 @@ from models.warehouse.schema import LAKE_TABLES
 SHOE = ["table_id", "shoe_id"]
 
 
-def _read_staged(path: Path, columns: list[str], shoes: pl.DataFrame) -> pl.DataFrame:
-    """Columns of one staged batch's rows of `shoes` (a lake file, or an Arrow file mapped: only
-    these columns are read; Arrow keeps the mapping alive while the rows point into it)."""
-    if path.suffix == ".parquet":
-        return pl.read_parquet(path, columns=columns).join(shoes, on=SHOE, how="semi")
-    with pa.memory_map(str(path)) as source:
-        batch = pl.from_arrow(ipc.open_file(source).read_all().select(columns))
-        return batch.join(shoes, on=SHOE, how="semi")
-
-
 @dataclass
 class StoredShoes:
     """The shoes that already have rows in a core table or in this file's staged batches: only
     their new rows need looking up (for duplicates and reconciliation), so fresh shoes never scan
-    the growing table. `staged` holds each staged batch with the shoes it has rows of."""
+    the growing table. `staged` holds each staged batch (a lake file not listed yet) with the shoes
+    it has rows of."""
 
     table: str
     shoes: pl.DataFrame
@@ -49,7 +40,7 @@ class StoredShoes:
         con.unregister("wanted_shoes")
         for path, batch_shoes in self.staged:
             if batch_shoes.join(shoes, on=SHOE, how="semi").height:
-                found.append(_read_staged(path, columns, shoes))
+                found.append(pl.read_parquet(path, columns=columns).join(shoes, on=SHOE, how="semi"))
         return pl.concat(found, how="vertical_relaxed")
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
