@@ -6,19 +6,23 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
 import streamlit as st
 
 from dashboards import query
 from models.metrics.gaming_day import GamingDay
+from pipelines.settings import Settings
 
 #: Which columns a relation has decides how a filter reaches it.
 Grain = Literal["table_day", "shoe", "dealer", "round", "quarantine", "month"]
 DEALT_SHOES = "SELECT DISTINCT table_id, shoe_id FROM core.rounds WHERE list_contains($dealers, dealer_id)"
 DEALT_DAYS = f"SELECT table_id, gaming_day FROM marts.shoe_summary WHERE (table_id, shoe_id) IN ({DEALT_SHOES})"
-#: The marts' gaming day (`banco build`'s default): rounds are picked by the instants it spans.
-DAY = GamingDay()
+
+
+def gaming_day() -> GamingDay:
+    """The gaming day the marts were built with (BANCO_TIMEZONE, BANCO_DAY_START_HOUR, as for
+    `banco build` and Dagster): rounds are picked by the instants its days span."""
+    return Settings.from_env().gaming_day
 
 
 @dataclass(frozen=True)
@@ -85,10 +89,7 @@ class Filters:
 
     def instants(self) -> tuple[dt.datetime, dt.datetime]:
         """The UTC instants the gaming days from `start` to `end` span."""
-        zone, opens = ZoneInfo(DAY.timezone), dt.time(DAY.start_hour)
-        since = dt.datetime.combine(self.start, opens, tzinfo=zone)
-        until = dt.datetime.combine(self.end + dt.timedelta(days=1), opens, tzinfo=zone)
-        return since.astimezone(dt.UTC), until.astimezone(dt.UTC)
+        return gaming_day().bounds(self.start, self.end)
 
 
 def sidebar() -> Filters:
@@ -110,9 +111,10 @@ def sidebar() -> Filters:
     )
     games = bar.multiselect("Games", shoes["game"].unique().sort().to_list(), key="games", placeholder="All games")
     chosen = bar.multiselect("Dealers", dealers["dealer_id"].to_list(), key="dealers", placeholder="All dealers")
+    day = gaming_day()
     bar.caption(
-        "Days are gaming days (06:00 UTC to 06:00, as `banco build` counts them). Dealers select the "
-        "shoes and table-days they dealt."
+        f"Days are gaming days ({day.start_hour:02d}:00 {day.timezone} to {day.start_hour:02d}:00, as "
+        "`banco build` counts them). Dealers select the shoes and table-days they dealt."
     )
     return Filters(start, end, tuple(tables), tuple(games), tuple(chosen), every_day=(start, end) == (first, last))
 

@@ -3,7 +3,6 @@ short-lived read-only connection, cached briefly and keyed on the snapshot's mod
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +10,8 @@ import duckdb
 import polars as pl
 import streamlit as st
 
-from models.contract import DEFAULT_DB
 from models.warehouse.store import WarehouseError, read, serving_path
+from pipelines.settings import Settings
 
 TTL_SECONDS = 60
 
@@ -26,7 +25,19 @@ class Unavailable(Exception):
 
 
 def warehouse() -> Path:
-    return Path(os.environ.get("BANCO_DB", DEFAULT_DB))
+    return Settings.from_env().db
+
+
+def _version(db: Path) -> int:
+    """The serving snapshot's modification time (a new publish is a new version)."""
+    try:
+        return serving_path(db).stat().st_mtime_ns
+    except FileNotFoundError:
+        raise Unavailable(f"No warehouse at {db} yet.", "banco up") from None
+
+
+def _unopenable(error: WarehouseError) -> Unavailable:
+    return Unavailable(f"The serving snapshot cannot be opened ({error}); it may be being replaced.", "banco build")
 
 
 @st.cache_data(ttl=TTL_SECONDS, max_entries=256, show_spinner=False)
@@ -44,15 +55,9 @@ def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
     """Rows of `sql` with `params` bound to its `$name` placeholders (values never enter the text)."""
     db = warehouse()
     try:
-        version = serving_path(db).stat().st_mtime_ns
-    except FileNotFoundError:
-        raise Unavailable(f"No warehouse at {db} yet.", "banco up") from None
-    try:
-        return _run(sql, params or {}, str(db), version)
+        return _run(sql, params or {}, str(db), _version(db))
     except WarehouseError as error:
-        raise Unavailable(
-            f"The serving snapshot cannot be opened ({error}); it may be being replaced.", "banco build"
-        ) from None
+        raise _unopenable(error) from None
     except duckdb.CatalogException as error:  # ingested, but the marts were never built (or not all of them)
         detail = str(error).splitlines()[0].removeprefix("Catalog Error: ")
         raise Unavailable(f"The warehouse has no marts yet, or not all of them ({detail}).", "banco build") from None
@@ -66,9 +71,11 @@ def console(sql: str, limit: int) -> pl.DataFrame:
     """An analyst's own query, uncached, on a read-only connection (writes fail there); at most
     `limit` rows are fetched, so a query over every coup cannot exhaust the server."""
     db = warehouse()
-    if not serving_path(db).exists():
-        raise Unavailable(f"No warehouse at {db} yet.", "banco up")
-    con = read(db)
+    _version(db)
+    try:
+        con = read(db)
+    except WarehouseError as error:
+        raise _unopenable(error) from None
     try:
         relation = con.sql(sql)
         if relation is None:  # a statement that returns no rows

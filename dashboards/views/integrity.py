@@ -16,12 +16,13 @@ def render() -> None:
     f = filters.current()
     st.title("Integrity")
     where, params = f.where("quarantine")
+    day = filters.gaming_day()
     by_reason = query.frame(
         f"SELECT kind, reason, (timezone($zone, {PLAYED}) - to_hours($opens))::DATE AS gaming_day, "
         "count(*) AS rows FROM ("
         f"SELECT 'rounds' AS kind, * FROM quarantine.rounds WHERE {where} UNION ALL "
         f"SELECT 'bets' AS kind, * FROM quarantine.bets WHERE {where}) GROUP BY ALL ORDER BY ALL",
-        params | {"zone": filters.DAY.timezone, "opens": filters.DAY.start_hour},
+        params | {"zone": day.timezone, "opens": day.start_hour},
     )
     ingest = query.frame(
         "SELECT count(*) AS files, count(*) FILTER (WHERE status = 'failed') AS failed, "

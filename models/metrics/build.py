@@ -100,19 +100,6 @@ def _categorical(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(pl.col(name).cast(pl.Categorical) for name in CATEGORICAL if name in frame.columns)
 
 
-def _day_bounds(days: Sequence[dt.date], config: MartConfig) -> list[tuple[dt.datetime, dt.datetime]]:
-    """The UTC instants each gaming day covers."""
-    from zoneinfo import ZoneInfo
-
-    zone = ZoneInfo(config.day.timezone)
-    bounds = []
-    for day in days:
-        start = dt.datetime.combine(day, dt.time(config.day.start_hour), tzinfo=zone)
-        end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(config.day.start_hour), tzinfo=zone)
-        bounds.append((start.astimezone(dt.UTC), end.astimezone(dt.UTC)))
-    return bounds
-
-
 def _load(
     con, db: Path, days: Sequence[dt.date] | None, config: MartConfig
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
@@ -126,7 +113,7 @@ def _load(
         return rounds, lake.scan(con, db, schema.CORE_BETS).select(BET_COLUMNS).collect(), shoes
     spans = " OR ".join(
         f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
-        for start, end in _day_bounds(days, config)
+        for start, end in (config.day.bounds(day, day) for day in days)
     )
     # a time range reads only the row groups of those days (rows land in time order)
     day_shoes = con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans}").pl()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -22,6 +23,13 @@ class GamingDay:
             ZoneInfo(self.timezone)
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"unknown time zone {self.timezone!r}") from None
+
+    def bounds(self, first: dt.date, last: dt.date) -> tuple[dt.datetime, dt.datetime]:
+        """The UTC instants from the opening of gaming day `first` to the close of gaming day `last`."""
+        zone, opens = ZoneInfo(self.timezone), dt.time(self.start_hour)
+        since = dt.datetime.combine(first, opens, tzinfo=zone)
+        until = dt.datetime.combine(last + dt.timedelta(days=1), opens, tzinfo=zone)
+        return since.astimezone(dt.UTC), until.astimezone(dt.UTC)
 
 
 def gaming_day(started_at: pl.Expr, day: GamingDay = GamingDay()) -> pl.Expr:

@@ -3,6 +3,7 @@ same figures queried directly from the serving snapshot; then the empty and brok
 
 from __future__ import annotations
 
+import datetime as dt
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -12,7 +13,7 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboards import fmt
+from dashboards import filters, fmt
 from models.game.cards import parse_hand
 from models.game.paytable import DEFAULT_PAYTABLE
 from models.game.shoe import Composition
@@ -239,3 +240,13 @@ def test_an_unreadable_snapshot_is_a_message_not_a_traceback(warehouse, tmp_path
 def test_every_page_without_a_warehouse(tmp_path, monkeypatch, page):
     at = open_app(tmp_path / "banco.duckdb", monkeypatch, page)
     assert at.warning and at.code[0].value == "banco up"
+
+
+def test_round_filters_follow_the_configured_gaming_day(monkeypatch):
+    monkeypatch.setenv("BANCO_TIMEZONE", "Europe/Paris")
+    monkeypatch.setenv("BANCO_DAY_START_HOUR", "8")
+    since, until = filters.Filters(dt.date(2026, 7, 1), dt.date(2026, 7, 2)).instants()
+    assert (since, until) == (  # 08:00 in Paris is 06:00 UTC in summer
+        dt.datetime(2026, 7, 1, 6, tzinfo=dt.UTC),
+        dt.datetime(2026, 7, 3, 6, tzinfo=dt.UTC),
+    )
