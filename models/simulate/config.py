@@ -120,7 +120,7 @@ class Simulation:
         return self.games[table % len(self.games)]
 
     def locate(self, shoe: int) -> tuple[int, int, int]:
-        """(day, table, shoe of the day) of a global shoe number."""
+        """(day, table, shoe of the day) of a global shoe number (or of each in an array of them)."""
         per_day = self.tables * self.shoes_per_day
         day, rest = divmod(shoe, per_day)
         table, k = divmod(rest, self.shoes_per_day)

@@ -123,9 +123,7 @@ def _chunks(sim: Simulation, days: range | None, chunk_coups: int) -> Iterator[l
 
 def _batch(sim: Simulation, game: Game, table_days: list[range]) -> ShoeBatch:
     shoes = np.concatenate([np.arange(s.start, s.stop) for s in table_days])
-    day, rest = np.divmod(shoes, sim.tables * sim.shoes_per_day)  # as Simulation.locate
-    table, k = np.divmod(rest, sim.shoes_per_day)
-    return ShoeBatch(game, shoes, day, table, k)
+    return ShoeBatch(game, shoes, *sim.locate(shoes))
 
 
 def _batches(sim: Simulation, chunk: list[tuple[int, int, range]]) -> Iterator[ShoeBatch]:

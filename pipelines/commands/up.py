@@ -78,11 +78,12 @@ def materialize_everything(args: argparse.Namespace) -> bool:
         print("no gaming day with coups inside the partitions (BANCO_FIRST_GAMING_DAY): nothing to build")
         return True
     # what Dagster has not built yet, and what this ingest changed; the range between them is rebuilt
-    # (every day when the last marts run failed: what it was building is not known to be current)
+    # (every day when the last marts run failed: what it was building is not known to be current;
+    # a run still queued or going, such as the nightly one, is no reason to rebuild everything)
     built = instance.get_materialized_partitions(dg.AssetKey(["marts", "table_day"]))
     touched = set(meta["gaming_days_touched"].value) if log else set()
     last = instance.get_run_records(dg.RunsFilter(job_name="build_marts"), limit=1)
-    if last and last[0].dagster_run.status != dg.DagsterRunStatus.SUCCESS:
+    if last and last[0].dagster_run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
         built = set()
     stale = [day for day in days if day not in built or day in touched]
     if not stale:
