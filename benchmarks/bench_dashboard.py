@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from benchmarks.bench_marts import simulated_warehouse
 from benchmarks.report import Row, publish
-from dashboards.app import PAGES
+from dashboards.pages import PAGES
 from models.metrics.build import build
 from models.warehouse.store import read
 

@@ -6,25 +6,10 @@ yet, or filters that match nothing, become a message with the command to run, ne
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from dashboards import filters, query
-
-VIEWS = Path(__file__).resolve().parent / "views"
-#: (file in views/, title, icon): one module per page.
-PAGES = (
-    ("overview.py", "Overview", ":material/dashboard:"),
-    ("streaks.py", "Banker-pass streaks", ":material/timeline:"),
-    ("commission.py", "Commission", ":material/payments:"),
-    ("ties.py", "Ties", ":material/balance:"),
-    ("tables.py", "Tables and dealers", ":material/table_restaurant:"),
-    ("shoe.py", "Shoe explorer", ":material/style:"),
-    ("integrity.py", "Integrity", ":material/rule:"),
-    ("odds.py", "Odds lab", ":material/calculate:"),
-    ("sql.py", "SQL", ":material/terminal:"),
-)
+from dashboards.pages import PAGES, VIEWS
 
 
 def main() -> None:

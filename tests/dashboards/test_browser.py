@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from dashboards.app import PAGES
+from dashboards.pages import PAGES
 from pipelines.commands.dashboard import streamlit_command
 
 CHROMIUM = Path("/usr/bin/chromium")
