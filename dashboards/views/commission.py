@@ -78,7 +78,9 @@ def render() -> None:
 def what_if(f: filters.Filters) -> None:
     st.subheader("What if: another rate or rounding")
     a, b, c = st.columns(3)
-    rate = a.number_input("Commission rate", 0.0, 0.2, 0.05, step=0.005, format="%.3f", key="what_if_rate")
+    rate = a.number_input(
+        "Commission rate", 0.0, 0.2, float(DEFAULT_PAYTABLE.commission), step=0.005, format="%.3f", key="what_if_rate"
+    )
     policy = b.radio("Rounding", ("exact", "down", "up"), horizontal=True, key="what_if_policy")
     unit = c.selectbox("Chip unit", ("0.25", "0.5", "1", "5"), disabled=policy == "exact", key="what_if_unit")
     if policy == "exact" and Decimal(str(rate)) == DEFAULT_PAYTABLE.commission:

@@ -12,7 +12,7 @@ import streamlit as st
 from dashboards import charts, filters, fmt, query, shoes
 from models.game.cards import CardError, parse_hand
 from models.game.games import Game
-from models.game.paytable import DEFAULT_EGALITE, NO_COMMISSION_GAMES, PayTable
+from models.game.paytable import DEFAULT_EGALITE, DEFAULT_PAYTABLE, NO_COMMISSION_GAMES, PayTable
 from models.game.shoe import Composition, CompositionError
 from models.game.tableau import DrawPolicy
 from models.odds.exact import exact_odds
@@ -39,12 +39,16 @@ def render() -> None:
     )
     with st.expander("Pay table"):
         a, b, c, d, e, g = st.columns(6)
-        commission = a.number_input("Commission", 0.0, 0.2, 0.05, step=0.005, format="%.3f", key="odds_commission")
-        tie = b.number_input("Tie pays", 1, 100, 8, key="odds_tie")
-        pair = c.number_input("Pair pays", 1, 100, 11, key="odds_pair")
-        dragon7 = d.number_input("Dragon 7 pays", 1, 100, 40, key="odds_dragon7")
-        panda8 = e.number_input("Panda 8 pays", 1, 100, 25, key="odds_panda8")
-        super6 = g.number_input("super6: Banker 6 pays", 0.05, 1.0, 0.5, step=0.05, key="odds_super6")
+        commission = a.number_input(
+            "Commission", 0.0, 0.2, float(DEFAULT_PAYTABLE.commission), step=0.005, format="%.3f", key="odds_commission"
+        )
+        tie = b.number_input("Tie pays", 1, 100, int(DEFAULT_PAYTABLE.tie), key="odds_tie")
+        pair = c.number_input("Pair pays", 1, 100, int(DEFAULT_PAYTABLE.pair), key="odds_pair")
+        dragon7 = d.number_input("Dragon 7 pays", 1, 100, int(DEFAULT_PAYTABLE.dragon7), key="odds_dragon7")
+        panda8 = e.number_input("Panda 8 pays", 1, 100, int(DEFAULT_PAYTABLE.panda8), key="odds_panda8")
+        super6 = g.number_input(
+            "super6: Banker 6 pays", 0.05, 1.0, float(DEFAULT_PAYTABLE.super6_six), step=0.05, key="odds_super6"
+        )
         egalite = st.text_input(
             "Egalite pays, tie totals 0..9", ", ".join(map(str, DEFAULT_EGALITE)), key="odds_egalite"
         )

@@ -130,15 +130,15 @@ def dealer_wagers(f: filters.Filters, dealer: str) -> None:
         f"WHERE dealer_id = $dealer AND {stints_where} GROUP BY game ORDER BY game",
         stints_params | {"dealer": dealer},
     )
+    if sums.is_empty():
+        st.info(f"{dealer} took no wagers in the filtered days.")
+        return
     pace = query.frame(
         "SELECT sum(n)::BIGINT AS coups, sum(n - 1) / (sum(seconds) / 3600) AS coups_per_hour FROM ("
         "SELECT count(*) AS n, epoch(max(started_at)) - epoch(min(started_at)) AS seconds FROM core.rounds r "
         f"WHERE r.dealer_id = $dealer AND {rounds_where} GROUP BY table_id, shoe_id)",
         params,
     ).row(0, named=True)
-    if sums.is_empty():
-        st.info(f"{dealer} took no wagers in the filtered days.")
-        return
     whole = _hold(sums.with_columns(win_vs_theo_z=win_vs_theo_z()))
     a, b, c, d = st.columns(4)
     a.metric("Coups dealt", fmt.count(pace["coups"]))
