@@ -18,11 +18,13 @@ TABLES_OF = {
 }
 
 
-def unaccounted_files(con) -> pl.DataFrame:
+def unaccounted_files(con, since: dt.datetime | None = None) -> pl.DataFrame:
     """Files whose rows do not add up: read != accepted + quarantined + duplicate in the ingest log,
-    or the tables holding a different number of the file's rows than the log says."""
+    or the tables holding a different number of the file's rows than the log says. Only the files
+    ingested since `since`, when given (a file's rows carry its ingest's start as `ingested_at`)."""
+    recent = "" if since is None else " WHERE ingested_at >= $since"
     held = {
-        status: " UNION ALL ".join(f"SELECT source_file AS path FROM {table}" for table in tables)
+        status: " UNION ALL ".join(f"SELECT source_file AS path FROM {table}{recent}" for table in tables)
         for status, tables in TABLES_OF.items()
     }
     return con.sql(
@@ -30,7 +32,8 @@ def unaccounted_files(con) -> pl.DataFrame:
         WITH logged AS (
             SELECT path, sum(rows_read) AS rows_read, sum(rows_accepted) AS rows_accepted,
                    sum(rows_quarantined) AS rows_quarantined, sum(rows_duplicate) AS rows_duplicate
-            FROM {schema.INGEST_LOG} WHERE status = 'ok' GROUP BY path
+            FROM {schema.INGEST_LOG} WHERE status = 'ok'{"" if since is None else " AND started_at >= $since"}
+            GROUP BY path
         ),
         accepted AS (SELECT path, count(*) AS stored_accepted FROM ({held["accepted"]}) GROUP BY path),
         quarantined AS (SELECT path, count(*) AS stored_quarantined FROM ({held["quarantined"]}) GROUP BY path)
@@ -41,7 +44,8 @@ def unaccounted_files(con) -> pl.DataFrame:
            OR rows_accepted != coalesce(stored_accepted, 0)
            OR rows_quarantined != coalesce(stored_quarantined, 0)
         ORDER BY path
-        """
+        """,
+        params=None if since is None else {"since": since},
     ).pl()
 
 

@@ -51,6 +51,9 @@ def test_a_row_lost_from_a_table_is_found(tmp_path):
     bad = audit.unaccounted_files(duckdb.connect(str(db)))
     assert bad["path"].to_list() == [path]
     assert bad["stored_accepted"][0] == bad["rows_accepted"][0] - 1
+    con = duckdb.connect(str(db))
+    assert audit.unaccounted_files(con, EPOCH).equals(bad)  # the file is of the ingests since then
+    assert audit.unaccounted_files(con, dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).height == 0
 
 
 def test_a_stored_coup_that_overdraws_its_shoe_is_found(tmp_path):
