@@ -48,7 +48,7 @@ def materialize_everything(args: argparse.Namespace) -> bool:
 
     from models.metrics.days import days_with_coups
     from pipelines.definitions import defs
-    from pipelines.defs.partitions import GAMING_DAYS
+    from pipelines.defs.partitions import GAMING_DAYS, range_tags
 
     instance = dg.DagsterInstance.get()
     if not _landed(args.landing):
@@ -90,7 +90,7 @@ def materialize_everything(args: argparse.Namespace) -> bool:
         print(f"the marts of all {len(days)} gaming days are current")
         return True
     days = [day for day in days if stale[0] <= day <= stale[-1]]
-    tags = {"dagster/asset_partition_range_start": days[0], "dagster/asset_partition_range_end": days[-1]}
+    tags = range_tags(days)
     marts = defs.resolve_job_def("build_marts").execute_in_process(
         QUIET, instance=instance, tags=tags, raise_on_error=False
     )

@@ -18,3 +18,12 @@ def gaming_days(settings: Settings) -> dg.DailyPartitionsDefinition:
 
 
 GAMING_DAYS = gaming_days(Settings.from_env())
+
+
+def range_tags(days: list[str]) -> dict[str, str] | None:
+    """The tags of one run over the range of gaming days (ISO dates) that spans `days`, keeping the
+    days the partitions hold (none before BANCO_FIRST_GAMING_DAY); None when none is left."""
+    kept = sorted(day for day in days if GAMING_DAYS.has_partition_key(day))
+    if not kept:
+        return None
+    return {"dagster/asset_partition_range_start": kept[0], "dagster/asset_partition_range_end": kept[-1]}

@@ -21,6 +21,7 @@ from pipelines.defs.marts import checks as marts_checks
 from pipelines.defs.marts.assets import build_marts
 from pipelines.defs.marts.schedules import nightly_marts
 from pipelines.defs.marts.sensors import marts_after_ingest
+from pipelines.defs.partitions import range_tags
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.serving.assets import serving_snapshot
 from pipelines.settings import PROJECT_ROOT
@@ -220,3 +221,11 @@ def test_a_bad_setting_is_one_clear_line(setting, tmp_path):
     )  # fmt: skip
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("banco: error: bad BANCO_* setting") and len(result.stderr.splitlines()) == 1
+
+
+def test_a_marts_range_keeps_only_the_days_the_partitions_hold():
+    assert range_tags(["2019-12-31", "2026-01-03", "2026-01-01"]) == {
+        "dagster/asset_partition_range_start": "2026-01-01",
+        "dagster/asset_partition_range_end": "2026-01-03",
+    }
+    assert range_tags(["2019-05-01"]) is None  # before BANCO_FIRST_GAMING_DAY (2020-01-01 by default)

@@ -4,6 +4,7 @@ import dagster as dg
 
 from pipelines.defs.core.assets import INGEST_LOG
 from pipelines.defs.jobs import ingest_job, marts_job
+from pipelines.defs.partitions import range_tags
 
 
 @dg.run_status_sensor(
@@ -22,8 +23,7 @@ def marts_after_ingest(context: dg.RunStatusSensorContext):
     days = logged[-1].metadata["gaming_days_touched"].value
     if not days:
         return dg.SkipReason("the ingest added no coups or bets")
-    first, last = min(days), max(days)
-    return dg.RunRequest(
-        run_key=f"{context.dagster_run.run_id}-marts",
-        tags={"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last},
-    )
+    tags = range_tags(days)
+    if tags is None:
+        return dg.SkipReason("the gaming days touched are all before BANCO_FIRST_GAMING_DAY")
+    return dg.RunRequest(run_key=f"{context.dagster_run.run_id}-marts", tags=tags)
