@@ -5,11 +5,11 @@ import datetime as dt
 
 import dagster as dg
 
+from models.warehouse import schema
 from models.warehouse.store import publish, serving_path, snapshot_current, writer_lock
 from pipelines.defs.core.assets import DESCRIPTIONS as CORE_TABLES
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.marts.assets import DESCRIPTIONS as MART_TABLES
-from pipelines.defs.metadata import table_metadata
 from pipelines.defs.resources import Warehouse
 
 
@@ -27,14 +27,16 @@ def serving_snapshot(warehouse: Warehouse) -> dg.MaterializeResult:
         if copied:
             publish(warehouse.db_path)
     snapshot = serving_path(warehouse.db_path)
-    published = dt.datetime.fromtimestamp(snapshot.stat().st_mtime, dt.UTC)
-    coups = table_metadata(warehouse.db_path, ["core.rounds"])["core.rounds"]["dagster/row_count"]
+    stat = snapshot.stat()
+    published = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)
+    with warehouse.snapshot() as con:
+        coups = con.sql(f"SELECT count(*) FROM {schema.CORE_ROUNDS}").fetchall()[0][0]
     return dg.MaterializeResult(
         metadata={
             "path": dg.MetadataValue.path(str(snapshot)),
-            "bytes": snapshot.stat().st_size,
+            "bytes": stat.st_size,
             "published_at": dg.MetadataValue.text(published.isoformat()),
             "copied_now": copied,
-            "coups": coups,
+            "coups": dg.MetadataValue.int(coups),
         }
     )
