@@ -82,7 +82,7 @@ def main() -> None:
         return
     coups = int(os.environ.get("BANCO_BENCH_DASHBOARD_COUPS", 10_000_000))
     with tempfile.TemporaryDirectory(dir=ROOT / "data") as tmp:
-        db, _, _ = simulated_warehouse(Path(tmp), coups)
+        db, _ = simulated_warehouse(Path(tmp), coups)
         build(db)
         measure(db)
 

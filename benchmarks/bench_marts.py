@@ -60,15 +60,15 @@ def baseline_seconds_per_coup(db: Path) -> float:
     return (time.perf_counter() - start) / len(rounds)
 
 
-def simulated_warehouse(work: Path, coups: int) -> tuple[Path, Simulation, float]:
+def simulated_warehouse(work: Path, coups: int) -> tuple[Path, float]:
     """A warehouse of about `coups` simulated coups with bets (50 tables) in `work`, ingested but
-    not built; returns its path, the simulation and the ingest time in seconds."""
+    not built; returns its path and the ingest time in seconds."""
     sim = Simulation(shoes=coups // 81 + 1, tables=50, shoes_per_day=10, seed=5)
     write_simulation(sim, work / "landing")
     db = work / "banco.duckdb"
     start = time.perf_counter()
     ingest(db, [work / "landing"])
-    return db, sim, time.perf_counter() - start
+    return db, time.perf_counter() - start
 
 
 def prepare(work: Path, coups: int) -> tuple[Path, str]:
@@ -82,7 +82,7 @@ def prepare(work: Path, coups: int) -> tuple[Path, str]:
             shutil.copytree(lake.folder(Path(kept)), lake.folder(db), copy_function=os.link)
         publish_snapshot(db)
         return db, f"a copy of {kept}"
-    db, _, seconds = simulated_warehouse(work, coups)
+    db, seconds = simulated_warehouse(work, coups)
     return db, f"ingest took {seconds:.0f} s"
 
 

@@ -106,9 +106,8 @@ def _load(
     """The core rows the marts of `days` need (all of them when `days` is None): the days' coups,
     and every coup of the shoes those coups belong to."""
     shoes = con.sql(f"SELECT * FROM {schema.CORE_SHOES}").pl()
-    if (
-        days is None
-    ):  # every row: Polars reads the lake's files itself, several times faster than DuckDB hands them over
+    if days is None:
+        # every row: Polars reads the lake's files itself, several times faster than DuckDB hands them over
         rounds = lake.scan(con, db, schema.CORE_ROUNDS).select(ROUND_COLUMNS).collect()
         return rounds, lake.scan(con, db, schema.CORE_BETS).select(BET_COLUMNS).collect(), shoes
     spans = " OR ".join(
