@@ -54,8 +54,8 @@ def settled(*paths: Path) -> None:
             os.utime(file, (past, past))
 
 
-def test_definitions_validate():
-    env = {**os.environ, "DAGSTER_HOME": str(PROJECT_ROOT), "BANCO_DAGSTER_DIR": "/tmp/banco-validate-dagster"}
+def test_definitions_validate(tmp_path):
+    env = {**os.environ, "DAGSTER_HOME": str(PROJECT_ROOT), "BANCO_DAGSTER_DIR": str(tmp_path / ".dagster")}
     dagster = Path(sys.executable).with_name("dagster")
     result = subprocess.run(
         [str(dagster), "definitions", "validate", "-m", "pipelines.definitions"],
