@@ -7,12 +7,13 @@ is a row's reason. Duplicates and shoe reconciliation come after, in `models/war
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS
 from models.game.games import Game
 from models.game.paytable import BETS
-from models.logs import hands
+from models.logs import hands, rules, sweep
 from models.logs.rules import tableau_detail
 
 GAMES = [game.value for game in Game]
@@ -22,6 +23,7 @@ FULL_INSTANT = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?[+-]\d\d:\d\d$"
 #: Input columns typed as numbers or times by their file (Parquet) are read as they are, not as
 #: text: their values are never blank, and text would be parsed straight back.
 TYPED = ("round_no", "decks", "started_at", "side")
+HAND_COLUMNS = ("player_cards", "banker_cards", "player2_cards")
 
 
 def _with_all_columns(frame: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
@@ -111,8 +113,107 @@ def _total(prefix: str, cards: int) -> pl.Expr:
 
 
 def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
-    """Typed, enriched rounds with `reason` and `detail` for the rows that fail a check."""
+    """Typed, enriched rounds with `reason` and `detail` for the rows that fail a check: plain rows
+    through the compiled sweep, the others through every check in order."""
     frame = _with_all_columns(batch, ROUND_INPUT_COLUMNS)
+    plain, swept = _swept_rounds(frame)
+    if plain.all():
+        return swept
+    checked = _check_rounds_fully(frame.filter(~pl.Series(plain))).select(swept.columns)
+    return pl.concat([swept.filter(pl.Series(plain)), checked]).sort("_line")
+
+
+OUTCOMES = ("B", "P", "T")
+SLOT_COLUMNS = [f"{p}{i}_{part}" for p in "pbq" for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")]
+
+
+def _number(frame: pl.DataFrame, name: str) -> pl.Expr:
+    """A typed whole number as it is, or text read as one (null when it is not plainly one)."""
+    dtype = frame.schema[name]
+    return (
+        pl.col(name).cast(pl.Int64, strict=False)
+        if dtype.is_integer() or dtype == pl.String
+        else pl.lit(None, pl.Int64)
+    )
+
+
+def _swept_rounds(frame: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
+    """(which rows are plain, the checked columns of every row: right for the plain ones)."""
+
+    def code(name: str, codes: dict[str, int], absent: int, unknown: int) -> pl.Expr:
+        text = pl.col(name).cast(pl.String)
+        return (
+            pl.when(text.is_null())
+            .then(absent)
+            .otherwise(text.replace_strict(codes, default=unknown, return_dtype=pl.Int8))
+            .cast(pl.Int8)
+        )
+
+    codes = frame.select(
+        game=code("game", {game.value: i for i, game in enumerate(rules.GAMES)}, 0, -1),  # no game: punto_banco
+        logged=code("outcome", {outcome: i for i, outcome in enumerate(OUTCOMES)}, -1, -2),
+        round_no=_number(frame, "round_no"),
+        decks=_number(frame, "decks"),
+        started_at=_instant(frame, "started_at"),
+    )  # fmt: skip
+    given = {name: frame[name].is_not_null().to_numpy() for name in HAND_COLUMNS}
+    plain, cards, facts = sweep.sweep(
+        *(sweep.views(frame[name]) for name in HAND_COLUMNS),
+        *given.values(),
+        codes["game"].to_numpy(),
+        rules.GAMES.index(Game.BACCARAT_BANQUE),
+        codes["logged"].to_numpy(),
+        sweep.bad_cases(),
+    )
+    decks_given = frame["decks"].is_not_null().to_numpy()
+    plain &= sweep.plain_text(frame["table_id"]) & sweep.plain_text(frame["shoe_id"])
+    for name in ("dealer_id", "bank_holder"):
+        plain &= sweep.plain_text(frame[name]) | ~frame[name].is_not_null().to_numpy()
+    plain &= (
+        codes.select(
+            (pl.col("round_no") >= 1).fill_null(False)
+            & pl.col("started_at").is_not_null()
+            & (pl.Series(decks_given).not_() | pl.col("decks").is_between(1, 8).fill_null(False))
+        )
+        .to_series()
+        .to_numpy()
+    )
+    raw = pl.DataFrame(
+        {f"_{name}": facts[j] for j, name in enumerate(sweep.FACTS)}
+        | {name: cards[j] for j, name in enumerate(SLOT_COLUMNS)}
+    )
+    known = lambda name: pl.when(pl.col(name) >= 0).then(pl.col(name))  # noqa: E731
+    fact = lambda name: known(f"_{name}")  # noqa: E731
+    outcome = lambda name: fact(name).replace_strict(dict(enumerate(OUTCOMES)), return_dtype=pl.String)  # noqa: E731
+    typed = codes.select(_round_no="round_no", _decks="decks", _started="started_at")
+    swept = pl.concat([frame, typed, raw], how="horizontal").select(
+        *(pl.col(name).cast(pl.String) for name in ("table_id", "shoe_id")),
+        pl.col("_round_no").alias("round_no"),
+        started_at=pl.col("_started"),
+        **{name: pl.col(name).cast(pl.String) for name in HAND_COLUMNS},
+        game=pl.col("game").cast(pl.String).fill_null(Game.PUNTO_BANCO.value),
+        decks=pl.col("_decks").fill_null(8),
+        dealer_id=pl.col("dealer_id").cast(pl.String),
+        bank_holder=pl.col("bank_holder").cast(pl.String),
+        logged_outcome=pl.col("outcome").cast(pl.String),
+        outcome=outcome("outcome"),
+        outcome2=outcome("outcome2"),
+        **{name: fact(name) for name in ("player_total", "banker_total", "player2_total")},
+        player_third=known("p2_value"),
+        banker_third=known("b2_value"),
+        **{name: fact(name).cast(pl.Boolean) for name in ("natural", "player_pair", "banker_pair")},
+        has_cards=pl.col("player_cards").is_not_null() | pl.col("banker_cards").is_not_null(),
+        cards_used=pl.sum_horizontal("_player_count", "_banker_count", "_player2_count").cast(pl.UInt32, strict=False),
+        **{name: known(name) for name in SLOT_COLUMNS},
+        _line=pl.col("_line"),
+        reason=pl.lit(None, pl.String),
+        detail=pl.lit(None, pl.String),
+    )
+    return plain, swept
+
+
+def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
+    """Every check of data.md in order, for rows the sweep could not vouch for."""
     given = {f"_{name}": _given(frame, name) for name in ROUND_INPUT_COLUMNS}
     frame = frame.with_columns(**given, _started=_instant(frame, "started_at"))
     frame = frame.with_columns(
