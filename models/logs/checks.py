@@ -156,19 +156,19 @@ def _swept_rounds(frame: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
         decks=_number(frame, "decks"),
         started_at=_instant(frame, "started_at"),
     )  # fmt: skip
-    given = {name: frame[name].is_not_null().to_numpy() for name in HAND_COLUMNS}
+    given = {name: sweep.present(frame[name]) for name in HAND_COLUMNS}
     plain, cards, facts = sweep.sweep(
         *(sweep.views(frame[name]) for name in HAND_COLUMNS),
         *given.values(),
-        codes["game"].to_numpy(),
+        sweep.codes(codes["game"]),
         rules.GAMES.index(Game.BACCARAT_BANQUE),
-        codes["logged"].to_numpy(),
+        sweep.codes(codes["logged"]),
         sweep.bad_cases(),
     )
-    decks_given = frame["decks"].is_not_null().to_numpy()
+    decks_given = sweep.present(frame["decks"])
     plain &= sweep.plain_text(frame["table_id"]) & sweep.plain_text(frame["shoe_id"])
     for name in ("dealer_id", "bank_holder"):
-        plain &= sweep.plain_text(frame[name]) | ~frame[name].is_not_null().to_numpy()
+        plain &= sweep.plain_text(frame[name]) | ~sweep.present(frame[name])
     plain &= (
         codes.select(
             (pl.col("round_no") >= 1).fill_null(False)

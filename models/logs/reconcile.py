@@ -7,7 +7,8 @@ would take a count past what the shoe holds is overdrawn, and its cards are not 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 BY_CARD, BY_RANK, BY_VALUE = 0, 1, 2
 GRANULARITY = ("card", "rank", "value")
@@ -47,3 +48,67 @@ def overdrawn_rows(shoe, codes, granularity, decks):
                     counts[codes[i, j]] -= 1
         out[i] = over
     return out
+
+
+@njit(cache=True)
+def _dense(keys):
+    """Each row's key as an index 0..k-1, in order of first appearance, and the keys by index.
+    Rows of one key usually come together, so the dictionary is asked only where the key changes."""
+    index = Dict.empty(key_type=types.int64, value_type=types.int64)
+    n = keys.shape[0]
+    dense = np.empty(n, np.int64)
+    for i in range(n):
+        if i > 0 and keys[i] == keys[i - 1]:
+            dense[i] = dense[i - 1]
+            continue
+        j = index.get(keys[i], -1)
+        if j < 0:
+            j = len(index)
+            index[keys[i]] = j
+        dense[i] = j
+    found = np.empty(len(index), np.int64)
+    for key, j in index.items():
+        found[j] = key
+    return dense, found
+
+
+@njit(cache=True)
+def shoes_over_limits(shoe_keys, cards, decks):
+    """The keys of the shoes where some card is seen, over all their rows in any order, more often
+    than the fewest decks any of their rows names allow, at the shoe's granularity: card when every
+    card there has a suit, rank when every card has a rank, else value. Only these shoes can have
+    a row that overdraws, so only they need counting in round order.
+
+    `cards[i]` holds row i's nine slots as (value, rank, suit) triples, -1 where unknown.
+    """
+    shoe, keys = _dense(shoe_keys)
+    m = keys.shape[0]
+    by_card, by_rank, by_value = np.zeros((m, 52), np.int64), np.zeros((m, 13), np.int64), np.zeros((m, 10), np.int64)
+    suited, ranked = np.ones(m, np.bool_), np.ones(m, np.bool_)
+    fewest = np.full(m, 1 << 30, np.int64)
+    for i in range(shoe.shape[0]):
+        s = shoe[i]
+        fewest[s] = min(fewest[s], decks[i])
+        for slot in range(0, cards.shape[1], 3):
+            value, rank, suit = cards[i, slot], cards[i, slot + 1], cards[i, slot + 2]
+            if value < 0:
+                continue
+            by_value[s, value] += 1
+            if rank < 0:
+                ranked[s] = suited[s] = False
+                continue
+            by_rank[s, rank] += 1
+            if suit < 0:
+                suited[s] = False
+            else:
+                by_card[s, rank * 4 + suit] += 1
+    over = np.zeros(m, np.bool_)
+    for s in range(m):
+        d = fewest[s]
+        if suited[s]:
+            over[s] = (by_card[s] > d).any()
+        elif ranked[s]:
+            over[s] = (by_rank[s] > 4 * d).any()
+        else:
+            over[s] = by_value[s, 0] > 16 * d or (by_value[s, 1:] > 4 * d).any()
+    return keys[over]

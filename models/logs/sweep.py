@@ -49,8 +49,20 @@ def views(series: pl.Series) -> np.ndarray:
     in its view, from byte 4; its length is bytes 0-3)."""
     text = _arrow(series)
     if text.null_count == len(text):
-        return np.zeros((len(text), 16), np.uint8)
+        found = np.zeros((len(text), 16), np.uint8)
+        found.flags.writeable = False  # as Arrow's own are: one compiled signature serves both
+        return found
     return np.frombuffer(text.buffers()[1], np.uint8).reshape(-1, 16)[text.offset : text.offset + len(text)]
+
+
+def present(series: pl.Series) -> np.ndarray:
+    """Per row: the value is not null (a fresh array, the same type whatever Polars holds)."""
+    return np.array(series.is_not_null().to_numpy(), np.bool_)
+
+
+def codes(series: pl.Series) -> np.ndarray:
+    """Small codes as a fresh int8 array."""
+    return np.array(series.to_numpy(), np.int8)
 
 
 def plain_text(series: pl.Series) -> np.ndarray:
@@ -64,11 +76,10 @@ def plain_text(series: pl.Series) -> np.ndarray:
     data = [np.frombuffer(buffer, np.uint8) for buffer in buffers[2:] if buffer is not None]
     starts = np.cumsum([0] + [len(block) for block in data], dtype=np.int64)
     data = np.concatenate(data) if data else np.zeros(1, np.uint8)
-    present = series.is_not_null().to_numpy()
-    return _plain_text(view, data, starts) & present
+    return _plain_text(view, data, starts) & present(series)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bare(byte) -> bool:
     """A byte that cannot be (part of) white space: printable ASCII other than the space."""
     return 33 <= byte <= 126
@@ -106,7 +117,7 @@ def _length(view) -> int:
     return _word(view, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _read_hand(view, cards, row, first_slot, value_of, rank_of, suit_of) -> int:
     """Parse a canonical hand from its view into `cards[slot*3 + (value, rank, suit), row]`; the
     number of cards, or -1 when the text is not canonical tokens one space apart."""
@@ -139,7 +150,7 @@ def _read_hand(view, cards, row, first_slot, value_of, rank_of, suit_of) -> int:
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _total(cards, row, first_slot, count) -> int:
     total = 0
     for k in range(count):
@@ -147,7 +158,7 @@ def _total(cards, row, first_slot, count) -> int:
     return total % 10
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair(cards, row, first_slot) -> int:
     """1 or 0 when the first two cards' ranks tell; 0 when their values differ; else -1 (unknown)."""
     a, b = first_slot * 3, (first_slot + 1) * 3
@@ -158,7 +169,7 @@ def _pair(cards, row, first_slot) -> int:
     return 1 if cards[a + 1, row] == cards[b + 1, row] else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _outcome(player: int, banker: int) -> int:
     return 0 if banker > player else (1 if player > banker else 2)
 

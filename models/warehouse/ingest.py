@@ -369,9 +369,9 @@ def ingest_file(
         message = str(error) if isinstance(error, UnreadableFile) else f"cannot ingest {path.name}: {error}"
         result = FileResult(path, kind=kind, status="failed", error=message.strip().splitlines()[0])
         _log(con, result, digest, started)
-    finally:  # the staged rows are in the tables now, or nowhere; the shoes seen stay (a harmless superset)
+    finally:  # the staged rows are in the tables now, or nowhere
         for shoes in stored.values():
-            shoes.staged = [(p, batch) for p, batch in shoes.staged if p not in stage.rows]
+            shoes.settle(stage.rows, committed=result.status == "ok")
         shutil.rmtree(stage.folder, ignore_errors=True)
     return result
 

@@ -7,7 +7,7 @@ import polars as pl
 
 from models.game.cards import RANKS, SUITS
 from models.logs import hands
-from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows
+from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows, shoes_over_limits
 from models.warehouse import schema
 from models.warehouse.staging import SHOE, StoredShoes
 
@@ -23,6 +23,9 @@ STORED_COLUMNS = [
     "has_cards",
 ]
 SLOTS = len(HANDS) * hands.MAX_CARDS
+SLOT_COLUMNS = [
+    f"{p}{i}_{part}" for p, _ in HANDS for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")
+]
 CODES = 52  # card codes at the finest granularity: rank * 4 + suit
 
 
@@ -52,22 +55,13 @@ def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _shoes_within_limits(both: pl.DataFrame) -> pl.DataFrame:
-    """`_shoe` of the shoes where no card (rank, value) is seen, over all their rows, more often
-    than the fewest decks any of their rows names allow: taken in any order, none of their rows can
-    overdraw, so only the other shoes need counting in round order."""
-    shoes = both.group_by("_shoe").agg(pl.col("decks").min(), pl.col("_granularity").first())
-    inverse = both.select(_i=pl.col("_shoe").replace_strict(shoes["_shoe"], pl.int_range(shoes.height)))
-    inverse = inverse["_i"].to_numpy().astype(np.int64)
-    shoe, decks = shoes["_shoe"].to_numpy(), shoes["decks"].to_numpy().astype(np.int64)
-    granularity = shoes["_granularity"].to_numpy()  # one per shoe
-    codes = both.select(f"_c{j}" for j in range(SLOTS)).to_numpy()
-    present = codes >= 0
-    counts = np.bincount((inverse[:, None] * CODES + codes)[present], minlength=len(shoe) * CODES)
-    held = np.where(granularity == BY_CARD, 1, 4)[:, None] * decks[:, None] * np.ones(CODES, np.int64)
-    held[:, 0] *= np.where(granularity == BY_VALUE, 4, 1)  # a shoe holds 16d ten-value cards
-    within = (counts.reshape(len(shoe), CODES) <= held).all(axis=1)
-    return pl.DataFrame({"_shoe": pl.Series(shoe[within], dtype=both.schema["_shoe"])})
+def _shoes_that_may_overdraw(both: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `both` (with `_shoe`) whose shoe holds, over all its rows, more of some card
+    than it can: only there can a row overdraw in round order."""
+    cards = both.select(pl.col(SLOT_COLUMNS).fill_null(-1)).to_numpy().astype(np.int8)
+    keys = both["_shoe"].to_numpy().view(np.int64)
+    over = shoes_over_limits(keys, cards, both["decks"].to_numpy().astype(np.int64))
+    return both.join(pl.DataFrame({"_shoe": over.view(np.uint64)}), on="_shoe", how="semi")
 
 
 def _first_overdraws(coded: pl.DataFrame) -> np.ndarray:
@@ -102,21 +96,19 @@ def _code_label(granularity: int, code: int) -> str:
 
 def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(accepted, overdrawn) for new rows with cards, counting the shoes' stored rows first."""
-    with_cards = rows.filter(pl.col("has_cards"))
+    with_cards = rows if rows["has_cards"].all() else rows.filter(pl.col("has_cards"))
     if with_cards.height == 0:
         return rows, rows.head(0)
-    shoes = stored_shoes.known(with_cards)
+    shoes = stored_shoes.known(with_cards.select(SHOE))
     stored = stored_shoes.rows(con, shoes, STORED_COLUMNS).filter(pl.col("has_cards")).drop("has_cards")
     stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
-    new = with_cards.with_columns(_new=pl.lit(True))
-    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line"] + [
-        f"{p}{i}_{part}" for p, _ in HANDS for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")
-    ]
-    both = pl.concat([stored.select(columns), new.select(columns)], how="vertical_relaxed")
-    both = _card_codes(both).with_columns(_shoe=pl.struct(SHOE).hash(seed=7))  # cheaper than ranking text
-    both = both.join(_shoes_within_limits(both), on="_shoe", how="anti")
+    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line", *SLOT_COLUMNS]
+    new = with_cards.select(*columns[:4], pl.lit(True).alias("_new"), *columns[5:])
+    both = pl.concat([stored.select(columns), new], how="vertical_relaxed")
+    both = _shoes_that_may_overdraw(both.with_columns(_shoe=pl.struct(SHOE).hash(seed=7)))
     if both.height == 0:  # the usual case: no shoe holds more of any card than it can
         return rows, rows.head(0)
+    both = _card_codes(both)
     both = both.sort("_shoe", "_new", "round_no", "_line")
     verdict = both.with_columns(_over=pl.Series(_first_overdraws(both)), _g="_granularity").filter(
         pl.col("_new") & (pl.col("_over") >= 0)
@@ -147,6 +139,6 @@ def overdrawn_stored(con, shoes: pl.DataFrame) -> pl.DataFrame:
     con.unregister("audited_shoes")
     if stored.height == 0:
         return stored.select(*SHOE, "round_no", "decks")
-    coded = _card_codes(_parse_stored(stored)).with_columns(_shoe=pl.struct(SHOE).hash(seed=7))
-    coded = coded.join(_shoes_within_limits(coded), on="_shoe", how="anti").sort("_shoe", "round_no")
+    coded = _shoes_that_may_overdraw(_parse_stored(stored).with_columns(_shoe=pl.struct(SHOE).hash(seed=7)))
+    coded = _card_codes(coded).sort("_shoe", "round_no")
     return coded.filter(pl.Series(_first_overdraws(coded) >= 0)).select(*SHOE, "round_no", "decks")

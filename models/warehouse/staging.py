@@ -20,11 +20,13 @@ class StoredShoes:
     """The shoes that already have rows in a core table or in this file's staged batches: only
     their new rows need looking up (for duplicates and reconciliation), so fresh shoes never scan
     the growing table. `staged` holds each staged batch (a lake file not listed yet) with the shoes
-    it has rows of."""
+    it has rows of; the latest batch's rows stay in memory too, since a shoe that runs past the end
+    of one batch is looked up by the next."""
 
     table: str
-    shoes: pl.DataFrame
+    in_table: pl.DataFrame
     staged: list[tuple[Path, pl.DataFrame]] = field(default_factory=list)
+    latest: tuple[Path, pl.DataFrame] | None = None
 
     @classmethod
     def load(cls, con, table: str) -> StoredShoes:
@@ -34,24 +36,40 @@ class StoredShoes:
         """`columns` of the stored rows of `shoes`: the table's, then those of the staged batches
         that have rows of these shoes (a shoe seldom spans more than two batches)."""
         shoes = shoes.select(SHOE).unique()
-        con.register("wanted_shoes", shoes)
-        quoted = ", ".join(f'"{name}"' for name in columns)
-        found = [con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()]
-        con.unregister("wanted_shoes")
+        found = [lake_files.frame_schema(self.table).to_frame().select(columns)]
+        if shoes.join(self.in_table, on=SHOE, how="semi").height:
+            con.register("wanted_shoes", shoes)
+            quoted = ", ".join(f'"{name}"' for name in columns)
+            found.append(
+                con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()
+            )
+            con.unregister("wanted_shoes")
         for path, batch_shoes in self.staged:
             if batch_shoes.join(shoes, on=SHOE, how="semi").height:
-                found.append(pl.read_parquet(path, columns=columns).join(shoes, on=SHOE, how="semi"))
+                rows = (
+                    self.latest[1] if self.latest and self.latest[0] == path else pl.read_parquet(path, columns=columns)
+                )
+                found.append(rows.select(columns).join(shoes, on=SHOE, how="semi"))
         return pl.concat(found, how="vertical_relaxed")
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
         """The rows of `frame` whose shoe already has stored rows."""
-        return frame.join(self.shoes, on=SHOE, how="semi") if self.shoes.height else frame.head(0)
+        shoes = [self.in_table, *(batch_shoes for _, batch_shoes in self.staged)]
+        shoes = pl.concat(shoes, how="vertical_relaxed")
+        return frame.join(shoes, on=SHOE, how="semi") if shoes.height else frame.head(0)
 
     def add(self, path: Path, frame: pl.DataFrame) -> None:
-        """A staged batch of `frame`'s rows, whose shoes are stored from now on."""
-        batch_shoes = frame.select(SHOE).unique()
-        self.staged.append((path, batch_shoes))
-        self.shoes = pl.concat([self.shoes, batch_shoes], how="vertical_relaxed").unique()
+        """A staged batch of `frame`'s rows (as written to `path`), whose shoes are stored from now on."""
+        self.staged.append((path, frame.select(SHOE).unique()))
+        self.latest = (path, frame)
+
+    def settle(self, paths, committed: bool) -> None:
+        """A file's staged batches (`paths`) are in the table now, or nowhere."""
+        done = [batch_shoes for path, batch_shoes in self.staged if path in paths]
+        if committed and done:
+            self.in_table = pl.concat([self.in_table, *done], how="vertical_relaxed").unique()
+        self.staged = [(path, batch_shoes) for path, batch_shoes in self.staged if path not in paths]
+        self.latest = None
 
 
 @dataclass
