@@ -115,8 +115,7 @@ def _json_frame(lines: list[str], first_line: int) -> pl.DataFrame:
 
 def _parquet_batches(path: Path) -> Iterator[pl.DataFrame]:
     line = 1
-    for record_batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS):
-        frame = pl.from_arrow(record_batch)
+    for frame in pl.scan_parquet(path).collect_batches(chunk_size=BATCH_ROWS, maintain_order=True):
         yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
         line += frame.height
 

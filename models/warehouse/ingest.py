@@ -24,7 +24,7 @@ from models.contract import MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.checks import check_bets, check_rounds
 from models.logs.read import UnreadableFile, columns_of, kind_of, looks_like_round_log, read_batches
-from models.warehouse import lake, schema, settlement
+from models.warehouse import lake, schema, settlement, shoes
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
 from models.warehouse.staging import Stage, StoredShoes
@@ -174,13 +174,26 @@ def _checked_batches(path: Path, check) -> Iterator[tuple[pl.DataFrame, pl.DataF
         batches.close()
 
 
+@dataclass
+class TouchedShoes:
+    """What a file's batches add to their shoes: the sums of their accepted rounds, and their
+    rounds quarantined as overdrawn (for core.shoes)."""
+
+    parts: list[pl.DataFrame] = field(default_factory=list)
+    overdrawn: list[pl.DataFrame] = field(default_factory=list)
+
+
 def _ingest_rounds(
-    con, batch: pl.DataFrame, checked: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage
-) -> FileResult:
+    con, batch: pl.DataFrame, checked: pl.DataFrame, source: str, now: dt.datetime, stored: StoredShoes, stage: Stage,
+    touched: TouchedShoes,
+) -> FileResult:  # fmt: skip
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
     bad, good = _split(checked)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = reconcile(con, new, stored)
+    touched.parts.append(shoes.shoe_parts(accepted))
+    if overdrawn.height:
+        touched.overdrawn.append(overdrawn.select(*SHOE, "round_no"))
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
     rows = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
     return _stage(stage, stored, result, rows, _with_raw(quarantined, batch), source, now)
@@ -271,55 +284,6 @@ def _ingest_bets(
     return _stage(stage, stored, result, accepted, _with_raw(quarantined, batch), source, now)
 
 
-def refresh_shoes(con, ingested_at: dt.datetime) -> None:
-    """Recompute core.shoes for the shoes a file just added rounds to, inside that file's
-    transaction, so the table is always as current as the rounds and never rebuilt whole."""
-    con.execute(
-        f"""
-        CREATE OR REPLACE TEMP TABLE touched_shoes AS
-            SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE ingested_at = $at
-            UNION SELECT DISTINCT table_id, shoe_id FROM {schema.QUARANTINE_ROUNDS}
-            WHERE ingested_at = $at AND reason = 'shoe_overdrawn'
-        """,
-        {"at": ingested_at},
-    )
-    con.execute(
-        f"""
-        DELETE FROM {schema.CORE_SHOES} WHERE (table_id, shoe_id) IN (SELECT table_id, shoe_id FROM touched_shoes);
-        INSERT INTO {schema.CORE_SHOES}
-        WITH rounds AS (
-            SELECT * FROM {schema.CORE_ROUNDS} SEMI JOIN touched_shoes USING (table_id, shoe_id)
-        ), overdrawn AS (
-            SELECT table_id, shoe_id, count(DISTINCT round_no) AS rows
-            FROM {schema.QUARANTINE_ROUNDS} SEMI JOIN touched_shoes USING (table_id, shoe_id)
-            WHERE reason = 'shoe_overdrawn' GROUP BY ALL
-        ), cards AS (
-            -- Hands are stored in canonical tokens of one or two characters, one space apart, and
-            -- cards_used counts them: every card has a suit (two characters) when the hands'
-            -- lengths, each with one more for a space, add up to three a card; and the character
-            -- 0 is in no token but the lone 0 of a point value without a rank.
-            SELECT table_id, shoe_id,
-                bool_and(coalesce(length(player_cards) + 1, 0) + coalesce(length(banker_cards) + 1, 0)
-                    + coalesce(length(player2_cards) + 1, 0) = 3 * cards_used) AS suited,
-                bool_and(NOT contains(concat_ws(' ', player_cards, banker_cards, player2_cards), '0')) AS ranked
-            FROM rounds WHERE has_cards GROUP BY ALL
-        )
-        SELECT r.table_id, r.shoe_id, any_value(r.game), max(r.decks), count(*)::INTEGER,
-            min(r.started_at), max(r.started_at), sum(r.cards_used)::INTEGER,
-            CASE WHEN any_value(c.suited) THEN 'card' WHEN any_value(c.ranked) THEN 'rank'
-                 WHEN any_value(c.suited) IS NULL THEN 'none' ELSE 'value' END,
-            coalesce(any_value(o.rows), 0)::INTEGER,
-            CASE WHEN any_value(c.suited) IS NULL THEN 'no cards'
-                 WHEN coalesce(any_value(o.rows), 0) > 0 THEN 'overdrawn' ELSE 'reconciled' END
-        FROM rounds r
-        LEFT JOIN cards c USING (table_id, shoe_id)
-        LEFT JOIN overdrawn o USING (table_id, shoe_id)
-        GROUP BY r.table_id, r.shoe_id;
-        DROP TABLE touched_shoes;
-        """
-    )
-
-
 def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
     con.execute(
         f"INSERT INTO {schema.INGEST_LOG} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -345,18 +309,21 @@ def ingest_file(
     started = dt.datetime.now(dt.UTC)
     result = FileResult(path, kind=kind)
     stage = Stage(Path(tempfile.mkdtemp(prefix=f"{digest[:12]}-", dir=staging)), lake_folder)
+    touched = TouchedShoes()
     try:
         con.execute("BEGIN TRANSACTION")
         reader = con.cursor()  # the checks read committed rows
         try:
             for batch, checked in _checked_batches(path, check_rounds if kind == "rounds" else check_bets):
                 if kind == "rounds":
-                    result.add(_ingest_rounds(reader, batch, checked, str(path), started, stored["rounds"], stage))
+                    result.add(
+                        _ingest_rounds(reader, batch, checked, str(path), started, stored["rounds"], stage, touched)
+                    )
                 else:
                     result.add(_ingest_bets(reader, batch, checked, str(path), started, table, stored["bets"], stage))
+            if kind == "rounds":  # before the file's rows are listed: the table holds only earlier rows
+                shoes.refresh(con, touched.parts, touched.overdrawn, stored["rounds"].in_table)
             stage.commit(con)
-            if kind == "rounds":
-                refresh_shoes(con, started)
             _log(con, result, digest, started)
             con.execute("COMMIT")
         except BaseException:
@@ -370,8 +337,8 @@ def ingest_file(
         result = FileResult(path, kind=kind, status="failed", error=message.strip().splitlines()[0])
         _log(con, result, digest, started)
     finally:  # the staged rows are in the tables now, or nowhere
-        for shoes in stored.values():
-            shoes.settle(stage.rows, committed=result.status == "ok")
+        for table_shoes in stored.values():
+            table_shoes.settle(stage.rows, committed=result.status == "ok")
         shutil.rmtree(stage.folder, ignore_errors=True)
     return result
 

@@ -58,5 +58,5 @@ def test_a_file_breaking_after_batches_went_in_is_rolled_back_and_logged(tmp_pat
 
     broken.write_text("\n".join(lines) + "\n")  # repaired: it goes in whole
     (again,) = [r for r in ingest(db, [broken]) if r.status != "skipped"]
-    assert again.status == "ok" and again.accepted == len(lines)
+    assert again.status == "ok" and again.accepted == len(lines), again.error
     assert _counts(db)[0] == rows.height

@@ -1,0 +1,118 @@
+"""core.shoes: one row per shoe, kept current by each ingest from the rounds it adds.
+
+A file's batches give their shoes' sums (`shoe_parts`), which pool exactly (`pool`): counts and
+cards add, times take their extremes, and a shoe is reconciled by card only if every part was.
+Shoes that had rows before the file are pooled with those rows, so nothing is read twice.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from models.warehouse import schema
+
+SHOE = ["table_id", "shoe_id"]
+HANDS = ["player_cards", "banker_cards", "player2_cards"]
+ROUND_COLUMNS = [*SHOE, "game", "decks", "started_at", "cards_used", "has_cards", *HANDS]
+
+
+def shoe_parts(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Per shoe of `rounds` (rows as core.rounds stores them): the sums that pool across batches."""
+    # Hands are stored in canonical tokens of one or two characters, one space apart: every card
+    # has a suit when the hands' lengths, each with one for a space, add up to three a card; and
+    # the character 0 is in no token but the lone 0 of a point value without a rank.
+    spaced = pl.sum_horizontal((pl.col(hand).str.len_bytes() + 1).fill_null(0) for hand in HANDS)
+    cards = pl.col("has_cards")
+    return rounds.group_by(SHOE).agg(
+        pl.col("game").first(),
+        pl.col("decks").max(),
+        rounds=pl.len(),
+        first_started_at=pl.col("started_at").min(),
+        last_started_at=pl.col("started_at").max(),
+        cards_seen=pl.col("cards_used").sum(),
+        with_cards=cards.sum(),
+        suited=(spaced == 3 * pl.col("cards_used")).filter(cards).all(),
+        ranked=pl.concat_str(HANDS, separator=" ", ignore_nulls=True).str.contains("0", literal=True).not_()
+        .filter(cards).all(),
+    )  # fmt: skip
+
+
+def pool(parts: pl.DataFrame, overdrawn: pl.DataFrame) -> pl.DataFrame:
+    """core.shoes rows from any number of parts a shoe, and the shoes' overdrawn rounds
+    (`table_id`, `shoe_id`, `round_no` of rows quarantined as `shoe_overdrawn`)."""
+    overdrawn = overdrawn.group_by(SHOE).agg(overdrawn_rows=pl.col("round_no").n_unique())
+    with_cards = pl.col("with_cards") > 0
+    return (
+        parts.group_by(SHOE, maintain_order=True)
+        .agg(
+            pl.col("game").first(),
+            pl.col("decks").max(),
+            pl.col("rounds").sum(),
+            pl.col("first_started_at").min(),
+            pl.col("last_started_at").max(),
+            pl.col("cards_seen").sum(),
+            pl.col("with_cards").sum(),
+            pl.col("suited").all(),
+            pl.col("ranked").all(),
+        )
+        .join(overdrawn, on=SHOE, how="left")
+        .select(
+            *SHOE,
+            "game",
+            "decks",
+            "rounds",
+            "first_started_at",
+            "last_started_at",
+            "cards_seen",
+            reconciled_by=pl.when(~with_cards).then(pl.lit("none"))
+            .when(pl.col("suited")).then(pl.lit("card"))
+            .when(pl.col("ranked")).then(pl.lit("rank"))
+            .otherwise(pl.lit("value")),
+            overdrawn_rows=pl.col("overdrawn_rows").fill_null(0),
+            reconciliation=pl.when(~with_cards).then(pl.lit("no cards"))
+            .when(pl.col("overdrawn_rows") > 0).then(pl.lit("overdrawn"))
+            .otherwise(pl.lit("reconciled")),
+        )
+    )  # fmt: skip
+
+
+def refresh(con, parts: list[pl.DataFrame], overdrawn: list[pl.DataFrame], in_table: pl.DataFrame) -> None:
+    """Replace the core.shoes rows of the shoes a file touched, inside its transaction and before
+    its own rows are listed: pooled from the file's parts, and for shoes with rows before the file
+    (`in_table`), from those rows too."""
+    parts = pl.concat(parts, how="vertical_relaxed") if parts else None
+    overdrawn = pl.concat(overdrawn, how="vertical_relaxed") if overdrawn else None
+    touched = pl.concat([frame.select(SHOE) for frame in (parts, overdrawn) if frame is not None]).unique()
+    if touched.height == 0:
+        return
+    earlier = touched.join(in_table, on=SHOE, how="semi")
+    if earlier.height:
+        con.register("earlier_shoes", earlier)
+        stored = (
+            con.sql(
+                f"SELECT {', '.join(ROUND_COLUMNS)} FROM {schema.CORE_ROUNDS} SEMI JOIN earlier_shoes USING (table_id, shoe_id)"
+            )
+            .pl()
+            .with_columns(pl.col("started_at").dt.convert_time_zone("UTC"))
+        )  # DuckDB names it Etc/UTC
+        stored_overdrawn = con.sql(
+            f"SELECT table_id, shoe_id, round_no FROM {schema.QUARANTINE_ROUNDS} "
+            "SEMI JOIN earlier_shoes USING (table_id, shoe_id) WHERE reason = 'shoe_overdrawn'"
+        ).pl()
+        con.unregister("earlier_shoes")
+        parts = pl.concat([frame for frame in (parts, shoe_parts(stored)) if frame is not None], how="vertical_relaxed")
+        overdrawn = pl.concat(
+            [frame for frame in (overdrawn, stored_overdrawn) if frame is not None], how="vertical_relaxed"
+        )
+    if parts is None:
+        return
+    if overdrawn is None:
+        overdrawn = touched.head(0).with_columns(round_no=pl.lit(None, pl.Int32))
+    con.register("touched_shoes", touched)
+    con.register("pooled_shoes", pool(parts, overdrawn))
+    con.execute(
+        f"DELETE FROM {schema.CORE_SHOES} WHERE (table_id, shoe_id) IN (SELECT table_id, shoe_id FROM touched_shoes);"
+        f"INSERT INTO {schema.CORE_SHOES} SELECT * FROM pooled_shoes"
+    )
+    con.unregister("touched_shoes")
+    con.unregister("pooled_shoes")
