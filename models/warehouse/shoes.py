@@ -90,7 +90,8 @@ def refresh(con, parts: list[pl.DataFrame], overdrawn: list[pl.DataFrame], in_ta
         con.register("earlier_shoes", earlier)
         stored = (
             con.sql(
-                f"SELECT {', '.join(ROUND_COLUMNS)} FROM {schema.CORE_ROUNDS} SEMI JOIN earlier_shoes USING (table_id, shoe_id)"
+                f"SELECT {', '.join(ROUND_COLUMNS)} FROM {schema.CORE_ROUNDS} "
+                "SEMI JOIN earlier_shoes USING (table_id, shoe_id)"
             )
             .pl()
             .with_columns(pl.col("started_at").dt.convert_time_zone("UTC"))
