@@ -337,6 +337,7 @@ def ingest_file(
         result = FileResult(path, kind=kind, status="failed", error=message.strip().splitlines()[0])
         _log(con, result, digest, started)
     finally:  # the staged rows are in the tables now, or nowhere
+        stage.close()
         for table_shoes in stored.values():
             table_shoes.settle(stage.rows, committed=result.status == "ok")
         shutil.rmtree(stage.folder, ignore_errors=True)

@@ -58,7 +58,7 @@ def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select(pl.col(name).cast(dtype) for name, dtype in frame_schema(table).items())
 
 
-def _new_path(lake: Path, table: str) -> Path:
+def new_path(lake: Path, table: str) -> Path:
     path = lake / table.replace(".", "/") / f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:12]}.parquet"
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
@@ -66,7 +66,11 @@ def _new_path(lake: Path, table: str) -> Path:
 
 def write_file(lake: Path, table: str, frame: pl.DataFrame) -> Path:
     """Write rows of `table` to a new file of the lake (listed by `add` in the writer's transaction)."""
-    path = _new_path(lake, table)
+    return write_to(new_path(lake, table), table, frame)
+
+
+def write_to(path: Path, table: str, frame: pl.DataFrame) -> Path:
+    """Write rows of `table` to `path`, a `new_path` of the lake."""
     conform(table, frame).write_parquet(path, compression="zstd", compression_level=1, statistics=True)
     return path
 
@@ -181,7 +185,7 @@ def _migrate(con, lake: Path, table: str) -> None:
     con.execute("BEGIN TRANSACTION")
     try:
         rows = con.sql(f"SELECT count(*) FROM {table}").fetchall()[0][0]
-        path = _new_path(lake, table)
+        path = new_path(lake, table)
         if rows:
             con.execute(f"COPY {table} TO '{path}' (FORMAT parquet, COMPRESSION zstd)")
         con.execute(f"DROP TABLE {table}")

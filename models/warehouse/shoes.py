@@ -32,7 +32,7 @@ def shoe_parts(rounds: pl.DataFrame) -> pl.DataFrame:
         cards_seen=pl.col("cards_used").sum(),
         with_cards=cards.sum(),
         suited=(spaced == 3 * pl.col("cards_used")).filter(cards).all(),
-        ranked=pl.concat_str(HANDS, separator=" ", ignore_nulls=True).str.contains("0", literal=True).not_()
+        ranked=pl.any_horizontal(pl.col(hand).str.contains("0", literal=True) for hand in HANDS).not_()
         .filter(cards).all(),
     )  # fmt: skip
 

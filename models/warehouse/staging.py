@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,7 @@ class StoredShoes:
             con.unregister("wanted_shoes")
         for path, batch_shoes in self.staged:
             if batch_shoes.join(shoes, on=SHOE, how="semi").height:
+                # the latest batch is in memory; an older one's file is written (one in flight at most)
                 rows = (
                     self.latest[1] if self.latest and self.latest[0] == path else pl.read_parquet(path, columns=columns)
                 )
@@ -77,19 +79,24 @@ class Stage:
     """A file's batches until the file is done, then moved in within one transaction: the lake
     tables' rows as new lake files (listed at `commit`), the other tables' as Arrow IPC beside the
     warehouse (written and read back at memory speed, inserted at `commit`). The warehouse never
-    holds a half-ingested file, however large."""
+    holds a half-ingested file, however large. Lake files are written on a thread of their own while
+    the next batch is checked, one batch behind at most."""
 
     folder: Path
     lake: Path
     files: dict[str, list[Path]] = field(default_factory=dict)
     rows: dict[Path, int] = field(default_factory=dict)
     schemas: dict[str, pl.Schema] = field(default_factory=dict)
+    writing: Future | None = None
+    writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="lake"))
 
     def write(self, table: str, frame: pl.DataFrame) -> Path | None:
         if frame.height == 0:
             return None
         if table in LAKE_TABLES:
-            path = lake_files.write_file(self.lake, table, frame)
+            path = lake_files.new_path(self.lake, table)
+            self.written()  # one batch in flight: memory stays bounded
+            self.writing = self.writer.submit(lake_files.write_to, path, table, frame)
         else:
             path = self.folder / f"{table}.{len(self.files.get(table, []))}.arrow"
             schema = self.schemas.setdefault(table, frame.schema)
@@ -100,9 +107,16 @@ class Stage:
         self.rows[path] = frame.height
         return path
 
+    def written(self) -> None:
+        """Wait for the lake file being written (its error, if any, is raised here)."""
+        writing, self.writing = self.writing, None
+        if writing is not None:
+            writing.result()
+
     def commit(self, con) -> None:
         """List the lake files and insert every other table's staged batches; the caller holds the
         transaction."""
+        self.written()
         for table, paths in self.files.items():
             if table in LAKE_TABLES:
                 lake_files.add(con, self.lake, table, [(path, self.rows[path]) for path in paths])
@@ -115,10 +129,17 @@ class Stage:
 
     def abort(self) -> None:
         """Remove the lake files written (no view lists them yet)."""
+        try:
+            self.written()
+        except Exception:  # noqa: BLE001 - the file is being given up anyway; its error was the writer's
+            pass
         for table, paths in self.files.items():
             if table in LAKE_TABLES:
                 for path in paths:
                     path.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        self.writer.shutdown(wait=True)
 
 
 def _schema(path: Path) -> pa.Schema:
