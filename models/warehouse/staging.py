@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,10 +130,8 @@ class Stage:
 
     def abort(self) -> None:
         """Remove the lake files written (no view lists them yet)."""
-        try:
+        with contextlib.suppress(Exception):  # the file is given up anyway: its error is the writer's
             self.written()
-        except Exception:  # noqa: BLE001 - the file is being given up anyway; its error was the writer's
-            pass
         for table, paths in self.files.items():
             if table in LAKE_TABLES:
                 for path in paths:
