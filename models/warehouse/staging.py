@@ -38,13 +38,13 @@ class StoredShoes:
         """`columns` of the stored rows of `shoes`: the table's, then those of the staged batches
         that have rows of these shoes (a shoe seldom spans more than two batches)."""
         shoes = shoes.select(SHOE).unique()
-        found = [lake_files.frame_schema(self.table).to_frame().select(columns)]
+        types = lake_files.frame_schema(self.table)
+        found = [types.to_frame().select(columns)]
         if shoes.join(self.in_table, on=SHOE, how="semi").height:
             con.register("wanted_shoes", shoes)
             quoted = ", ".join(f'"{name}"' for name in columns)
-            found.append(
-                con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()
-            )
+            rows = con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()
+            found.append(rows.cast({name: types[name] for name in columns}))  # DuckDB's UTC is Etc/UTC
             con.unregister("wanted_shoes")
         for path, batch_shoes in self.staged:
             if batch_shoes.join(shoes, on=SHOE, how="semi").height:

@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from models.warehouse import lake
 from models.warehouse.ingest import ingest
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
@@ -211,3 +212,22 @@ def test_a_relog_with_nanosecond_timestamps_is_an_exact_duplicate(tmp_path):
     assert results["a.csv"].accepted == 1
     assert results["b.parquet"].duplicates == 1
     assert not results["b.parquet"].quarantined
+
+
+def test_duplicates_are_told_by_content_whatever_hash_an_older_release_stored(tmp_path):
+    """An earlier release (or Polars) may have hashed rows otherwise: a re-log of stored rows is
+    still an exact duplicate, and a changed row still a conflict, because stored rows are hashed
+    again when compared."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    header = "table_id,shoe_id,round_no,started_at,player_cards,banker_cards\n"
+    (logs / "a.csv").write_text(header + "T1,S1,1,2026-11-28T21:01:00+01:00,9H TD,7C KS\n")
+    db = tmp_path / "banco.duckdb"
+    ingest(db, [logs / "a.csv"])
+    for path in (lake.folder(db) / "core" / "rounds").glob("*.parquet"):  # as an older release stored it
+        pl.read_parquet(path).with_columns(content_hash=pl.lit(12345, pl.UInt64)).write_parquet(path)
+    (logs / "b.csv").write_text(
+        header + "T1,S1,1,2026-11-28T20:01:00Z,9h 10d,7C KS\n" + "T1,S1,1,2026-11-28T20:01:00Z,9H TD,6C KS\n"
+    )  # the same coup in other notation, then a row that changed
+    (result,) = ingest(db, [logs / "b.csv"])
+    assert result.duplicates == 1 and dict(result.quarantined) == {"conflicting_duplicate": 1}
