@@ -154,8 +154,13 @@ def _swept_rounds(frame: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
         logged=code("outcome", {outcome: i for i, outcome in enumerate(OUTCOMES)}, -1, -2),
         round_no=_number(frame, "round_no"),
         decks=_number(frame, "decks"),
-        started_at=_instant(frame, "started_at"),
     )  # fmt: skip
+    if frame.schema["started_at"] == pl.String:  # ISO text: read at machine speed where it is plain
+        micros, timed = sweep.instants(frame["started_at"])
+        started = pl.Series("started_at", micros).cast(pl.Datetime("us", "UTC")).set(~pl.Series(timed), None)
+        codes = codes.with_columns(started)
+    else:
+        codes = codes.with_columns(frame.select(started_at=_instant(frame, "started_at")))
     given = {name: sweep.present(frame[name]) for name in HAND_COLUMNS}
     plain, cards, facts = sweep.sweep(
         *(sweep.views(frame[name]) for name in HAND_COLUMNS),

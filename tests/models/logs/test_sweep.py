@@ -24,6 +24,7 @@ TEXT = st.one_of(
     st.none(), st.sampled_from(["T1", "T2", " T1", "T1 ", "", "a-very-long-table-name", "tête ", "x\u00a0"])
 )
 INSTANT = dt.datetime(2026, 11, 1, 10, tzinfo=dt.UTC)
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 ROW = st.fixed_dictionaries(
     {
         "table_id": TEXT,
@@ -108,3 +109,50 @@ def test_the_twins_agree_where_only_the_cards_decide(rows):
     )
     checked = checks.check_rounds(frame)
     assert_frame_equal(checked, _fully(frame, checked.columns))
+
+
+TIMES = st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 30))
+OFFSETS = st.integers(-23 * 60 - 59, 23 * 60 + 59).map(
+    lambda m: f"{'+' if m >= 0 else '-'}{abs(m) // 60:02}:{abs(m) % 60:02}"
+)
+
+
+def _iso(moment: dt.datetime, digits: int, offset: str) -> str:
+    fraction = "." + str(moment.microsecond).zfill(6)[:digits] if digits else ""
+    return moment.isoformat(timespec="seconds") + fraction + offset
+
+
+TEXTS = st.one_of(
+    st.builds(_iso, TIMES, st.integers(0, 6), OFFSETS),
+    st.builds(lambda t, extra, offset: t.isoformat(timespec="microseconds") + extra + offset,
+              TIMES, st.sampled_from(["", "7", "789"]), OFFSETS),
+    st.sampled_from(["2026-02-29T10:00:00+00:00", "2024-02-29T10:00:00+00:00", "1900-02-29T00:00:00+00:00",
+                     "2000-02-29T00:00:00+00:00", "2026-04-31T10:00:00+00:00", "2026-11-01T24:00:00+00:00",
+                     "2026-11-01T10:00:60+00:00", "2026-11-01T10:00:00+24:00", "2026-11-01T10:00:00.+00:00",
+                     "2026-11-01T10:00:00.1234567890+00:00", "2026-11-01 10:00:00+00:00", "2026-11-01T10:00:00Z",
+                     "2026-11-01T10:00:00+0000", " 2026-11-01T10:00:00+00:00", "2026-13-01T10:00:00+00:00"]),
+    st.text(max_size=30),
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(TEXTS, min_size=1, max_size=30))
+def test_iso_times_read_at_machine_speed_agree_with_the_full_parse(texts):
+    frame = pl.DataFrame({"started_at": texts}, schema={"started_at": pl.String})
+    micros, ok = sweep.instants(frame["started_at"])
+    full = frame.select(checks._instant(frame, "started_at")).to_series()
+    for text, micro, read, expected in zip(texts, micros, ok, full, strict=True):
+        if read:
+            assert expected is not None, text
+            assert micro == (expected - EPOCH) // dt.timedelta(microseconds=1), text
+
+
+def test_plain_iso_times_are_read_and_the_rest_left_to_the_full_parse():
+    texts = ["2026-11-01T06:09:04.843+01:00", "2024-02-29T23:59:59.999999-05:30", "0001-01-01T00:00:00+00:00",
+             "2026-11-01T06:09:04.123456789+00:00", "2026-11-01T06:09:04Z", "2026-11-01 06:09:04+00:00",
+             "2026-02-29T10:00:00+00:00", "2026-11-01T10:00:60+00:00", None]  # fmt: skip
+    micros, ok = sweep.instants(pl.Series(texts, dtype=pl.String))
+    assert ok.tolist() == [True, True, True, True, False, False, False, False, False]
+    assert micros[0] == (dt.datetime(2026, 11, 1, 5, 9, 4, 843000, tzinfo=dt.UTC) - EPOCH) // dt.timedelta(
+        microseconds=1
+    )
