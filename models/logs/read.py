@@ -7,15 +7,17 @@ in the file (CSV counts its header as line 1; Parquet counts rows from 1). A fil
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import zstandard
 
@@ -57,20 +59,17 @@ def _open(path: Path, compression: str | None):
 
 
 def _csv_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
-    with _open(path, compression) as raw:
-        stream = io.BufferedReader(raw) if compression else raw
-        header = stream.peek(1 << 16).split(b"\n", 1)[0].decode("utf-8").strip().split(",")
-        reader = pacsv.open_csv(
-            pa.PythonFile(stream, mode="r"),
-            read_options=pacsv.ReadOptions(block_size=16 << 20),
-            # An empty field is a null, as data.md has it (the checks would read it so anyway).
-            convert_options=pacsv.ConvertOptions(
-                column_types={name.strip('"'): pa.string() for name in header}, strings_can_be_null=True
-            ),
-        )
+    """Every column as text (an empty field is a null, as data.md has it); a compressed file is
+    unpacked to a temporary file first, so one reader streams every CSV in bounded batches."""
+    with contextlib.ExitStack() as stack:
+        if compression:
+            plain = stack.enter_context(tempfile.NamedTemporaryFile(suffix=".csv"))
+            with _open(path, compression) as packed:
+                shutil.copyfileobj(packed, plain, 1 << 20)
+            plain.flush()
+            path = Path(plain.name)
         line = 2
-        for record_batch in reader:
-            frame = pl.from_arrow(record_batch)
+        for frame in pl.scan_csv(path, infer_schema=False).collect_batches(chunk_size=BATCH_ROWS, maintain_order=True):
             yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
             line += frame.height
 

@@ -23,7 +23,7 @@ import polars as pl
 from models.contract import MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.checks import check_bets, check_rounds
-from models.logs.read import UnreadableFile, columns_of, kind_of, looks_like_round_log, read_batches
+from models.logs.read import UnreadableFile, columns_of, describe, kind_of, looks_like_round_log, read_batches
 from models.warehouse import lake, schema, settlement, shoes
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
@@ -98,11 +98,15 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame) -> pl.DataFrame:
-    """Quarantined rows with `raw`: the row exactly as read, as JSON text (or a broken JSON line)."""
+def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame, source: str) -> pl.DataFrame:
+    """Quarantined rows with `raw`: the row exactly as read, as JSON text (or a broken JSON line).
+    A CSV file's nulls were empty fields, and show as such."""
     columns = [name for name in batch.columns if not name.startswith("_")]
     rows = batch.join(quarantined.select("_line"), on="_line", how="semi")
-    text = pl.struct([pl.col(name).cast(pl.String) for name in columns]).struct.json_encode() if columns else None
+    as_read = [pl.col(name).cast(pl.String) for name in columns]
+    if describe(Path(source))[0] == "csv":
+        as_read = [column.fill_null("") for column in as_read]
+    text = pl.struct(as_read).struct.json_encode() if columns else None
     if "_unparsed" in rows.columns:
         text = pl.col("_unparsed") if text is None else pl.coalesce(pl.col("_unparsed"), text)
     return quarantined.join(rows.select("_line", raw=text), on="_line", how="left")
@@ -196,7 +200,7 @@ def _ingest_rounds(
         touched.overdrawn.append(overdrawn.select(*SHOE, "round_no"))
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
     rows = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
-    return _stage(stage, stored, result, rows, _with_raw(quarantined, batch), source, now)
+    return _stage(stage, stored, result, rows, _with_raw(quarantined, batch, source), source, now)
 
 
 def _ingest_bets(
@@ -281,7 +285,7 @@ def _ingest_bets(
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
     quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")
-    return _stage(stage, stored, result, accepted, _with_raw(quarantined, batch), source, now)
+    return _stage(stage, stored, result, accepted, _with_raw(quarantined, batch, source), source, now)
 
 
 def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
