@@ -79,7 +79,7 @@ def shoes_over_limits(shoe_keys, cards, decks):
     card there has a suit, rank when every card has a rank, else value. Only these shoes can have
     a row that overdraws, so only they need counting in round order.
 
-    `cards[i]` holds row i's nine slots as (value, rank, suit) triples, -1 where unknown.
+    `cards[:, i]` holds row i's nine slots as (value, rank, suit) triples, -1 where unknown.
     """
     shoe, keys = _dense(shoe_keys)
     m = keys.shape[0]
@@ -89,8 +89,8 @@ def shoes_over_limits(shoe_keys, cards, decks):
     for i in range(shoe.shape[0]):
         s = shoe[i]
         fewest[s] = min(fewest[s], decks[i])
-        for slot in range(0, cards.shape[1], 3):
-            value, rank, suit = cards[i, slot], cards[i, slot + 1], cards[i, slot + 2]
+        for slot in range(0, cards.shape[0], 3):
+            value, rank, suit = cards[slot, i], cards[slot + 1, i], cards[slot + 2, i]
             if value < 0:
                 continue
             by_value[s, value] += 1
