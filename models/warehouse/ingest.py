@@ -101,6 +101,8 @@ def sha256(path: Path) -> str:
 def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame, source: str) -> pl.DataFrame:
     """Quarantined rows with `raw`: the row exactly as read, as JSON text (or a broken JSON line).
     A CSV file's nulls were empty fields, and show as such."""
+    if quarantined.height == 0:
+        return quarantined.with_columns(raw=pl.lit(None, pl.String))
     columns = [name for name in batch.columns if not name.startswith("_")]
     rows = batch.join(quarantined.select("_line"), on="_line", how="semi")
     as_read = [pl.col(name).cast(pl.String) for name in columns]

@@ -23,7 +23,9 @@ def shoe_parts(rounds: pl.DataFrame) -> pl.DataFrame:
     # the character 0 is in no token but the lone 0 of a point value without a rank.
     spaced = pl.sum_horizontal((pl.col(hand).str.len_bytes() + 1).fill_null(0) for hand in HANDS)
     cards = pl.col("has_cards")
-    return rounds.group_by(SHOE).agg(
+    shoe = pl.struct(SHOE).hash(seed=7)  # grouping by one number is cheaper than by two texts
+    return rounds.group_by(shoe.alias("_shoe")).agg(
+        *(pl.col(name).first() for name in SHOE),
         pl.col("game").first(),
         pl.col("decks").max(),
         rounds=pl.len(),
@@ -34,7 +36,7 @@ def shoe_parts(rounds: pl.DataFrame) -> pl.DataFrame:
         suited=(spaced == 3 * pl.col("cards_used")).filter(cards).all(),
         ranked=pl.any_horizontal(pl.col(hand).str.contains("0", literal=True) for hand in HANDS).not_()
         .filter(cards).all(),
-    )  # fmt: skip
+    ).drop("_shoe")  # fmt: skip
 
 
 def pool(parts: pl.DataFrame, overdrawn: pl.DataFrame) -> pl.DataFrame:
