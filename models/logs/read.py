@@ -158,7 +158,7 @@ def columns_of(path: Path) -> list[str]:
             return list(pq.read_schema(path).names)
         with _open(path, compression) as raw:
             first = io.BufferedReader(raw).readline() if compression else raw.readline()
-        text = first.decode("utf-8").strip()
+        text = first.decode("utf-8-sig").strip()  # a byte-order mark is no part of the first name
         if fmt == "csv":
             return [name.strip().strip('"') for name in text.split(",")]
         record = json.loads(text) if text else {}

@@ -1,0 +1,17 @@
+"""CSV as spreadsheets write it: a byte-order mark, Windows line endings, quoted fields, empty fields."""
+
+from pathlib import Path
+
+from models.logs.read import columns_of, read_batches
+
+
+def test_a_spreadsheet_csv_reads_as_text_with_empty_fields_as_nulls(tmp_path):
+    path = tmp_path / "rounds.csv"
+    path.write_bytes(
+        b"\xef\xbb\xbftable_id,shoe_id,round_no,started_at,player_cards,banker_cards,outcome\r\n"
+        b'T1,S1,1,2026-11-01T10:00:00+00:00,9H KD,8S KC,\r\n"T1","S1",2,2026-11-01T10:01:00+00:00,"9H, KD",8S KC,P\r\n'
+    )
+    assert columns_of(Path(path))[0] == "table_id"
+    (batch,) = list(read_batches(path))
+    assert batch.columns[0] == "table_id" and batch["_line"].to_list() == [2, 3]
+    assert batch["outcome"].to_list() == [None, "P"] and batch["player_cards"].to_list() == ["9H KD", "9H, KD"]
