@@ -8,13 +8,13 @@ order. Bets come after the rounds of the same batch of files.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,22 +162,10 @@ def _split(checked: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def _checked_batches(path: Path, check) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
-    """Each batch as read and as checked; the next batch is read and checked on a thread of its
-    own while this one goes on (Polars and Arrow release the GIL), one batch ahead at most."""
-    batches = read_batches(path)
-
-    def next_checked():
-        batch = next(batches, None)
-        return None if batch is None else (batch, _checked(batch, check))
-
-    try:
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="check") as pool:
-            ahead = pool.submit(next_checked)
-            while (item := ahead.result()) is not None:
-                ahead = pool.submit(next_checked)
-                yield item
-    finally:
-        batches.close()
+    """Each batch as read and as checked."""
+    with contextlib.closing(read_batches(path)) as batches:
+        for batch in batches:
+            yield batch, _checked(batch, check)
 
 
 @dataclass
