@@ -124,7 +124,6 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
 
 
 OUTCOMES = ("B", "P", "T")
-SLOT_COLUMNS = [f"{p}{i}_{part}" for p in "pbq" for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")]
 
 
 def _number(frame: pl.DataFrame, name: str) -> pl.Expr:
@@ -137,61 +136,70 @@ def _number(frame: pl.DataFrame, name: str) -> pl.Expr:
     )
 
 
-def _swept_rounds(frame: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
-    """(which rows are plain, the checked columns of every row: right for the plain ones)."""
-
-    def code(name: str, codes: dict[str, int], absent: int, unknown: int) -> pl.Expr:
-        text = pl.col(name).cast(pl.String)
-        return (
-            pl.when(text.is_null())
-            .then(absent)
-            .otherwise(text.replace_strict(codes, default=unknown, return_dtype=pl.Int8))
-            .cast(pl.Int8)
-        )
-
-    codes = frame.select(
-        game=code("game", {game.value: i for i, game in enumerate(rules.GAMES)}, 0, -1),  # no game: punto_banco
-        logged=code("outcome", {outcome: i for i, outcome in enumerate(OUTCOMES)}, -1, -2),
-        round_no=_number(frame, "round_no"),
-        decks=_number(frame, "decks"),
-    )  # fmt: skip
-    if frame.schema["started_at"] == pl.String:  # ISO text: read at machine speed where it is plain
-        micros, timed = sweep.instants(frame["started_at"])
-        started = pl.Series("started_at", micros).cast(pl.Datetime("us", "UTC")).set(~pl.Series(timed), None)
-        codes = codes.with_columns(started)
-    else:
-        codes = codes.with_columns(frame.select(started_at=_instant(frame, "started_at")))
-    given = {name: sweep.present(frame[name]) for name in HAND_COLUMNS}
-    plain, cards, facts = sweep.sweep(
-        *(sweep.views(frame[name]) for name in HAND_COLUMNS),
-        *given.values(),
-        sweep.codes(codes["game"]),
-        rules.GAMES.index(Game.BACCARAT_BANQUE),
-        sweep.codes(codes["logged"]),
-        sweep.bad_cases(),
+def _code(name: str, codes: dict[str, int], absent: int, unknown: int) -> pl.Expr:
+    """A text column as small codes: `absent` for a null, `unknown` for text not in `codes`."""
+    text = pl.col(name).cast(pl.String)
+    return (
+        pl.when(text.is_null())
+        .then(absent)
+        .otherwise(text.replace_strict(codes, default=unknown, return_dtype=pl.Int8))
+        .cast(pl.Int8)
     )
-    decks_given = sweep.present(frame["decks"])
-    plain &= sweep.plain_text(frame["table_id"]) & sweep.plain_text(frame["shoe_id"])
+
+
+def _sweep_inputs(frame: pl.DataFrame) -> pl.DataFrame:
+    """The columns the sweep takes as numbers: game and logged outcome codes, round, decks, time."""
+    codes = frame.select(
+        _game=_code("game", {game.value: i for i, game in enumerate(rules.GAMES)}, 0, -1),  # none: punto_banco
+        _logged=_code("outcome", {outcome: i for i, outcome in enumerate(OUTCOMES)}, -1, -2),
+        _round_no=_number(frame, "round_no"),
+        _decks=_number(frame, "decks"),
+    )
+    if frame.schema["started_at"] != pl.String:
+        return codes.with_columns(frame.select(_started=_instant(frame, "started_at")))
+    micros, timed = sweep.instants(frame["started_at"])  # ISO text: read at machine speed where plain
+    started = pl.Series("_started", micros).cast(pl.Datetime("us", "UTC")).set(~pl.Series(timed), None)
+    return codes.with_columns(started)
+
+
+def _plain_fields(frame: pl.DataFrame, inputs: pl.DataFrame) -> np.ndarray:
+    """Per row: every field but the hands and the outcome needs neither trimming nor repair."""
+    plain = sweep.plain_text(frame["table_id"]) & sweep.plain_text(frame["shoe_id"])
     for name in ("dealer_id", "bank_holder"):
         plain &= sweep.plain_text(frame[name]) | ~sweep.present(frame[name])
-    plain &= (
-        codes.select(
-            (pl.col("round_no") >= 1).fill_null(False)
-            & pl.col("started_at").is_not_null()
-            & (pl.Series(decks_given).not_() | pl.col("decks").is_between(1, 8).fill_null(False))
-        )
-        .to_series()
-        .to_numpy()
+    decks_given = pl.Series(sweep.present(frame["decks"]))
+    valid = inputs.select(
+        (pl.col("_round_no") >= 1).fill_null(False)
+        & pl.col("_started").is_not_null()
+        & (decks_given.not_() | pl.col("_decks").is_between(1, 8).fill_null(False))
     )
-    raw = pl.DataFrame(
+    return plain & valid.to_series().to_numpy()
+
+
+def _swept_rounds(frame: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
+    """(which rows are plain, the checked columns of every row: right for the plain ones)."""
+    inputs = _sweep_inputs(frame)
+    plain, cards, facts = sweep.sweep(
+        *(sweep.views(frame[name]) for name in HAND_COLUMNS),
+        *(sweep.present(frame[name]) for name in HAND_COLUMNS),
+        sweep.small_ints(inputs["_game"]),
+        rules.GAMES.index(Game.BACCARAT_BANQUE),
+        sweep.small_ints(inputs["_logged"]),
+        sweep.bad_cases(),
+    )
+    swept = pl.DataFrame(
         {f"_{name}": facts[j] for j, name in enumerate(sweep.FACTS)}
-        | {name: cards[j] for j, name in enumerate(SLOT_COLUMNS)}
+        | {name: cards[j] for j, name in enumerate(hands.SLOT_COLUMNS)}
     )
-    known = lambda name: pl.when(pl.col(name) >= 0).then(pl.col(name))  # noqa: E731
+    return plain & _plain_fields(frame, inputs), _swept_columns(pl.concat([frame, inputs, swept], how="horizontal"))
+
+
+def _swept_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """The checked columns, as the full checks give them, from the input and the sweep's output."""
+    known = lambda name: pl.when(pl.col(name) >= 0).then(pl.col(name))  # noqa: E731 (-1: null)
     fact = lambda name: known(f"_{name}")  # noqa: E731
     outcome = lambda name: fact(name).replace_strict(dict(enumerate(OUTCOMES)), return_dtype=pl.String)  # noqa: E731
-    typed = codes.select(_round_no="round_no", _decks="decks", _started="started_at")
-    swept = pl.concat([frame, typed, raw], how="horizontal").select(
+    return frame.select(
         *(pl.col(name).cast(pl.String) for name in ("table_id", "shoe_id")),
         pl.col("_round_no").alias("round_no"),
         started_at=pl.col("_started"),
@@ -209,12 +217,11 @@ def _swept_rounds(frame: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
         **{name: fact(name).cast(pl.Boolean) for name in ("natural", "player_pair", "banker_pair")},
         has_cards=pl.col("player_cards").is_not_null() | pl.col("banker_cards").is_not_null(),
         cards_used=pl.sum_horizontal("_player_count", "_banker_count", "_player2_count").cast(pl.UInt32, strict=False),
-        **{name: known(name) for name in SLOT_COLUMNS},
+        **{name: known(name) for name in hands.SLOT_COLUMNS},
         _line=pl.col("_line"),
         reason=pl.lit(None, pl.String),
         detail=pl.lit(None, pl.String),
     )
-    return plain, swept
 
 
 def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:

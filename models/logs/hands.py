@@ -18,6 +18,9 @@ VALUES = {**{symbol: code if code < 10 else 0 for symbol, code in RANK_CODES.ite
 RANK_INDEX = {**{symbol: code - 1 for symbol, code in RANK_CODES.items()}, "1": 0}
 SUIT_INDEX = {suit: i for i, suit in enumerate(SUITS)}
 MAX_CARDS = 3
+#: A round's cards as checked: value, rank and suit of each slot of the player (`p`), banker (`b`)
+#: and second player (`q`) hands.
+SLOT_COLUMNS = [f"{hand}{i}_{part}" for hand in "pbq" for i in range(MAX_CARDS) for part in ("value", "rank", "suit")]
 
 
 def tokens(column: str) -> pl.Expr:

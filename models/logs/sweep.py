@@ -60,7 +60,7 @@ def present(series: pl.Series) -> np.ndarray:
     return np.array(series.is_not_null().to_numpy(), np.bool_)
 
 
-def codes(series: pl.Series) -> np.ndarray:
+def small_ints(series: pl.Series) -> np.ndarray:
     """Small codes as a fresh int8 array."""
     return np.array(series.to_numpy(), np.int8)
 

@@ -23,10 +23,6 @@ STORED_COLUMNS = [
     "has_cards",
 ]
 SLOTS = len(HANDS) * hands.MAX_CARDS
-SLOT_COLUMNS = [
-    f"{p}{i}_{part}" for p, _ in HANDS for i in range(hands.MAX_CARDS) for part in ("value", "rank", "suit")
-]
-CODES = 52  # card codes at the finest granularity: rank * 4 + suit
 
 
 def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
@@ -58,7 +54,7 @@ def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
 def _shoes_that_may_overdraw(both: pl.DataFrame) -> pl.DataFrame:
     """The rows of `both` (with `_shoe`) whose shoe holds, over all its rows, more of some card
     than it can: only there can a row overdraw in round order."""
-    cards = np.stack([both[name].fill_null(-1).to_numpy() for name in SLOT_COLUMNS]).astype(np.int8, copy=False)
+    cards = np.stack([both[name].fill_null(-1).to_numpy() for name in hands.SLOT_COLUMNS]).astype(np.int8, copy=False)
     keys = both["_shoe"].to_numpy().view(np.int64)
     over = shoes_over_limits(keys, cards, both["decks"].to_numpy().astype(np.int64))
     return both.join(pl.DataFrame({"_shoe": over.view(np.uint64)}), on="_shoe", how="semi")
@@ -102,7 +98,7 @@ def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.Da
     shoes = stored_shoes.known(with_cards.select(SHOE))
     stored = stored_shoes.rows(con, shoes, STORED_COLUMNS).filter(pl.col("has_cards")).drop("has_cards")
     stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
-    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line", *SLOT_COLUMNS]
+    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line", *hands.SLOT_COLUMNS]
     new = with_cards.select(*columns[:4], pl.lit(True).alias("_new"), *columns[5:])
     both = pl.concat([stored.select(columns), new], how="vertical_relaxed")
     both = _shoes_that_may_overdraw(both.with_columns(_shoe=pl.struct(SHOE).hash(seed=7)))
