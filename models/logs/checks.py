@@ -13,7 +13,8 @@ import polars as pl
 from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS
 from models.game.games import Game
 from models.game.paytable import BETS
-from models.logs import hands, rules, sweep
+from models.logs import arrow_text, hands, rules, sweep
+from models.logs.instants import instants
 from models.logs.rules import tableau_detail
 
 GAMES = [game.value for game in Game]
@@ -157,17 +158,17 @@ def _sweep_inputs(frame: pl.DataFrame) -> pl.DataFrame:
     )
     if frame.schema["started_at"] != pl.String:
         return codes.with_columns(frame.select(_started=_instant(frame, "started_at")))
-    micros, timed = sweep.instants(frame["started_at"])  # ISO text: read at machine speed where plain
+    micros, timed = instants(frame["started_at"])  # ISO text: read at machine speed where plain
     started = pl.Series("_started", micros).cast(pl.Datetime("us", "UTC")).set(~pl.Series(timed), None)
     return codes.with_columns(started)
 
 
 def _plain_fields(frame: pl.DataFrame, inputs: pl.DataFrame) -> np.ndarray:
     """Per row: every field but the hands and the outcome needs neither trimming nor repair."""
-    plain = sweep.plain_text(frame["table_id"]) & sweep.plain_text(frame["shoe_id"])
+    plain = arrow_text.plain_text(frame["table_id"]) & arrow_text.plain_text(frame["shoe_id"])
     for name in ("dealer_id", "bank_holder"):
-        plain &= sweep.plain_text(frame[name]) | ~sweep.present(frame[name])
-    decks_given = pl.Series(sweep.present(frame["decks"]))
+        plain &= arrow_text.plain_text(frame[name]) | ~arrow_text.present(frame[name])
+    decks_given = pl.Series(arrow_text.present(frame["decks"]))
     valid = inputs.select(
         (pl.col("_round_no") >= 1).fill_null(False)
         & pl.col("_started").is_not_null()
@@ -180,11 +181,11 @@ def _swept_rounds(frame: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
     """(which rows are plain, the checked columns of every row: right for the plain ones)."""
     inputs = _sweep_inputs(frame)
     plain, cards, facts = sweep.sweep(
-        *(sweep.views(frame[name]) for name in HAND_COLUMNS),
-        *(sweep.present(frame[name]) for name in HAND_COLUMNS),
-        sweep.small_ints(inputs["_game"]),
+        *(arrow_text.views(frame[name]) for name in HAND_COLUMNS),
+        *(arrow_text.present(frame[name]) for name in HAND_COLUMNS),
+        arrow_text.small_ints(inputs["_game"]),
         rules.GAMES.index(Game.BACCARAT_BANQUE),
-        sweep.small_ints(inputs["_logged"]),
+        arrow_text.small_ints(inputs["_logged"]),
         sweep.bad_cases(),
     )
     swept = pl.DataFrame(

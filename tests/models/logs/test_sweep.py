@@ -10,7 +10,8 @@ from polars.testing import assert_frame_equal
 
 from models.game.cards import RANKS, SUITS
 from models.game.games import Game
-from models.logs import checks, sweep
+from models.logs import arrow_text, checks
+from models.logs.instants import instants
 
 CANONICAL = [r + s for r in RANKS for s in ["", *SUITS]] + ["0", "1"]
 ODD = ["10H", "9h", "1H", "0S", "XX", "", " ", "AH,", "10"]
@@ -79,7 +80,7 @@ def test_plain_rows_are_swept_and_the_others_are_not():
 
 def test_plain_text_reads_long_strings_from_their_buffers():
     names = pl.Series(["T1", "a table with a long name", "a table with a long name ", " x", None, "", "y" * 13])
-    assert sweep.plain_text(names).tolist() == [True, True, False, False, False, False, True]
+    assert arrow_text.plain_text(names).tolist() == [True, True, False, False, False, False, True]
 
 
 PLAIN_HAND = st.lists(st.sampled_from(CANONICAL), min_size=2, max_size=3).map(" ".join)
@@ -139,7 +140,7 @@ TEXTS = st.one_of(
 @given(st.lists(TEXTS, min_size=1, max_size=30))
 def test_iso_times_read_at_machine_speed_agree_with_the_full_parse(texts):
     frame = pl.DataFrame({"started_at": texts}, schema={"started_at": pl.String})
-    micros, ok = sweep.instants(frame["started_at"])
+    micros, ok = instants(frame["started_at"])
     full = frame.select(checks._instant(frame, "started_at")).to_series()
     for text, micro, read, expected in zip(texts, micros, ok, full, strict=True):
         if read:
@@ -151,7 +152,7 @@ def test_plain_iso_times_are_read_and_the_rest_left_to_the_full_parse():
     texts = ["2026-11-01T06:09:04.843+01:00", "2024-02-29T23:59:59.999999-05:30", "0001-01-01T00:00:00+00:00",
              "2026-11-01T06:09:04.123456789+00:00", "2026-11-01T06:09:04Z", "2026-11-01 06:09:04+00:00",
              "2026-02-29T10:00:00+00:00", "2026-11-01T10:00:60+00:00", None]  # fmt: skip
-    micros, ok = sweep.instants(pl.Series(texts, dtype=pl.String))
+    micros, ok = instants(pl.Series(texts, dtype=pl.String))
     assert ok.tolist() == [True, True, True, True, False, False, False, False, False]
     assert micros[0] == (dt.datetime(2026, 11, 1, 5, 9, 4, 843000, tzinfo=dt.UTC) - EPOCH) // dt.timedelta(
         microseconds=1

@@ -1,0 +1,88 @@
+"""Text columns as Arrow holds them, for compiled passes: string views, presence, plain text.
+
+Arrow keeps a string of up to 12 bytes in its 16-byte view (length in bytes 0-3, the text from byte
+4); a longer one has its first 4 bytes there and the rest in a data buffer (buffer index in bytes
+8-11, offset in bytes 12-15).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from numba import njit
+
+
+def _arrow(series: pl.Series):
+    return series.cast(pl.String).rechunk().to_arrow(compat_level=pl.CompatLevel.newest())
+
+
+def views(series: pl.Series) -> np.ndarray:
+    """The column's Arrow string views, one row of 16 bytes each (a string of up to 12 bytes sits
+    in its view, from byte 4; its length is bytes 0-3)."""
+    text = _arrow(series)
+    if text.null_count == len(text):
+        found = np.zeros((len(text), 16), np.uint8)
+        found.flags.writeable = False  # as Arrow's own are: one compiled signature serves both
+        return found
+    return np.frombuffer(text.buffers()[1], np.uint8).reshape(-1, 16)[text.offset : text.offset + len(text)]
+
+
+def present(series: pl.Series) -> np.ndarray:
+    """Per row: the value is not null (a fresh array, the same type whatever Polars holds)."""
+    return np.array(series.is_not_null().to_numpy(), np.bool_)
+
+
+def small_ints(series: pl.Series) -> np.ndarray:
+    """Small codes as a fresh int8 array."""
+    return np.array(series.to_numpy(), np.int8)
+
+
+def plain_text(series: pl.Series) -> np.ndarray:
+    """Per row: the text is there and needs no trimming (it neither starts nor ends with a space or
+    a byte outside ASCII, so whatever Unicode calls white space)."""
+    text = _arrow(series)
+    if text.null_count == len(text):
+        return np.zeros(len(text), np.bool_)
+    buffers = text.buffers()
+    view = np.frombuffer(buffers[1], np.uint8).reshape(-1, 16)[text.offset : text.offset + len(text)]
+    data = [np.frombuffer(buffer, np.uint8) for buffer in buffers[2:] if buffer is not None]
+    starts = np.cumsum([0] + [len(block) for block in data], dtype=np.int64)
+    data = np.concatenate(data) if data else np.zeros(1, np.uint8)
+    return _plain_text(view, data, starts) & present(series)
+
+
+@njit(cache=True, inline="always")
+def _bare(byte) -> bool:
+    """A byte that cannot be (part of) white space: printable ASCII other than the space."""
+    return 33 <= byte <= 126
+
+
+@njit(cache=True)
+def _plain_text(view, data, starts):
+    n = view.shape[0]
+    out = np.zeros(n, np.bool_)
+    for i in range(n):
+        size = length(view[i])
+        if size == 0:
+            continue
+        stored = data[starts[_word(view[i], 8)] + _word(view[i], 12) + size - 1] if size > 12 else 0
+        last = view[i, 3 + size] if size <= 12 else stored
+        out[i] = _bare(view[i, 4]) and _bare(last)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _word(view, at) -> int:
+    """The little-endian 32-bit number at byte `at` of a view."""
+    return (
+        np.int64(view[at])
+        | (np.int64(view[at + 1]) << 8)
+        | (np.int64(view[at + 2]) << 16)
+        | (np.int64(view[at + 3]) << 24)
+    )
+
+
+@njit(cache=True, inline="always")
+def length(view) -> int:
+    """The length in bytes of the string a view holds."""
+    return _word(view, 0)
