@@ -24,6 +24,7 @@ from models.warehouse.ingest import ingest
 ROOT = Path(__file__).resolve().parents[1]
 MEMORY_COUPS = 10_000_000
 BASELINE_ROWS = 100_000
+REPEAT = 3
 
 
 def write_rounds_file(path: Path, coups: int, seed: int) -> int:
@@ -45,27 +46,42 @@ def write_rounds_file(path: Path, coups: int, seed: int) -> int:
     return written
 
 
-def ingest_rate(path: Path, workdir: Path) -> tuple[float, float]:
-    """Coups per second of wall-clock time, and per CPU-second (all threads): on a shared machine
-    the second is the steadier measure of the work done."""
-    db = workdir / f"{path.stem}-{path.suffix[1:]}.duckdb"
-    start, cpu = time.perf_counter(), time.process_time()
-    (result,) = ingest(db, [path])
-    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
-    assert result.status == "ok", result.error
-    return result.rows_read / seconds, result.rows_read / cpu_seconds
+def ingest_rate(path: Path, workdir: Path, repeat: int = REPEAT) -> tuple[float, float]:
+    """Coups per second of wall-clock time, and per CPU-second (all threads), each the best of
+    `repeat` ingests into a fresh warehouse: on a shared machine the best run is the least
+    disturbed, and the second measure counts the work done whatever the wall clock did."""
+    rates = []
+    for run in range(repeat):
+        db = workdir / f"{path.stem}-{path.suffix[1:]}-{run}.duckdb"
+        start, cpu = time.perf_counter(), time.process_time()
+        (result,) = ingest(db, [path])
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+        assert result.status == "ok", result.error
+        rates.append((result.rows_read / seconds, result.rows_read / cpu_seconds))
+    return max(rate for rate, _ in rates), max(rate for _, rate in rates)
 
 
-def naive_rate(path: Path, workdir: Path) -> tuple[float, float]:
+def warm_up(workdir: Path) -> None:
+    """One small ingest first: the process's one-time costs (the compiled checks loaded from their
+    cache, the tableau lookup built) are not throughput. The memory row's child pays them cold."""
+    small = workdir / "warm-up.parquet"
+    write_rounds_file(small, 2_000, seed=3)
+    ingest(workdir / "warm-up.duckdb", [small])
+
+
+def naive_rate(path: Path, workdir: Path, repeat: int = REPEAT) -> tuple[float, float]:
     frame = (
         pl.read_parquet(path, n_rows=BASELINE_ROWS)
         if path.suffix == ".parquet"
         else pl.read_csv(path, n_rows=BASELINE_ROWS, infer_schema=False)
     )
     rows = frame.with_columns(pl.col("started_at").cast(pl.String)).to_dicts()
-    start, cpu = time.perf_counter(), time.process_time()
-    ingest_naively(rows, workdir / "naive.duckdb")
-    return len(rows) / (time.perf_counter() - start), len(rows) / (time.process_time() - cpu)
+    rates = []
+    for run in range(repeat):
+        start, cpu = time.perf_counter(), time.process_time()
+        ingest_naively(rows, workdir / f"naive-{run}.duckdb")
+        rates.append((len(rows) / (time.perf_counter() - start), len(rows) / (time.process_time() - cpu)))
+    return max(rate for rate, _ in rates), max(rate for _, rate in rates)
 
 
 def peak_memory(path: Path, workdir: Path) -> dict:
@@ -89,14 +105,14 @@ def main() -> None:
     memory_coups = int(os.environ.get("BANCO_BENCH_MEMORY_COUPS", MEMORY_COUPS))
     with tempfile.TemporaryDirectory(dir=ROOT / "data") as tmp:
         work = Path(tmp)
+        warm_up(work)
         rows = []
         for suffix, target in ((".parquet", ">= 2"), (".csv", ">= 1")):
             path = work / f"rounds{suffix}"
             write_rounds_file(path, coups, seed=1)
             (wall, cpu), (naive_wall, naive_cpu) = ingest_rate(path, work), naive_rate(path, work)
-            rows.append(
-                Row(f"ingest {suffix[1:]}, {coups:,} coups", wall / 1e6, naive_wall / 1e6, "M coups/s", target, True)
-            )
+            case = f"ingest {suffix[1:]}, {coups:,} coups, best of {REPEAT}"
+            rows.append(Row(case, wall / 1e6, naive_wall / 1e6, "M coups/s", target, True))
             rows.append(Row("  (per CPU-second, all threads)", cpu / 1e6, naive_cpu / 1e6, "M coups/s", "", True))
         big = work / "big.parquet"
         written = write_rounds_file(big, memory_coups, seed=2)
@@ -104,7 +120,7 @@ def main() -> None:
         rows.append(Row(f"peak memory, one {written:,}-coup Parquet file", memory["peak_mb"], 2048, "MB", "< 2048"))
         rows.append(
             Row(
-                "  (that file's ingest rate)",
+                "  (that file's ingest rate, in a new process)",
                 memory["rows"] / memory["seconds"] / 1e6,
                 rows[0].baseline,  # the naive validator's wall-clock rate
                 "M coups/s",
