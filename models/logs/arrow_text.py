@@ -37,18 +37,45 @@ def small_ints(series: pl.Series) -> np.ndarray:
     return np.array(series.to_numpy(), np.int8)
 
 
+def buffers(series: pl.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The column's views, its data buffers end to end, and where each buffer starts in them."""
+    text = _arrow(series)
+    if text.null_count == len(text):
+        return views(series), np.zeros(1, np.uint8), np.zeros(1, np.int64)
+    found = text.buffers()
+    view = np.frombuffer(found[1], np.uint8).reshape(-1, 16)[text.offset : text.offset + len(text)]
+    data = [np.frombuffer(buffer, np.uint8) for buffer in found[2:] if buffer is not None]
+    starts = np.cumsum([0] + [len(block) for block in data], dtype=np.int64)
+    return view, np.concatenate(data) if data else np.zeros(1, np.uint8), starts
+
+
 def plain_text(series: pl.Series) -> np.ndarray:
     """Per row: the text is there and needs no trimming (it neither starts nor ends with a space or
     a byte outside ASCII, so whatever Unicode calls white space)."""
-    text = _arrow(series)
-    if text.null_count == len(text):
-        return np.zeros(len(text), np.bool_)
-    buffers = text.buffers()
-    view = np.frombuffer(buffers[1], np.uint8).reshape(-1, 16)[text.offset : text.offset + len(text)]
-    data = [np.frombuffer(buffer, np.uint8) for buffer in buffers[2:] if buffer is not None]
-    starts = np.cumsum([0] + [len(block) for block in data], dtype=np.int64)
-    data = np.concatenate(data) if data else np.zeros(1, np.uint8)
-    return _plain_text(view, data, starts) & present(series)
+    return _plain_text(*buffers(series)) & present(series)
+
+
+def whole_numbers(series: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the number a text of 1 to 12 ASCII digits writes, and whether the text was one."""
+    return _whole_numbers(views(series))
+
+
+@njit(cache=True)
+def _whole_numbers(view):
+    n = view.shape[0]
+    numbers, ok = np.zeros(n, np.int64), np.zeros(n, np.bool_)
+    for i in range(n):
+        size = length(view[i])
+        number = 0
+        for k in range(4, 4 + size if size <= 12 else 4):
+            digit = np.int64(view[i, k]) - 48
+            if digit < 0 or digit > 9:
+                size = 0
+                break
+            number = number * 10 + digit
+        if 0 < size <= 12:
+            numbers[i], ok[i] = number, True
+    return numbers, ok
 
 
 @njit(cache=True, inline="always")
@@ -65,7 +92,7 @@ def _plain_text(view, data, starts):
         size = length(view[i])
         if size == 0:
             continue
-        stored = data[starts[_word(view[i], 8)] + _word(view[i], 12) + size - 1] if size > 12 else 0
+        stored = data[offset_of(view[i], starts) + size - 1] if size > 12 else 0
         last = view[i, 3 + size] if size <= 12 else stored
         out[i] = _bare(view[i, 4]) and _bare(last)
     return out
@@ -86,3 +113,9 @@ def _word(view, at) -> int:
 def length(view) -> int:
     """The length in bytes of the string a view holds."""
     return _word(view, 0)
+
+
+@njit(cache=True, inline="always")
+def offset_of(view, starts) -> int:
+    """Where a string longer than 12 bytes starts in the data buffers laid end to end."""
+    return starts[_word(view, 8)] + _word(view, 12)

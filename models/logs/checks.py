@@ -127,14 +127,16 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
 OUTCOMES = ("B", "P", "T")
 
 
-def _number(frame: pl.DataFrame, name: str) -> pl.Expr:
-    """A typed whole number as it is, or text read as one (null when it is not plainly one)."""
+def _number(frame: pl.DataFrame, name: str) -> pl.Series:
+    """A typed whole number as it is, or text of plain digits read as one (else null)."""
     dtype = frame.schema[name]
-    return (
-        pl.col(name).cast(pl.Int64, strict=False)
-        if dtype.is_integer() or dtype == pl.String
-        else pl.lit(None, pl.Int64)
+    if dtype == pl.String:
+        numbers, read = arrow_text.whole_numbers(frame[name])
+        return pl.Series(f"_{name}", numbers).set(~pl.Series(read), None)
+    column = (
+        frame[name].cast(pl.Int64) if dtype.is_integer() else pl.repeat(None, frame.height, dtype=pl.Int64, eager=True)
     )
+    return column.alias(f"_{name}")
 
 
 def _code(name: str, codes: dict[str, int], absent: int, unknown: int) -> pl.Expr:
@@ -153,9 +155,7 @@ def _sweep_inputs(frame: pl.DataFrame) -> pl.DataFrame:
     codes = frame.select(
         _game=_code("game", {game.value: i for i, game in enumerate(rules.GAMES)}, 0, -1),  # none: punto_banco
         _logged=_code("outcome", {outcome: i for i, outcome in enumerate(OUTCOMES)}, -1, -2),
-        _round_no=_number(frame, "round_no"),
-        _decks=_number(frame, "decks"),
-    )
+    ).with_columns(_number(frame, "round_no"), _number(frame, "decks"))
     if frame.schema["started_at"] != pl.String:
         return codes.with_columns(frame.select(_started=_instant(frame, "started_at")))
     micros, timed = instants(frame["started_at"])  # ISO text: read at machine speed where plain

@@ -12,19 +12,14 @@ import numpy as np
 import polars as pl
 from numba import njit
 
-from models.logs.arrow_text import present
+from models.logs.arrow_text import buffers, length, offset_of, present
 
 
 def instants(series: pl.Series) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the ISO 8601 time (`2026-11-01T06:09:04.843+01:00`: seconds and an offset, nothing
     around it) as microseconds since the epoch in UTC, and whether the text was such a time (the
     others are left to the full parse)."""
-    text = series.cast(pl.String).rechunk().to_arrow()  # large_string: one buffer of bytes
-    if text.null_count == len(text):
-        return np.zeros(len(text), np.int64), np.zeros(len(text), np.bool_)
-    _, offsets, data = text.buffers()
-    offsets = np.frombuffer(offsets, np.int64)[text.offset : text.offset + len(text) + 1]
-    return _instants(offsets, np.frombuffer(data, np.uint8), present(series))
+    return _instants(*buffers(series), present(series))
 
 
 @njit(cache=True, inline="always")
@@ -59,16 +54,16 @@ def _days_from_civil(year, month, day) -> int:
 
 
 @njit(cache=True)
-def _instants(offsets, data, given):
-    n = offsets.shape[0] - 1
+def _instants(view, data, starts, given):
+    n = view.shape[0]
     micros = np.zeros(n, np.int64)
     ok = np.zeros(n, np.bool_)
     for i in range(n):
-        start, end = offsets[i], offsets[i + 1]
-        length = end - start
-        if not given[i] or length < 25 or length > 35:
+        size = length(view[i])
+        if not given[i] or size < 25 or size > 35:
             continue
-        d = data[start:end]
+        start = offset_of(view[i], starts)
+        d = data[start : start + size]
         if d[4] != 45 or d[7] != 45 or d[10] != 84 or d[13] != 58 or d[16] != 58:  # - - T : :
             continue
         year, month, day = _digits(d, 0, 4), _digits(d, 5, 2), _digits(d, 8, 2)
@@ -83,7 +78,7 @@ def _instants(offsets, data, given):
         if d[pos] == 46:  # a fraction of 1 to 9 digits, truncated to microseconds
             digits = 0
             pos += 1
-            while pos < length and 48 <= d[pos] <= 57:
+            while pos < size and 48 <= d[pos] <= 57:
                 if digits < 6:
                     fraction = fraction * 10 + (np.int64(d[pos]) - 48)
                 digits += 1
@@ -92,7 +87,7 @@ def _instants(offsets, data, given):
                 continue
             for _ in range(digits, 6):
                 fraction *= 10
-        if length - pos != 6 or (d[pos] != 43 and d[pos] != 45) or d[pos + 3] != 58:  # +HH:MM or -HH:MM
+        if size - pos != 6 or (d[pos] != 43 and d[pos] != 45) or d[pos + 3] != 58:  # +HH:MM or -HH:MM
             continue
         offset_hours, offset_minutes = _digits(d, pos + 1, 2), _digits(d, pos + 4, 2)
         if offset_hours < 0 or offset_minutes < 0 or offset_hours > 23 or offset_minutes > 59:
