@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
+import itertools
 import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -168,6 +170,27 @@ def _checked_batches(path: Path, check) -> Iterator[tuple[pl.DataFrame, pl.DataF
             yield batch, _checked(batch, check)
 
 
+def _hashed_while_reading(path: Path, batches: Iterator) -> tuple[str, Iterator]:
+    """The file's sha256, computed on a thread of its own while the first batch is read and
+    checked, and the batches, that first one included (an error reading it is raised when the
+    batches are taken, inside the file's transaction)."""
+    with ThreadPoolExecutor(1, thread_name_prefix="sha256") as hasher:
+        hashing = hasher.submit(sha256, path)
+        try:
+            first: list | Exception = list(itertools.islice(batches, 1))
+        except Exception as error:  # raised again where the batches are taken
+            first = error
+        digest = hashing.result()
+
+    def resumed():
+        if isinstance(first, Exception):
+            raise first
+        yield from first
+        yield from batches
+
+    return digest, resumed()
+
+
 @dataclass
 class TouchedShoes:
     """What a file's batches add to their shoes: the sums of their accepted rounds, and their
@@ -294,11 +317,13 @@ def ingest_file(
 ) -> FileResult:
     """One file: its batches are checked, staged and moved in within one transaction. A crash or an
     unreadable file leaves the warehouse as it was (the file is logged as failed when it can be)."""
-    digest = sha256(path)
+    checked = _checked_batches(path, check_rounds if kind == "rounds" else check_bets)
+    digest, batches = _hashed_while_reading(path, checked)
     done = con.execute(
         f"SELECT count(*) FROM {schema.INGEST_LOG} WHERE sha256 = ? AND status = 'ok'", [digest]
     ).fetchall()  # fetch to the end: DuckDB 2 keeps an unfinished result busy
     if done[0][0]:
+        checked.close()
         return FileResult(path, kind=kind, status="skipped")
     started = dt.datetime.now(dt.UTC)
     result = FileResult(path, kind=kind)
@@ -308,13 +333,13 @@ def ingest_file(
         con.execute("BEGIN TRANSACTION")
         reader = con.cursor()  # the checks read committed rows
         try:
-            for batch, checked in _checked_batches(path, check_rounds if kind == "rounds" else check_bets):
+            for batch, rows in batches:
                 if kind == "rounds":
                     result.add(
-                        _ingest_rounds(reader, batch, checked, str(path), started, stored["rounds"], stage, touched)
+                        _ingest_rounds(reader, batch, rows, str(path), started, stored["rounds"], stage, touched)
                     )
                 else:
-                    result.add(_ingest_bets(reader, batch, checked, str(path), started, table, stored["bets"], stage))
+                    result.add(_ingest_bets(reader, batch, rows, str(path), started, table, stored["bets"], stage))
             if kind == "rounds":  # before the file's rows are listed: the table holds only earlier rows
                 shoes.refresh(con, touched.parts, touched.overdrawn, stored["rounds"].in_table)
             stage.commit(con)
