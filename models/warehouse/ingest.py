@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -193,10 +193,10 @@ def _hashed_while_reading(path: Path, batches: Iterator) -> tuple[str, Iterator]
 
 @dataclass
 class TouchedShoes:
-    """What a file's batches add to their shoes: the sums of their accepted rounds, and their
-    rounds quarantined as overdrawn (for core.shoes)."""
+    """What a file's batches add to their shoes: the sums of their accepted rounds (summed on the
+    writer's thread), and their rounds quarantined as overdrawn (for core.shoes)."""
 
-    parts: list[pl.DataFrame] = field(default_factory=list)
+    parts: list[Future] = field(default_factory=list)
     overdrawn: list[pl.DataFrame] = field(default_factory=list)
 
 
@@ -208,7 +208,7 @@ def _ingest_rounds(
     bad, good = _split(checked)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = reconcile(con, new, stored)
-    touched.parts.append(shoes.shoe_parts(accepted))
+    touched.parts.append(stage.later(shoes.shoe_parts, accepted))
     if overdrawn.height:
         touched.overdrawn.append(overdrawn.select(*SHOE, "round_no"))
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
@@ -341,7 +341,8 @@ def ingest_file(
                 else:
                     result.add(_ingest_bets(reader, batch, rows, str(path), started, table, stored["bets"], stage))
             if kind == "rounds":  # before the file's rows are listed: the table holds only earlier rows
-                shoes.refresh(con, touched.parts, touched.overdrawn, stored["rounds"].in_table)
+                parts = [part.result() for part in touched.parts]
+                shoes.refresh(con, parts, touched.overdrawn, stored["rounds"].in_table)
             stage.commit(con)
             _log(con, result, digest, started)
             con.execute("COMMIT")

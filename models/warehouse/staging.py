@@ -108,6 +108,11 @@ class Stage:
         self.rows[path] = frame.height
         return path
 
+    def later(self, work, *args) -> Future:
+        """Run `work(*args)` on the writer's thread, after the lake files already handed to it: for
+        what the file needs only at its end."""
+        return self.writer.submit(work, *args)
+
     def written(self) -> None:
         """Wait for the lake file being written (its error, if any, is raised here)."""
         writing, self.writing = self.writing, None
