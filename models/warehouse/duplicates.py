@@ -23,7 +23,7 @@ def row_hash(columns: list[str], seed: int, table: str | None = None) -> pl.Expr
 
 
 def split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: list[str], content: list[str]):
-    """(new rows, duplicate count, conflicting rows): within the frame (first line wins) and
+    """(new rows, duplicate count, conflicting rows): within the frame (with `_shoe`; first line wins) and
     against rows already stored, whose content is hashed again here: a hash stored by another
     release (or another Polars) need not be comparable."""
     frame = frame.with_columns(content_hash=row_hash(content, 20261129, stored_shoes.table))
@@ -44,7 +44,7 @@ def split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: l
         detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
     )
     first = frame.filter(pl.col("_seen") == 0) if repeated.height else frame
-    candidates = stored_shoes.known(first.select(*key, "content_hash"))
+    candidates = stored_shoes.known(first.select(*key, "content_hash", "_shoe"))
     if candidates.height == 0:  # no shoe of the batch has stored rows: nothing to look up
         return first, duplicates, conflicts
     stored = stored_shoes.rows(con, candidates, list(dict.fromkeys([*key, *content, "source_file"])))

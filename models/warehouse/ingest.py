@@ -29,7 +29,7 @@ from models.logs.read import UnreadableFile, columns_of, describe, kind_of, look
 from models.warehouse import lake, schema, settlement, shoes
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
-from models.warehouse.staging import Stage, StoredShoes
+from models.warehouse.staging import Stage, StoredShoes, with_shoe_key
 from models.warehouse.store import write
 
 KEY = list(NATURAL_KEY)
@@ -206,6 +206,7 @@ def _ingest_rounds(
 ) -> FileResult:  # fmt: skip
     result = FileResult(Path(source), kind="rounds", rows_read=batch.height)
     bad, good = _split(checked)
+    good = with_shoe_key(good)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = reconcile(con, new, stored)
     touched.parts.append(stage.later(shoes.shoe_parts, accepted))
@@ -228,6 +229,7 @@ def _ingest_bets(
 ) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
     bad, good = _split(checked)
+    good = with_shoe_key(good)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
     con.register("bet_keys", new.select(KEY).unique())
     rounds = con.sql(

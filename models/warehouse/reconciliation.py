@@ -9,7 +9,7 @@ from models.game.cards import RANKS, SUITS
 from models.logs import hands
 from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows, shoes_over_limits
 from models.warehouse import schema
-from models.warehouse.staging import SHOE, StoredShoes
+from models.warehouse.staging import SHOE, StoredShoes, with_shoe_key
 
 HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
 STORED_COLUMNS = [
@@ -95,13 +95,13 @@ def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.Da
     with_cards = rows if rows["has_cards"].all() else rows.filter(pl.col("has_cards"))
     if with_cards.height == 0:
         return rows, rows.head(0)
-    shoes = stored_shoes.known(with_cards.select(SHOE))
+    with_cards = with_shoe_key(with_cards)
+    shoes = stored_shoes.known(with_cards.select(*SHOE, "_shoe"))
     stored = stored_shoes.rows(con, shoes, STORED_COLUMNS).filter(pl.col("has_cards")).drop("has_cards")
-    stored = _parse_stored(stored).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
-    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line", *hands.SLOT_COLUMNS]
+    stored = with_shoe_key(_parse_stored(stored)).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
+    columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line", "_shoe", *hands.SLOT_COLUMNS]
     new = with_cards.select(*columns[:4], pl.lit(True).alias("_new"), *columns[5:])
-    both = pl.concat([stored.select(columns), new], how="vertical_relaxed")
-    both = _shoes_that_may_overdraw(both.with_columns(_shoe=pl.struct(SHOE).hash(seed=7)))
+    both = _shoes_that_may_overdraw(pl.concat([stored.select(columns), new], how="vertical_relaxed"))
     if both.height == 0:  # the usual case: no shoe holds more of any card than it can
         return rows, rows.head(0)
     both = _card_codes(both)
@@ -135,6 +135,6 @@ def overdrawn_stored(con, shoes: pl.DataFrame) -> pl.DataFrame:
     con.unregister("audited_shoes")
     if stored.height == 0:
         return stored.select(*SHOE, "round_no", "decks")
-    coded = _shoes_that_may_overdraw(_parse_stored(stored).with_columns(_shoe=pl.struct(SHOE).hash(seed=7)))
+    coded = _shoes_that_may_overdraw(with_shoe_key(_parse_stored(stored)))
     coded = _card_codes(coded).sort("_shoe", "round_no")
     return coded.filter(pl.Series(_first_overdraws(coded) >= 0)).select(*SHOE, "round_no", "decks")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from models.warehouse import schema
+from models.warehouse.staging import with_shoe_key
 
 SHOE = ["table_id", "shoe_id"]
 HANDS = ["player_cards", "banker_cards", "player2_cards"]
@@ -23,8 +24,7 @@ def shoe_parts(rounds: pl.DataFrame) -> pl.DataFrame:
     # the character 0 is in no token but the lone 0 of a point value without a rank.
     spaced = pl.sum_horizontal((pl.col(hand).str.len_bytes() + 1).fill_null(0) for hand in HANDS)
     cards = pl.col("has_cards")
-    shoe = pl.struct(SHOE).hash(seed=7)  # grouping by one number is cheaper than by two texts
-    return rounds.group_by(shoe.alias("_shoe")).agg(
+    return with_shoe_key(rounds).group_by("_shoe").agg(
         *(pl.col(name).first() for name in SHOE),
         pl.col("game").first(),
         pl.col("decks").max(),

@@ -17,6 +17,15 @@ from models.warehouse.schema import LAKE_TABLES
 SHOE = ["table_id", "shoe_id"]
 
 
+def shoe_key() -> pl.Expr:
+    """One number for a row's shoe (`_shoe`): comparing it is cheaper than comparing two texts."""
+    return pl.struct(SHOE).hash(seed=7).alias("_shoe")
+
+
+def with_shoe_key(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame if "_shoe" in frame.columns else frame.with_columns(shoe_key())
+
+
 @dataclass
 class StoredShoes:
     """The shoes that already have rows in a core table or in this file's staged batches: only
@@ -32,7 +41,7 @@ class StoredShoes:
 
     @classmethod
     def load(cls, con, table: str) -> StoredShoes:
-        return cls(table, con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl())
+        return cls(table, with_shoe_key(con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl()))
 
     def rows(self, con, shoes: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
         """`columns` of the stored rows of `shoes`: the table's, then those of the staged batches
@@ -56,14 +65,16 @@ class StoredShoes:
         return pl.concat(found, how="vertical_relaxed")
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
-        """The rows of `frame` whose shoe already has stored rows."""
-        shoes = [self.in_table, *(batch_shoes for _, batch_shoes in self.staged)]
-        shoes = pl.concat(shoes, how="vertical_relaxed")
-        return frame.join(shoes, on=SHOE, how="semi") if shoes.height else frame.head(0)
+        """The rows of `frame` (with `_shoe`) whose shoe may already have stored rows (a shared key
+        only costs a lookup that finds nothing)."""
+        keys = pl.concat(
+            [self.in_table.select("_shoe"), *(batch_shoes.select("_shoe") for _, batch_shoes in self.staged)]
+        )
+        return frame.join(keys.unique(), on="_shoe", how="semi") if keys.height else frame.head(0)
 
     def add(self, path: Path, frame: pl.DataFrame) -> None:
         """A staged batch of `frame`'s rows (as written to `path`), whose shoes are stored from now on."""
-        self.staged.append((path, frame.select(SHOE).unique()))
+        self.staged.append((path, with_shoe_key(frame).select(*SHOE, "_shoe").unique("_shoe")))
         self.latest = (path, frame)
 
     def settle(self, paths, committed: bool) -> None:
