@@ -69,6 +69,46 @@ class FileResult:
         self.quarantined.update(other.quarantined)
 
 
+@dataclass(frozen=True)
+class Summary:
+    """What one ingest run did, over all its files: what `banco ingest`, the Dagster asset and
+    `banco up` report."""
+
+    files: int
+    new: int
+    skipped: int
+    failed: list[FileResult]
+    rows_read: int
+    accepted: int
+    duplicates: int
+    quarantined: Counter
+
+    @classmethod
+    def of(cls, results: list[FileResult]) -> Summary:
+        return cls(
+            files=len(results),
+            new=sum(r.status == "ok" for r in results),
+            skipped=sum(r.status == "skipped" for r in results),
+            failed=[r for r in results if r.status == "failed"],
+            rows_read=sum(r.rows_read for r in results),
+            accepted=sum(r.accepted for r in results),
+            duplicates=sum(r.duplicates for r in results),
+            quarantined=sum((r.quarantined for r in results), Counter()),
+        )
+
+    def headline(self) -> str:
+        return (
+            f"{self.files} files ({self.skipped} already ingested, {len(self.failed)} failed): "
+            f"{self.rows_read:,} rows read, {self.accepted:,} accepted, "
+            f"{sum(self.quarantined.values()):,} quarantined, {self.duplicates:,} duplicates"
+        )
+
+    def lines(self) -> list[str]:
+        """The headline, then the count of each reason and each failed file, a line each."""
+        reasons = [f"  quarantined {reason}: {count:,}" for reason, count in sorted(self.quarantined.items())]
+        return [self.headline(), *reasons, *(f"  failed {r.path}: {r.error}" for r in self.failed)]
+
+
 SHOE = ["table_id", "shoe_id"]
 
 

@@ -60,11 +60,7 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     log = ingest.asset_materializations_for_node("ingest")
     if log:
         meta = next(m.metadata for m in log if m.asset_key.path == ["meta", "ingest_log"])
-        print(
-            f"ingested {meta['files_new'].value} new files ({meta['files_skipped'].value} already in, "
-            f"{meta['files_failed'].value} failed): {meta['rows_accepted'].value:,} rows accepted, "
-            f"{meta['rows_quarantined'].value:,} quarantined, {meta['rows_duplicate'].value:,} duplicates"
-        )
+        print(f"ingested {meta['summary'].value}")
     for check in ingest.get_asset_check_evaluations():
         print(f"  check {check.check_name}: {'passed' if check.passed else 'FAILED'}")
     if not ingest.success:

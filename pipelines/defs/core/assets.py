@@ -1,7 +1,6 @@
 """Ingest the landing folder into the core, quarantine and meta tables of the warehouse."""
 
 import datetime as dt
-from collections import Counter
 from pathlib import Path
 
 import dagster as dg
@@ -9,7 +8,7 @@ from pydantic import Field
 
 from models.metrics.days import days_touched_since
 from models.warehouse import schema
-from models.warehouse.ingest import ingest
+from models.warehouse.ingest import Summary, ingest
 from pipelines.defs.landing.assets import landing_files, simulated_shoes
 from pipelines.defs.metadata import table_metadata
 from pipelines.defs.resources import Warehouse
@@ -56,25 +55,23 @@ def ingest_landing(context: dg.AssetExecutionContext, config: IngestConfig, ware
     """Each file in one transaction; rounds before bets; the serving snapshot published after."""
     started = dt.datetime.now(dt.UTC)
     paths = [Path(path) for path in config.paths] or [warehouse.landing_path]
-    results = ingest(warehouse.db_path, paths)
-    new = [r for r in results if r.status == "ok"]
-    failed = [r for r in results if r.status == "failed"]
-    quarantined = sum((r.quarantined for r in new), Counter())
-    for result in failed:
+    done = Summary.of(ingest(warehouse.db_path, paths))
+    for result in done.failed:
         context.log.warning(f"failed {result.path}: {result.error}")
     with warehouse.snapshot() as con:
         days = days_touched_since(con, started, warehouse.gaming_day)
     summary = {
+        "summary": dg.MetadataValue.text(done.headline()),
         "ingest_started_at": dg.MetadataValue.text(started.isoformat()),
-        "files_new": len(new),
-        "files_skipped": sum(r.status == "skipped" for r in results),
-        "files_failed": len(failed),
-        "rows_read": sum(r.rows_read for r in new),
-        "rows_accepted": sum(r.accepted for r in new),
-        "rows_quarantined": sum(quarantined.values()),
-        "rows_duplicate": sum(r.duplicates for r in new),
-        "quarantined_by_reason": dg.MetadataValue.json(dict(sorted(quarantined.items()))),
-        "failed_files": dg.MetadataValue.json({str(r.path): r.error for r in failed}),
+        "files_new": done.new,
+        "files_skipped": done.skipped,
+        "files_failed": len(done.failed),
+        "rows_read": done.rows_read,
+        "rows_accepted": done.accepted,
+        "rows_quarantined": sum(done.quarantined.values()),
+        "rows_duplicate": done.duplicates,
+        "quarantined_by_reason": dg.MetadataValue.json(dict(sorted(done.quarantined.items()))),
+        "failed_files": dg.MetadataValue.json({str(r.path): r.error for r in done.failed}),
         "gaming_days_touched": dg.MetadataValue.json([day.isoformat() for day in days]),
     }
     tables = table_metadata(warehouse.db_path, list(DESCRIPTIONS))
