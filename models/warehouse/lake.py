@@ -76,14 +76,14 @@ def write_to(path: Path, table: str, frame: pl.DataFrame) -> Path:
 
 
 def add(con, lake: Path, table: str, files: list[tuple[Path, int]]) -> None:
-    """List new files (path, rows) of `table` and re-create its view; the caller holds the transaction."""
-    if not files:
-        return
-    now = dt.datetime.now(dt.UTC)
-    con.executemany(
-        f"INSERT INTO {LAKE_FILES} VALUES (?, ?, ?, ?, NULL)",
-        [[table, path.relative_to(lake).as_posix(), rows, now] for path, rows in files],
-    )
+    """List new files (path, rows) of `table`, if any, and re-create its view; the caller holds the
+    transaction."""
+    if files:
+        now = dt.datetime.now(dt.UTC)
+        con.executemany(
+            f"INSERT INTO {LAKE_FILES} VALUES (?, ?, ?, ?, NULL)",
+            [[table, path.relative_to(lake).as_posix(), rows, now] for path, rows in files],
+        )
     _create_view(con, lake, table)
 
 
@@ -190,7 +190,6 @@ def _migrate(con, lake: Path, table: str) -> None:
             con.execute(f"COPY {table} TO '{path}' (FORMAT parquet, COMPRESSION zstd)")
         con.execute(f"DROP TABLE {table}")
         add(con, lake, table, [(path, rows)] if rows else [])
-        _create_view(con, lake, table)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
