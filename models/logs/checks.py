@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 
 from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS
+from models.game.coup import BANKER, PLAYER, TIE
 from models.game.games import Game
 from models.game.paytable import BETS
 from models.logs import arrow_text, hands, rules, sweep
@@ -24,7 +25,6 @@ FULL_INSTANT = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?[+-]\d\d:\d\d$"
 #: Input columns typed as numbers or times by their file (Parquet) are read as they are, not as
 #: text: their values are never blank, and text would be parsed straight back.
 TYPED = ("round_no", "decks", "started_at", "side")
-HAND_COLUMNS = ("player_cards", "banker_cards", "player2_cards")
 
 
 def _with_all_columns(frame: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
@@ -124,7 +124,9 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([swept.filter(pl.Series(plain)), checked]).sort("_line")
 
 
-OUTCOMES = ("B", "P", "T")
+#: The outcomes in the order the sweep codes them (0, 1, 2), and the game a row without one plays.
+OUTCOMES = (BANKER, PLAYER, TIE)
+PUNTO_BANCO = rules.GAMES.index(Game.PUNTO_BANCO)
 
 
 def _number(frame: pl.DataFrame, name: str) -> pl.Series:
@@ -153,7 +155,7 @@ def _code(name: str, codes: dict[str, int], absent: int, unknown: int) -> pl.Exp
 def _sweep_inputs(frame: pl.DataFrame) -> pl.DataFrame:
     """The columns the sweep takes as numbers: game and logged outcome codes, round, decks, time."""
     codes = frame.select(
-        _game=_code("game", {game.value: i for i, game in enumerate(rules.GAMES)}, 0, -1),  # none: punto_banco
+        _game=_code("game", {game.value: i for i, game in enumerate(rules.GAMES)}, PUNTO_BANCO, -1),
         _logged=_code("outcome", {outcome: i for i, outcome in enumerate(OUTCOMES)}, -1, -2),
     ).with_columns(_number(frame, "round_no"), _number(frame, "decks"))
     if frame.schema["started_at"] != pl.String:
@@ -181,8 +183,8 @@ def _swept_rounds(frame: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
     """(which rows are plain, the checked columns of every row: right for the plain ones)."""
     inputs = _sweep_inputs(frame)
     plain, cards, facts = sweep.sweep(
-        *(arrow_text.views(frame[name]) for name in HAND_COLUMNS),
-        *(arrow_text.present(frame[name]) for name in HAND_COLUMNS),
+        *(arrow_text.views(frame[name]) for name in hands.HAND_COLUMNS),
+        *(arrow_text.present(frame[name]) for name in hands.HAND_COLUMNS),
         arrow_text.small_ints(inputs["_game"]),
         rules.GAMES.index(Game.BACCARAT_BANQUE),
         arrow_text.small_ints(inputs["_logged"]),
@@ -204,7 +206,7 @@ def _swept_columns(frame: pl.DataFrame) -> pl.DataFrame:
         *(pl.col(name).cast(pl.String) for name in ("table_id", "shoe_id")),
         pl.col("_round_no").alias("round_no"),
         started_at=pl.col("_started"),
-        **{name: pl.col(name).cast(pl.String) for name in HAND_COLUMNS},
+        **{name: pl.col(name).cast(pl.String) for name in hands.HAND_COLUMNS},
         game=pl.col("game").cast(pl.String).fill_null(Game.PUNTO_BANCO.value),
         decks=pl.col("_decks").fill_null(8),
         dealer_id=pl.col("dealer_id").cast(pl.String),

@@ -18,9 +18,16 @@ VALUES = {**{symbol: code if code < 10 else 0 for symbol, code in RANK_CODES.ite
 RANK_INDEX = {**{symbol: code - 1 for symbol, code in RANK_CODES.items()}, "1": 0}
 SUIT_INDEX = {suit: i for i, suit in enumerate(SUITS)}
 MAX_CARDS = 3
-#: A round's cards as checked: value, rank and suit of each slot of the player (`p`), banker (`b`)
-#: and second player (`q`) hands.
-SLOT_COLUMNS = [f"{hand}{i}_{part}" for hand in "pbq" for i in range(MAX_CARDS) for part in ("value", "rank", "suit")]
+#: The hand columns of a round log, and the prefix of each one's card slots.
+HAND_COLUMNS = ("player_cards", "banker_cards", "player2_cards")
+SLOT_PREFIX = dict(zip(HAND_COLUMNS, "pbq", strict=True))
+#: A round's cards as checked: value, rank and suit of each slot of each hand.
+SLOT_COLUMNS = [
+    f"{prefix}{i}_{part}"
+    for prefix in SLOT_PREFIX.values()
+    for i in range(MAX_CARDS)
+    for part in ("value", "rank", "suit")
+]
 
 
 def tokens(column: str) -> pl.Expr:

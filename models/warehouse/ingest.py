@@ -29,7 +29,7 @@ from models.logs.read import UnreadableFile, columns_of, describe, kind_of, look
 from models.warehouse import lake, schema, settlement, shoes
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
-from models.warehouse.staging import Stage, StoredShoes, with_shoe_key
+from models.warehouse.staging import SHOE, Stage, StoredShoes, with_shoe_key
 from models.warehouse.store import write
 
 KEY = list(NATURAL_KEY)
@@ -107,9 +107,6 @@ class Summary:
         """The headline, then the count of each reason and each failed file, a line each."""
         reasons = [f"  quarantined {reason}: {count:,}" for reason, count in sorted(self.quarantined.items())]
         return [self.headline(), *reasons, *(f"  failed {r.path}: {r.error}" for r in self.failed)]
-
-
-SHOE = ["table_id", "shoe_id"]
 
 
 def expand(paths: list[Path]) -> list[Path]:
@@ -250,8 +247,7 @@ def _ingest_rounds(
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = reconcile(con, new, stored)
     touched.parts.append(stage.later(shoes.shoe_parts, accepted))
-    if overdrawn.height:
-        touched.overdrawn.append(overdrawn.select(*SHOE, "round_no"))
+    touched.overdrawn.append(overdrawn.select(*SHOE, "round_no"))
     quarantined = pl.concat([bad, conflicts, overdrawn], how="diagonal_relaxed")
     rows = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
     return _stage(stage, stored, result, rows, _with_raw(quarantined, batch, source), source, now)

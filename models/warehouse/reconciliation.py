@@ -11,7 +11,7 @@ from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overd
 from models.warehouse import schema
 from models.warehouse.staging import SHOE, StoredShoes, with_shoe_key
 
-HANDS = (("p", "player_cards"), ("b", "banker_cards"), ("q", "player2_cards"))
+HANDS = tuple((prefix, hand) for hand, prefix in hands.SLOT_PREFIX.items())
 STORED_COLUMNS = [
     "table_id",
     "shoe_id",

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from models.logs.hands import HAND_COLUMNS
 from models.warehouse import schema
-from models.warehouse.staging import with_shoe_key
+from models.warehouse.staging import SHOE, with_shoe_key
 
-SHOE = ["table_id", "shoe_id"]
-HANDS = ["player_cards", "banker_cards", "player2_cards"]
+HANDS = list(HAND_COLUMNS)
 ROUND_COLUMNS = [*SHOE, "game", "decks", "started_at", "cards_used", "has_cards", *HANDS]
 
 
@@ -80,37 +80,17 @@ def pool(parts: pl.DataFrame, overdrawn: pl.DataFrame) -> pl.DataFrame:
 
 def refresh(con, parts: list[pl.DataFrame], overdrawn: list[pl.DataFrame], in_table: pl.DataFrame) -> None:
     """Replace the core.shoes rows of the shoes a file touched, inside its transaction and before
-    its own rows are listed: pooled from the file's parts, and for shoes with rows before the file
-    (`in_table`), from those rows too."""
-    parts = pl.concat(parts, how="vertical_relaxed") if parts else None
-    overdrawn = pl.concat(overdrawn, how="vertical_relaxed") if overdrawn else None
-    touched = pl.concat([frame.select(SHOE) for frame in (parts, overdrawn) if frame is not None]).unique()
-    if touched.height == 0:
+    its own rows are listed: pooled from its batches' parts and overdrawn rounds (one frame of each
+    a batch), and for shoes with rows before the file (`in_table`), from those rows too."""
+    if not parts:  # a file without rows
         return
+    parts, overdrawn = pl.concat(parts, how="vertical_relaxed"), pl.concat(overdrawn, how="vertical_relaxed")
+    touched = pl.concat([parts.select(SHOE), overdrawn.select(SHOE)]).unique()
     earlier = touched.join(in_table, on=SHOE, how="semi")
     if earlier.height:
-        con.register("earlier_shoes", earlier)
-        stored = (
-            con.sql(
-                f"SELECT {', '.join(ROUND_COLUMNS)} FROM {schema.CORE_ROUNDS} "
-                "SEMI JOIN earlier_shoes USING (table_id, shoe_id)"
-            )
-            .pl()
-            .with_columns(pl.col("started_at").dt.convert_time_zone("UTC"))
-        )  # DuckDB names it Etc/UTC
-        stored_overdrawn = con.sql(
-            f"SELECT table_id, shoe_id, round_no FROM {schema.QUARANTINE_ROUNDS} "
-            "SEMI JOIN earlier_shoes USING (table_id, shoe_id) WHERE reason = 'shoe_overdrawn'"
-        ).pl()
-        con.unregister("earlier_shoes")
-        parts = pl.concat([frame for frame in (parts, shoe_parts(stored)) if frame is not None], how="vertical_relaxed")
-        overdrawn = pl.concat(
-            [frame for frame in (overdrawn, stored_overdrawn) if frame is not None], how="vertical_relaxed"
-        )
-    if parts is None:
-        return
-    if overdrawn is None:
-        overdrawn = touched.head(0).with_columns(round_no=pl.lit(None, pl.Int32))
+        stored, stored_overdrawn = _earlier_rows(con, earlier)
+        parts = pl.concat([parts, shoe_parts(stored)], how="vertical_relaxed")
+        overdrawn = pl.concat([overdrawn, stored_overdrawn], how="vertical_relaxed")
     con.register("touched_shoes", touched)
     con.register("pooled_shoes", pool(parts, overdrawn))
     con.execute(
@@ -119,3 +99,20 @@ def refresh(con, parts: list[pl.DataFrame], overdrawn: list[pl.DataFrame], in_ta
     )
     con.unregister("touched_shoes")
     con.unregister("pooled_shoes")
+
+
+def _earlier_rows(con, shoes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The stored rounds of `shoes`, and their rounds quarantined as overdrawn."""
+    con.register("earlier_shoes", shoes)
+    try:
+        rounds = con.sql(
+            f"SELECT {', '.join(ROUND_COLUMNS)} FROM {schema.CORE_ROUNDS} "
+            "SEMI JOIN earlier_shoes USING (table_id, shoe_id)"
+        ).pl()
+        overdrawn = con.sql(
+            f"SELECT table_id, shoe_id, round_no FROM {schema.QUARANTINE_ROUNDS} "
+            "SEMI JOIN earlier_shoes USING (table_id, shoe_id) WHERE reason = 'shoe_overdrawn'"
+        ).pl()
+    finally:
+        con.unregister("earlier_shoes")
+    return rounds.with_columns(pl.col("started_at").dt.convert_time_zone("UTC")), overdrawn  # DuckDB's is Etc/UTC
