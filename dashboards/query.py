@@ -10,7 +10,7 @@ import duckdb
 import polars as pl
 import streamlit as st
 
-from models.warehouse.store import WarehouseError, read, serving_path
+from models.warehouse.store import WarehouseError, printable, read, serving_path
 from pipelines.settings import Settings
 
 TTL_SECONDS = 60
@@ -80,6 +80,6 @@ def console(sql: str, limit: int) -> pl.DataFrame:
         relation = con.sql(sql)
         if relation is None:  # a statement that returns no rows
             raise duckdb.InvalidInputException("the statement returned no rows: write a query")
-        return relation.limit(limit).pl()
+        return printable(relation.limit(limit), nested_as_json=True).pl()  # the download is CSV
     finally:
         con.close()

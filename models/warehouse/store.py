@@ -131,6 +131,26 @@ def writes(sql: str) -> bool:
     return any(statement.type in WRITING for statement in duckdb.extract_statements(sql))
 
 
+#: DuckDB types Polars can neither take in nor write out: they are shown as DuckDB's text for them.
+AS_TEXT = {"interval", "blob", "bit", "bignum", "varint", "union", "time with time zone"}
+NESTED = {"list", "array", "struct", "map"}
+
+
+def printable(relation: duckdb.DuckDBPyRelation, nested_as_json: bool) -> duckdb.DuckDBPyRelation:
+    """An ad-hoc query's columns, each in a type Polars can print and write: a few as text, and
+    with `nested_as_json` lists and structs as JSON text (CSV has no nested values)."""
+    columns = []
+    for position, (name, dtype) in enumerate(zip(relation.columns, relation.dtypes, strict=True), start=1):
+        column = f"#{position}"  # by position: a query may name two columns alike
+        if dtype.id in AS_TEXT:
+            column = f"CAST({column} AS VARCHAR)"
+        elif dtype.id in NESTED and nested_as_json:
+            column = f"CAST(to_json({column}) AS VARCHAR)"
+        quoted = '"' + name.replace('"', '""') + '"'
+        columns.append(f"{column} AS {quoted}")
+    return relation.project(", ".join(columns))
+
+
 def read(path: Path) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the serving snapshot of the warehouse at `path`."""
     snapshot = serving_path(path)

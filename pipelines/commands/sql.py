@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
-from models.warehouse.store import read, writes
+from models.warehouse.store import printable, read, writes
 
 READ_ONLY = "banco sql is read-only: it runs queries on the serving snapshot, never writes"
 
@@ -23,7 +24,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.query.strip() and writes(args.query):
             raise ValueError(READ_ONLY)
-        frame = con.sql(args.query).pl() if args.query.strip() else None
+        relation = con.sql(args.query) if args.query.strip() else None
+        frame = printable(relation, nested_as_json=args.format == "csv").pl() if relation is not None else None
     except duckdb.Error as error:
         message = str(error).splitlines()[0]
         if "read-only" in message.lower() or "read only" in message.lower():
@@ -38,8 +40,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "json":
         sys.stdout.write(frame.write_json() + "\n")
     else:
-        import polars as pl
-
         with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=80, tbl_width_chars=200):
             print(frame)
     return 0

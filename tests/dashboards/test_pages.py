@@ -204,6 +204,13 @@ def test_sql_console_runs_read_only_queries(warehouse, monkeypatch):
     assert scalar(warehouse, "SELECT count(*) FROM core.rounds") > 0
     at.text_area(key=f"sql_text_{example}").set_value("SELECT * FROM range(300000)").run()
     assert not at.exception and "200,000 rows" in at.warning[0].value  # fetched at most
+    # types Polars cannot take (an interval) or CSV cannot hold (a list) are shown as text
+    at.text_area(key=f"sql_text_{example}").set_value(
+        "SELECT max(finished_at) - min(started_at) AS took, [1, 2] AS pair, 1 AS n, 2 AS n FROM meta.ingest_log"
+    ).run()
+    assert not at.exception and not at.error
+    (row,) = at.dataframe[0].value.to_dict("records")
+    assert row["pair"] == "[1,2]" and ":" in row["took"] and (row["n"], row["n_1"]) == (1, 2)
 
 
 def test_no_warehouse_yet_says_what_to_run(tmp_path, monkeypatch):
