@@ -25,6 +25,11 @@ def main() -> None:
         st.warning(str(error), icon=":material/warning:")
         st.caption("Run this, then reload the page:")
         st.code(error.command, language="sh")
+    except filters.NoBets:
+        st.info(
+            "No bets are logged in this warehouse: handle, hold, theo and commission come from bet logs "
+            "(ingest them beside the rounds). The other pages read the rounds alone."
+        )
     except filters.Empty:
         st.info("Nothing matches the filters: widen the gaming days or clear a table, game or dealer.")
 

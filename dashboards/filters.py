@@ -136,3 +136,19 @@ def require(frame):
     if frame.is_empty():
         raise Empty
     return frame
+
+
+class NoBets(Exception):
+    """The warehouse holds rounds but no bets, and the page's figures come from bets."""
+
+
+def has_bets() -> bool:
+    return query.frame("SELECT count(*) AS n FROM core.bets")["n"][0] > 0
+
+
+def require_bets(frame):
+    """`frame` of figures that come from bets, unless it has no rows: then the page says why, since
+    round logs alone (the usual third-party export) hold no wagers."""
+    if frame.is_empty() and not has_bets():
+        raise NoBets
+    return require(frame)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import polars as pl
 import streamlit as st
 
 #: Column formats for st.dataframe (money in the warehouse's currency, rates as fractions).
@@ -35,3 +36,14 @@ def columns(money: tuple[str, ...] = (), percent: tuple[str, ...] = (), counts: 
     config |= {name: st.column_config.NumberColumn(format=COUNT) for name in counts}
     config |= {name: st.column_config.NumberColumn(format=spec) for name, spec in numbers.items()}
     return config
+
+
+def table(frame: pl.DataFrame, where=st, column_config: dict | None = None, **options):
+    """`where.dataframe(frame)`, with each date column shown as a date (Streamlit's default adds a
+    midnight time to it)."""
+    dates = {
+        name: st.column_config.DateColumn(format="YYYY-MM-DD")
+        for name, dtype in frame.schema.items()
+        if dtype == pl.Date
+    }
+    return where.dataframe(frame, column_config=dates | (column_config or {}), **options)

@@ -27,7 +27,7 @@ def render() -> None:
     f = filters.current()
     st.title("Commission")
     where, params = f.where("table_day")
-    by_day = filters.require(
+    by_day = filters.require_bets(
         query.frame(
             f"SELECT gaming_day, game, {REVENUE} FROM marts.commission WHERE {where} GROUP BY ALL ORDER BY ALL", params
         )
@@ -55,14 +55,14 @@ def render() -> None:
         by_game = query.frame(
             f"SELECT game, {REVENUE} FROM marts.commission WHERE {where} GROUP BY game ORDER BY revenue DESC", params
         )
-        st.dataframe(by_game, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
+        fmt.table(by_game, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
     with right:
         st.subheader("By table")
         by_table = query.frame(
             f"SELECT table_id, game, {REVENUE} FROM marts.commission WHERE {where} GROUP BY ALL ORDER BY revenue DESC",
             params,
         )
-        st.dataframe(by_table, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
+        fmt.table(by_table, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
     st.subheader("By dealer")
     dealer_where, dealer_params = f.where("dealer")
     by_dealer = query.frame(
@@ -70,7 +70,7 @@ def render() -> None:
         "ORDER BY revenue DESC",
         dealer_params,
     )
-    st.dataframe(by_dealer, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
+    fmt.table(by_dealer, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
 
     what_if(f)
 
@@ -110,7 +110,7 @@ def what_if(f: filters.Filters) -> None:
         delta=f"{total - before:+,.2f}",
     )
     b.metric("As taken (logged, exact)", fmt.money(before))
-    st.dataframe(
+    fmt.table(
         table.select("game", "wagers", "won_amount", "logged", "commission", "difference"),
         hide_index=True,
         column_config=fmt.columns(money=("won_amount", "logged", "commission", "difference"), counts=("wagers",)),

@@ -47,7 +47,8 @@ def render() -> None:
                 x=alt.X("gaming_day:T", title="gaming day played (else ingested)"),
                 y=alt.Y("sum(rows):Q", title="rows", axis=alt.Axis(format=",d")),
                 color=alt.Color("reason:N"),
-                row=alt.Row("kind:N", title=None),
+                # the kind above its chart: beside it, it would cover the axis title
+                row=alt.Row("kind:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start")),
                 tooltip=["gaming_day:T", "kind", "reason", alt.Tooltip("rows:Q", format=",")],
             )
             .properties(height=160)
@@ -58,7 +59,7 @@ def render() -> None:
             f"FROM quarantine.bets WHERE {where} GROUP BY ALL ORDER BY kind DESC, rows DESC",
             params,
         )
-        st.dataframe(totals, hide_index=True, column_config=fmt.columns(counts=("rows",)))
+        fmt.table(totals, hide_index=True, column_config=fmt.columns(counts=("rows",)))
 
     st.subheader("Tableau violations")
     violations = query.frame(
@@ -70,7 +71,7 @@ def render() -> None:
     if violations.is_empty():
         st.success("No tableau violation in the filtered days and tables.")
     else:
-        st.dataframe(violations, hide_index=True)
+        fmt.table(violations, hide_index=True)
 
     st.subheader("Shoes that fail reconciliation")
     shoe_where, shoe_params = f.shoes("s")
@@ -85,7 +86,7 @@ def render() -> None:
     if failing.is_empty():
         st.success("Every filtered shoe reconciles: no card was seen more often than its shoe holds.")
     else:
-        st.dataframe(failing, hide_index=True)
+        fmt.table(failing, hide_index=True)
 
     st.subheader("Ingest log")
     log = query.frame(
@@ -93,7 +94,7 @@ def render() -> None:
         "round(epoch(finished_at) - epoch(started_at), 2) AS seconds, started_at, error "
         "FROM meta.ingest_log ORDER BY started_at DESC LIMIT 200"
     )
-    st.dataframe(
+    fmt.table(
         log,
         hide_index=True,
         column_config=fmt.columns(counts=("rows_read", "rows_accepted", "rows_quarantined", "rows_duplicate")),

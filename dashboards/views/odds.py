@@ -93,7 +93,7 @@ def show(odds: dict, game: Game, baseline: dict | None = None) -> None:
         bets = bets.with_columns(full_shoe_edge=pl.Series([baseline["edge"].get(b) for b in bets["bet"]]))
     left, right = st.columns([3, 2])
     with left:
-        st.dataframe(
+        fmt.table(
             bets, hide_index=True, column_config=fmt.columns(percent=("house_edge", "full_shoe_edge"), std_dev="%.4f")
         )
         if game in NO_COMMISSION_GAMES:

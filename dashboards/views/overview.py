@@ -60,7 +60,8 @@ def render() -> None:
         delta_color="off",
     )
     d.metric("Theo", fmt.money(theo), help=f"Theoretical win: {fmt.percent(theo_pct, 3)} of handle")
-    commission = (revenue["commission"] or 0) + (revenue["cagnotte"] or 0)
+    # None without bets in these days: the rounds hold no wagers, so no commission is known
+    commission = None if handle is None else (revenue["commission"] or 0) + (revenue["cagnotte"] or 0)
     a, b, _, _ = st.columns(4)
     a.metric("Commission revenue", fmt.money(commission), help="Banker commission plus the chemin_de_fer cagnotte")
     b.metric("Commission expected", fmt.money(revenue["expected"]))
@@ -79,8 +80,9 @@ def render() -> None:
         / (coups * pl.col("expected") * (1 - pl.col("expected"))).sqrt()
     )
     left, right = st.columns([2, 3])
-    left.dataframe(
+    fmt.table(
         shares.select("outcome", "coups", "share", "expected", "z"),
+        where=left,
         hide_index=True,
         column_config=fmt.columns(percent=("share", "expected"), counts=("coups",), z="%.2f"),
     )
@@ -115,7 +117,11 @@ def render() -> None:
     )
     left, right = st.columns(2)
     with left:
-        charts.show(charts.hold_against_theo(trend, "Hold against theo"))
+        if trend.is_empty():
+            st.markdown("**Hold against theo**")
+            st.info("No bets in these days: hold and theo come from bet logs.")
+        else:
+            charts.show(charts.hold_against_theo(trend, "Hold against theo"))
     with right:
         charts.show(
             alt.Chart(daily, title="Coups per gaming day")

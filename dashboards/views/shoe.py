@@ -40,7 +40,7 @@ def render() -> None:
     shown = dealt.drop("has_cards")
     if dealt["player2_cards"].is_null().all():
         shown = shown.drop("player2_cards", "player2_total", "outcome2")
-    st.dataframe(shown, hide_index=True, height=420)
+    fmt.table(shown, hide_index=True, height=420)
     if not dealt["has_cards"].all():
         st.caption("Rows without cards are scoreboard rows: the log gave only their outcome.")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import streamlit as st
 
-from dashboards import query
+from dashboards import fmt, query
 from models.warehouse.store import writes
 
 READ_ONLY = "the console is read-only: it queries the serving snapshot and never writes"
@@ -58,7 +58,7 @@ def render() -> None:
     st.caption(
         f"{result.height:,} rows" + (f"; showing the first {SHOWN_ROWS:,}" if result.height > SHOWN_ROWS else "")
     )
-    st.dataframe(result.head(SHOWN_ROWS), hide_index=True)
+    fmt.table(result.head(SHOWN_ROWS), hide_index=True)
     st.download_button("Download CSV", result.write_csv(), file_name="banco-query.csv", mime="text/csv", key="sql_csv")
 
 

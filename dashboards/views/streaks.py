@@ -43,14 +43,14 @@ def render() -> None:
         f"FROM marts.banker_streaks WHERE {where} ORDER BY decided DESC, coups DESC LIMIT 20",
         params,
     )
-    st.dataframe(longest, hide_index=True)
+    fmt.table(longest, hide_index=True)
 
     st.subheader("Fit per table and game, by month")
     fit_where, fit_params = f.where("month")
     fit = query.frame(
         f"SELECT * FROM marts.tenure_fit WHERE {fit_where} ORDER BY p_value NULLS LAST, table_id", fit_params
     )
-    st.dataframe(
+    fmt.table(
         fit,
         hide_index=True,
         column_config=fmt.columns(
@@ -82,8 +82,9 @@ def render() -> None:
                 tooltip=["decided", alt.Tooltip("tenures:Q", format=","), alt.Tooltip("growth:Q", format=".2f")],
             )
         )
-    right.dataframe(
+    fmt.table(
         growth,
+        where=right,
         hide_index=True,
         column_config=fmt.columns(money=("median_bank_max", "levy"), counts=("tenures",), growth="%.2f"),
     )
@@ -110,7 +111,7 @@ def geometric(hazard: pl.DataFrame) -> None:
         "q = P(Banker) / (P(Banker) + P(Player)). A tenure counts at every length it reached, so tenures cut by the "
         "shoe's end are not lost. banco (passes every coup) and baccarat_banque (one bank a shoe) are left out."
     )
-    st.dataframe(
+    fmt.table(
         hazard,
         hide_index=True,
         column_config=fmt.columns(

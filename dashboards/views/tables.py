@@ -25,7 +25,7 @@ def render() -> None:
     f = filters.current()
     st.title("Tables and dealers")
     where, params = f.where("table_day")
-    days = filters.require(
+    days = filters.require_bets(
         query.frame(
             "SELECT table_id, game, gaming_day, wagers, handle, house_win, theo, win_variance, win_vs_theo_z "
             f"FROM marts.table_day WHERE {where}",
@@ -49,7 +49,7 @@ def render() -> None:
         .join(pace, on="table_id", how="left")
     ).sort("z", descending=True, nulls_last=True)
     st.subheader("Tables")
-    st.dataframe(
+    fmt.table(
         tables.select("table_id", "game", "coups", "coups_per_hour", "wagers", *MONEY, *RATES, "z"),
         hide_index=True,
         column_config=fmt.columns(
@@ -89,7 +89,7 @@ def render() -> None:
         on="dealer_id",
         how="left",
     )
-    st.dataframe(
+    fmt.table(
         dealers,
         hide_index=True,
         column_config=fmt.columns(
@@ -112,7 +112,7 @@ def render() -> None:
 def table_days(days: pl.DataFrame, table: str) -> None:
     daily = _hold(days.sort("gaming_day"))
     charts.show(charts.hold_against_theo(daily, f"{table}: hold against theo by gaming day"))
-    st.dataframe(
+    fmt.table(
         daily.select("gaming_day", "game", "wagers", *MONEY, *RATES, z="win_vs_theo_z"),
         hide_index=True,
         column_config=fmt.columns(money=MONEY, percent=RATES, counts=("wagers",), z="%.2f"),
@@ -145,7 +145,7 @@ def dealer_wagers(f: filters.Filters, dealer: str) -> None:
     b.metric("Pace", f"{fmt.number(pace['coups_per_hour'], 1)} coups/hour")
     c.metric("Handle", fmt.money(whole["handle"].sum()))
     d.metric("House win", fmt.money(whole["house_win"].sum()))
-    st.dataframe(
+    fmt.table(
         whole.select("game", "wagers", *MONEY, *RATES, z="win_vs_theo_z"),
         hide_index=True,
         column_config=fmt.columns(money=MONEY, percent=RATES, counts=("wagers",), z="%.2f"),

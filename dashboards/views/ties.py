@@ -106,7 +106,7 @@ def render() -> None:
     if flagged.is_empty():
         st.success("No group is flagged after the false-discovery correction.")
     else:
-        st.dataframe(
+        fmt.table(
             flagged,
             hide_index=True,
             column_config=fmt.columns(

@@ -23,3 +23,15 @@ def warehouse(tmp_path_factory):
     ingest(db, [work / "landing"])
     build(db)
     return db
+
+
+@pytest.fixture(scope="session")
+def rounds_only(tmp_path_factory):
+    """A warehouse of round logs without bets, as third-party exports usually are."""
+    work = tmp_path_factory.mktemp("rounds-only")
+    sim = Simulation(shoes=4, tables=2, shoes_per_day=2, start=dt.date(2026, 11, 1), seed=12, bets=False)
+    write_simulation(sim, work / "landing")
+    db = work / "banco.duckdb"
+    ingest(db, [work / "landing"])
+    build(db)
+    return db

@@ -4,6 +4,7 @@ same figures queried directly from the serving snapshot; then the empty and brok
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -76,6 +77,9 @@ def test_streaks_count_the_tenures(warehouse, monkeypatch):
     passed = scalar(warehouse, "SELECT count(*) FROM marts.banker_streaks WHERE ended_by = 'pass'")
     assert metric(at, "Passed") == fmt.count(passed)
     hazard = at.dataframe[0].value
+    (longest,) = [table for table in at.dataframe if "gaming_day" in table.value.columns]
+    shown = json.loads(longest.proto.columns)  # a gaming day shows as a date, not as a midnight
+    assert shown["gaming_day"]["type_config"] == {"type": "date", "format": "YYYY-MM-DD"}
     counted = scalar(
         warehouse,
         "SELECT count(*) FROM marts.banker_streaks WHERE ended_by = 'pass' AND decided >= 1 "
@@ -211,6 +215,18 @@ def test_sql_console_runs_read_only_queries(warehouse, monkeypatch):
     assert not at.exception and not at.error
     (row,) = at.dataframe[0].value.to_dict("records")
     assert row["pair"] == "[1,2]" and ":" in row["took"] and (row["n"], row["n_1"]) == (1, 2)
+
+
+def test_without_bets_the_money_pages_say_they_need_bet_logs(rounds_only, monkeypatch):
+    at = open_app(rounds_only, monkeypatch)
+    assert metric(at, "Coups") == fmt.count(scalar(rounds_only, "SELECT count(*) FROM core.rounds"))
+    assert metric(at, "Handle") == metric(at, "Commission revenue") == "–"  # unknown, not zero
+    assert "No bets in these days" in at.info[0].value
+    for page in ("commission", "tables"):
+        at.switch_page(f"views/{page}.py").run()
+        assert not at.exception and "No bets are logged" in at.info[0].value, page
+    at.switch_page("views/ties.py").run()  # the rounds alone answer the other pages
+    assert not at.exception and not at.info and metric(at, "Ties")
 
 
 def test_no_warehouse_yet_says_what_to_run(tmp_path, monkeypatch):
