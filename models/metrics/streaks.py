@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from models.metrics.expectation import tenure_hazard
 from models.metrics.theory import outcome_rates
 
 SHOE = ["table_id", "shoe_id"]
@@ -141,46 +142,40 @@ def tenure_fit(tenures: pl.DataFrame, by: Sequence[str], longest: int = 8) -> pl
     """Tenures against the geometric law with the exact keep probability q, censoring included.
 
     In theory every decided coup a bank holds ends its tenure with probability 1 - q, whatever came
-    before. For each length k (pooling k >= `longest`), the tenures still holding at their k-th
-    decided coup are at risk and those that passed on it are the passes; the chi-square sums
-    (passes - at_risk (1 - q))^2 / (at_risk q (1 - q)) over k. Tenures cut by the shoe's end count
-    while they last, so the test is not biased towards short tenures.
+    before. `tenure_hazard` counts, for each length k (pooling k >= `longest`), the tenures at risk
+    and the passes; the chi-square sums (passes - at_risk (1 - q))^2 / (at_risk q (1 - q)) over the
+    lengths with more than 5 passes expected. Tenures cut by the shoe's end count while they last,
+    so the test is not biased towards short tenures.
     """
-    rated = tenures.filter(pl.col("decided") >= 1).join(
-        outcome_rates().select("game", "decks", "p_keep"), on=["game", "decks"], how="left"
+    by = list(by)
+    held = tenures.filter(pl.col("decided") >= 1).with_columns(
+        pl.col("decks").cast(pl.Int8), pl.col("decided").cast(pl.Int64), passed=pl.col("ended_by") == "pass"
     )
-    rows = []
-    for key, group in rated.group_by(list(by), maintain_order=True):
-        q = float(group["p_keep"].mean())
-        decided = group["decided"].to_numpy().astype(np.int64)
-        passed = (group["ended_by"] == "pass").to_numpy()
-        at_risk = np.array(
-            [
-                (decided >= k).sum() if k < longest else (decided - longest + 1).clip(0).sum()
-                for k in range(1, longest + 1)
-            ]
+    counts = held.group_by(*dict.fromkeys([*by, "game", "decks", "decided", "passed"])).agg(tenures=pl.len())
+    groups = (
+        held.join(outcome_rates().select("game", "decks", "p_keep"), on=["game", "decks"], how="left")
+        .group_by(by, maintain_order=True)
+        .agg(
+            tenures=pl.len().cast(pl.Int64),
+            completed=pl.col("passed").sum().cast(pl.Int64),
+            pass_rate=pl.col("passed").sum() / pl.col("decided").sum(),
+            q=pl.col("p_keep").mean(),
         )
-        passes = np.array(
-            [(passed & (decided == k)).sum() for k in range(1, longest)] + [(passed & (decided >= longest)).sum()]
-        )
-        expected = at_risk * (1 - q)
-        usable = expected > 5  # the chi-square approximation needs enough expected passes
-        statistic = float(((passes[usable] - expected[usable]) ** 2 / (expected[usable] * q)).sum())
-        dof = int(usable.sum())
-        rows.append(
-            {
-                **dict(zip(by, key, strict=True)),
-                "tenures": len(decided),
-                "completed": int(passed.sum()),
-                "pass_rate": float(passed.sum() / decided.sum()),
-                "expected_pass_rate": 1 - q,
-                "q": q,
-                "chi2": statistic,
-                "dof": dof,
-                "p_value": float(stats.chi2.sf(statistic, dof)) if dof else float("nan"),
-            }
-        )
-    return pl.DataFrame(rows)
+    )
+    hazard = tenure_hazard(counts, by, longest).join(groups.select(*by, "q"), on=by)
+    usable = hazard.filter(pl.col("expected_passes") > 5)
+    tests = usable.group_by(by).agg(
+        chi2=((pl.col("passes") - pl.col("expected_passes")) ** 2 / (pl.col("expected_passes") * pl.col("q"))).sum(),
+        dof=pl.len().cast(pl.Int64),
+    )
+    fit = groups.join(tests, on=by, how="left", maintain_order="left").with_columns(
+        pl.col("chi2").fill_null(0.0), pl.col("dof").fill_null(0)
+    )
+    p_value = np.where(fit["dof"].to_numpy() > 0, stats.chi2.sf(fit["chi2"].to_numpy(), fit["dof"].to_numpy()), np.nan)
+    return fit.select(
+        *by, "tenures", "completed", "pass_rate", expected_pass_rate=1 - pl.col("q"), q="q", chi2="chi2", dof="dof",
+        p_value=pl.Series(p_value, dtype=pl.Float64),
+    )  # fmt: skip
 
 
 def chemin_bank(tenures: pl.LazyFrame, bets: pl.LazyFrame) -> pl.LazyFrame:
