@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numba
+from numba.core import event
 
 from models.simulate.config import Simulation
 from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
@@ -32,19 +33,42 @@ class Summary:
     faults: int = 0
     files: list[Path] = field(default_factory=list)
     seconds: float = 0.0
+    compiling: float = 0.0  # of `seconds`: building the compiled kernels, on their first use only
 
     def line(self) -> str:
-        rate = self.coups / self.seconds / 1e6 if self.seconds else 0.0
+        dealing = self.seconds - self.compiling
+        rate = self.coups / dealing if dealing > 0 else 0.0
         faults = f", {self.faults:,} faults labelled" if self.faults else ""
+        built = f"; {self.compiling:.1f} s of that built the compiled kernels, once" if self.compiling >= 1 else ""
         return (
             f"simulated {self.shoes:,} shoes: {self.coups:,} coups, {self.bets:,} wagers{faults}; "
-            f"{len(self.files)} files in {self.seconds:.1f} s ({rate:.2f} M coups/s)"
+            f"{len(self.files)} files in {self.seconds:.1f} s ({rate / 1e6:.2f} M coups/s{built})"
         )
 
 
 def _stem(sim: Simulation, chunk: Chunk, index: int) -> str:
     first, last = (sim.start + dt.timedelta(days=day) for day in chunk.days)
     return f"{first:%Y%m%d}-{last:%Y%m%d}_seed{sim.seed}_{index:04d}"
+
+
+@contextmanager
+def _compile_timer() -> Iterator[Callable[[], float]]:
+    """Within the block, numba's compile events are recorded; yields a function that gives the
+    seconds spent compiling (none once the kernels are cached beside their modules)."""
+    with event.install_recorder("numba:compile") as recorder:
+        yield lambda: _outermost_seconds(recorder.buffer)
+
+
+def _outermost_seconds(events: list) -> float:
+    """The time between each outermost compile's start and end (a compile nests its callees')."""
+    depth, began, total = 0, 0.0, 0.0
+    for stamp, happened in events:
+        if happened.is_start:
+            began, depth = (stamp, 1) if depth == 0 else (began, depth + 1)
+        else:
+            depth -= 1
+            total += stamp - began if depth == 0 else 0.0
+    return total
 
 
 @contextmanager
@@ -77,7 +101,7 @@ def write_simulation(
     # core fewer than the machine has: a dealing thread waiting for a core a writer holds would
     # stall the kernel's other threads. At most two chunks are ever in memory.
     dealers = max(1, numba.config.NUMBA_NUM_THREADS - 1)
-    with ThreadPoolExecutor(max_workers=3) as writer, _collector_paused():
+    with ThreadPoolExecutor(max_workers=3) as writer, _collector_paused(), _compile_timer() as compiling:
         pending: list[Future] = []
         for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups, threads=dealers)):
             if misdeal_rate > 0:
@@ -100,9 +124,10 @@ def write_simulation(
             summary.coups += chunk.rounds_table.num_rows
             summary.bets += 0 if chunk.bets_table is None else chunk.bets_table.num_rows
             summary.faults += 0 if labels is None else labels.height
-            summary.seconds = time.perf_counter() - started
+            summary.seconds, summary.compiling = time.perf_counter() - started, compiling()
             if progress:
                 progress(summary)
         summary.files += [future.result() for future in pending]
+        summary.compiling = compiling()
     summary.seconds = time.perf_counter() - started
     return summary
