@@ -30,6 +30,8 @@ def streamlit_command(db: Path, port: int) -> tuple[list[str], dict[str, str]]:
         "true",
         "--browser.gatherUsageStats",
         "false",
+        "--client.toolbarMode",  # the viewer's menu: no Deploy button, no developer options
+        "viewer",
     ]
     return argv, {**os.environ, "BANCO_DB": str(db.resolve())}
 

@@ -19,6 +19,7 @@ def test_streamlit_command_serves_the_app_on_the_port_for_the_warehouse(tmp_path
     argv, env = streamlit_command(tmp_path / "w.duckdb", 8642)
     assert argv[1:5] == ["-m", "streamlit", "run", str(APP)] and APP.exists()
     assert argv[argv.index("--server.port") + 1] == "8642"
+    assert argv[argv.index("--client.toolbarMode") + 1] == "viewer"  # analysts get no Deploy button
     assert env["BANCO_DB"] == str((tmp_path / "w.duckdb").resolve())
 
 
