@@ -111,16 +111,19 @@ class Summary:
 
 def expand(paths: list[Path]) -> list[Path]:
     """Files named, and the round logs inside folders named (recursively, passing over names that
-    start with `.` or `_`, such as the simulator's fault labels), in a stable order."""
+    start with `.` or `_`, such as the simulator's fault labels, and a warehouse's own lake), in a
+    stable order."""
     files = []
     for path in paths:
         if path.is_dir():
+            lakes = {folder for folder in path.rglob("*.lake") if lake.is_lake(folder)}
             files += sorted(
                 p
                 for p in path.rglob("*")
                 if p.is_file()
                 and looks_like_round_log(p)
                 and not any(part[0] in "._" for part in p.relative_to(path).parts)
+                and lakes.isdisjoint(p.parents)
             )
         elif path.exists():
             files.append(path)

@@ -12,6 +12,7 @@ by the next writer), and a snapshot's views only name files that stay for at lea
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import uuid
 from functools import cache
 from pathlib import Path
@@ -46,6 +47,13 @@ def _template(table: str) -> tuple[list[tuple[str, str]], pl.Schema]:
     con.execute(f"CREATE TABLE template ({LAKE_TABLES[table]})")
     columns = [(name, dtype) for name, dtype, *_ in con.sql("DESCRIBE template").fetchall()]
     return columns, con.sql("SELECT * FROM template").pl().schema
+
+
+def is_lake(path: Path) -> bool:
+    """Whether `path` is a warehouse's lake (`banco.lake/` beside `banco.duckdb`): its files hold
+    rows already stored, never round logs to ingest."""
+    siblings = path.parent.glob(f"{glob.escape(path.stem)}.*")
+    return path.suffix == ".lake" and path.is_dir() and any(s != path and s.is_file() for s in siblings)
 
 
 def frame_schema(table: str) -> pl.Schema:

@@ -105,3 +105,13 @@ def test_a_warehouse_named_by_a_relative_path_is_read_from_any_folder(tmp_path, 
     before = counts(tmp_path / "wh" / "banco.duckdb")
     monkeypatch.chdir(tmp_path.parent)
     assert counts(tmp_path / "wh" / "banco.duckdb") == before
+
+
+def test_a_folder_ingest_passes_over_a_warehouse_lake_inside_it(tmp_path):
+    shutil.copy(SAMPLES / "01_rounds_suited.csv", tmp_path)
+    db = tmp_path / "warehouse" / "banco.duckdb"  # the warehouse inside the folder ingested
+    (first,) = ingest(db, [tmp_path])
+    assert first.status == "ok" and list(lake.folder(db).rglob("*.parquet"))
+    (again,) = ingest(db, [tmp_path])  # its lake files are rows already stored, not round logs
+    assert again.status == "skipped" and counts(db)[0] == first.accepted
+    assert lake.is_lake(lake.folder(db)) and not lake.is_lake(tmp_path)
