@@ -184,6 +184,9 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
         # coups) on the next few commits after a full rebuild; a full rebuild rewrites them compactly
         con.execute("SET max_vacuum_tasks = 0")
         rounds, bets, shoes = _load(con, db, days, config)
+        if rounds.height == 0 and days is not None:
+            asked = ", ".join(str(day) for day in days)
+            raise WarehouseError(f"the warehouse at {db} holds no coups of gaming day {asked}: nothing to build")
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         marts = compute_marts(rounds, bets, shoes, config)

@@ -12,7 +12,7 @@ from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
-from models.warehouse.store import read, write
+from models.warehouse.store import WarehouseError, read, write
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +105,14 @@ def test_a_new_gaming_day_recomputes_that_day_only_and_matches_a_full_rebuild(tm
     assert incremental.keys() == full.keys()
     for name in full:  # float sums may differ in their last bits with the order of summation
         assert_frame_equal(incremental[name], full[name], check_exact=False, rel_tol=1e-9)
+
+
+def test_a_day_without_coups_is_named_in_the_error_and_changes_nothing(warehouse):
+    before = _marts(warehouse)
+    with pytest.raises(WarehouseError, match="no coups of gaming day 2099-01-01"):
+        build(warehouse, days=[dt.date(2099, 1, 1)])
+    after = _marts(warehouse)
+    assert all(after[name].equals(before[name]) for name in before)
 
 
 def test_a_warehouse_built_by_an_older_release_is_rebuilt_whole(tmp_path):
