@@ -136,7 +136,7 @@ def mid_shoe(game: str, policy: DrawPolicy, table: PayTable) -> None:
             for text in hand
             for card in parse_hand(text)
         ]
-        left = Composition.full(shoe.decks).remove(cards)
+        left = Composition.after(shoe.decks, cards)
         odds = summary(left.values, left.ranks, shoe.game, policy, table)
     except (CardError, CompositionError) as error:
         st.warning(f"The cards of this shoe cannot be followed: {error}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -35,6 +36,17 @@ class Composition:
         per_rank = 4 * _check_decks(decks)
         ranks = (per_rank,) * len(RANKS)
         return cls(values=_values_of(ranks), ranks=ranks)
+
+    @classmethod
+    def after(cls, decks: int, seen: Iterable[Card]) -> Composition:
+        """A full shoe of `decks` packs once `seen` were dealt from it; a suited card seen more often
+        than the packs hold it cannot have been."""
+        seen = list(seen)
+        suited = Counter(card for card in seen if card.suit is not None)
+        for card, count in suited.items():
+            if count > _check_decks(decks):
+                raise CompositionError(f"{card} seen {count} times, but a {decks}-deck shoe holds {decks}")
+        return cls.full(decks).remove(seen)
 
     @classmethod
     def from_values(cls, values: Iterable[int]) -> Composition:

@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         egalite=args.egalite,
     )
     policy = DrawPolicy(punter_on_5=args.punter_on_5, banker_optional=args.banker_optional)
-    composition = Composition.full(args.decks).remove(parse_hand(args.seen))
+    composition = Composition.after(args.decks, parse_hand(args.seen))
     summary = {"decks": args.decks, **odds_summary(exact_odds(composition, args.game, policy), table)}
     print(json.dumps(summary, indent=2) if args.json else render(summary))
     return 0

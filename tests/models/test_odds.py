@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.game.cards import Card
+from models.game.cards import Card, parse_hand
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.game.shoe import Composition, CompositionError
@@ -145,3 +145,10 @@ def test_kernel_equals_oracle_on_random_mid_shoes(decks, fraction_dealt, seed, g
     composition = _mid_shoe(decks, int(fraction_dealt * (52 * decks - 6)), seed)
     fast = exact_odds(composition, game).weights
     assert (fast == _as_array(oracle_weights(composition, game))).all()
+
+
+def test_a_shoe_after_seen_cards_holds_each_suited_card_at_most_once_a_deck():
+    assert Composition.after(2, parse_hand("AS AS 9H")).cards == 101  # two packs: two aces of spades
+    assert Composition.after(1, parse_hand("A A")).cards == 50  # ranks only: four aces to a pack
+    with pytest.raises(CompositionError, match="AS seen 3 times, but a 2-deck shoe holds 2"):
+        Composition.after(2, parse_hand("AS AS AS"))

@@ -58,6 +58,7 @@ def test_readable_table():
         (["odds", "--commission", "abc"], "not a number"),
         (["odds", "--commission", "2"], "commission must be a fraction"),
         (["odds", "--seen", "ZZ"], "bad card token 'ZZ'"),
+        (["odds", "--decks", "1", "--seen", "AS 9H AS"], "AS seen 2 times, but a 1-deck shoe holds 1"),
         (["odds", "--punter-on-5", "sometimes"], "use draw, stand, mixed"),
         (["nonsense"], "invalid choice"),
     ],
