@@ -60,6 +60,8 @@ def _progress_bar(total: int) -> callable:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out} is a file: name a folder for the round logs")
     sim = Simulation(
         shoes=args.shoes,
         seed=args.seed,

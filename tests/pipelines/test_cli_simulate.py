@@ -92,3 +92,6 @@ def test_unwritable_output_folder(tmp_path):
     blocker.write_text("not a folder")
     result = banco("simulate", "--shoes", "1", "--out", str(blocker / "sub"))
     assert result.returncode == 2 and "Traceback" not in result.stderr
+    result = banco("simulate", "--shoes", "1", "--out", str(blocker))
+    assert result.returncode == 2 and "is a file: name a folder" in result.stderr
+    assert blocker.read_text() == "not a folder"
