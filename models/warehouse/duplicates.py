@@ -30,21 +30,21 @@ def split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: l
     # The usual case: no key twice. Distinct hashes prove it (a collision only sends a batch down
     # the exact path below).
     if frame.select(row_hash(key, 7).n_unique()).item() == frame.height:
-        frame = frame.with_columns(_first_hash=pl.col("content_hash"), _first_line=pl.col("_line"), _seen=pl.lit(0))
+        first, duplicates, conflicts = frame, 0, frame.head(0)
     else:
         frame = frame.sort("_line").with_columns(
             _first_hash=pl.col("content_hash").first().over(key),
             _first_line=pl.col("_line").first().over(key),
             _seen=pl.int_range(pl.len()).over(key),
         )
-    repeated = frame.filter(pl.col("_seen") > 0)
-    duplicates = repeated.filter(pl.col("content_hash") == pl.col("_first_hash")).height
-    conflicts = repeated.filter(pl.col("content_hash") != pl.col("_first_hash")).with_columns(
-        reason=pl.lit("conflicting_duplicate"),
-        detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
-    )
-    first = frame.filter(pl.col("_seen") == 0) if repeated.height else frame
-    candidates = stored_shoes.known(first.select(*key, "content_hash", "_shoe"))
+        repeated = frame.filter(pl.col("_seen") > 0)
+        duplicates = repeated.filter(pl.col("content_hash") == pl.col("_first_hash")).height
+        conflicts = repeated.filter(pl.col("content_hash") != pl.col("_first_hash")).with_columns(
+            reason=pl.lit("conflicting_duplicate"),
+            detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
+        )
+        first = frame.filter(pl.col("_seen") == 0)
+    candidates = stored_shoes.known(first.select(*key, "content_hash", "_shoe", "_line"))
     if candidates.height == 0:  # no shoe of the batch has stored rows: nothing to look up
         return first, duplicates, conflicts
     stored = stored_shoes.rows(con, candidates, list(dict.fromkeys([*key, *content, "source_file"])))
@@ -52,19 +52,22 @@ def split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: l
         stored.with_columns(stored_hash=row_hash(content, 20261129, stored_shoes.table))
         .select(*key, "stored_hash", stored_in="source_file")
         .cast({name: candidates.schema[name] for name in key})
-        .join(candidates.select(key), on=key, how="semi", nulls_equal=True)
     )
-    first = first.join(stored, on=key, how="left", nulls_equal=True)
-    known = first.filter(pl.col("stored_hash").is_not_null())
+    # Compared on the few rows of shoes with stored rows: the batch's own columns are touched only
+    # when some key is stored already.
+    known = candidates.join(stored, on=key, how="inner", nulls_equal=True)
+    if known.height == 0:
+        return first, duplicates, conflicts
     duplicates += known.filter(pl.col("stored_hash") == pl.col("content_hash")).height
+    clashing = known.filter(pl.col("stored_hash") != pl.col("content_hash")).select("_line", "stored_in")
     conflicts = pl.concat(
         [
             conflicts,
-            known.filter(pl.col("stored_hash") != pl.col("content_hash")).with_columns(
+            first.join(clashing, on="_line").with_columns(
                 reason=pl.lit("conflicting_duplicate"),
                 detail=pl.format("already stored with other content from {}", pl.col("stored_in")),
             ),
         ],
         how="diagonal_relaxed",
     )
-    return first.filter(pl.col("stored_hash").is_null()), duplicates, conflicts
+    return first.join(known.select("_line"), on="_line", how="anti"), duplicates, conflicts
