@@ -54,7 +54,9 @@ def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
 def _shoes_that_may_overdraw(both: pl.DataFrame) -> pl.DataFrame:
     """The rows of `both` (with `_shoe`) whose shoe holds, over all its rows, more of some card
     than it can: only there can a row overdraw in round order."""
-    cards = np.stack([both[name].fill_null(-1).to_numpy() for name in hands.SLOT_COLUMNS]).astype(np.int8, copy=False)
+    # one slot a row of the array (column-major frame, transposed): a fifth of stacking the columns
+    slots = both.select(pl.col(hands.SLOT_COLUMNS).fill_null(-1).cast(pl.Int8))
+    cards = slots.to_numpy(order="fortran").T
     keys = both["_shoe"].to_numpy().view(np.int64)
     over = shoes_over_limits(keys, cards, both["decks"].to_numpy().astype(np.int64))
     return both.join(pl.DataFrame({"_shoe": over.view(np.uint64)}), on="_shoe", how="semi")
