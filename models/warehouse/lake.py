@@ -50,10 +50,11 @@ def _template(table: str) -> tuple[list[tuple[str, str]], pl.Schema]:
 
 
 def is_lake(path: Path) -> bool:
-    """Whether `path` is a warehouse's lake (`banco.lake/` beside `banco.duckdb`): its files hold
-    rows already stored, never round logs to ingest."""
-    siblings = path.parent.glob(f"{glob.escape(path.stem)}.*")
-    return path.suffix == ".lake" and path.is_dir() and any(s != path and s.is_file() for s in siblings)
+    """Whether `path` is a warehouse's lake (`banco.lake/` beside `banco.duckdb`, holding a folder
+    per lake table): its files hold rows already stored, never round logs to ingest."""
+    if path.suffix != ".lake" or not any((path / table.replace(".", "/")).is_dir() for table in LAKE_TABLES):
+        return False
+    return any(s != path and s.is_file() for s in path.parent.glob(f"{glob.escape(path.stem)}.*"))
 
 
 def frame_schema(table: str) -> pl.Schema:

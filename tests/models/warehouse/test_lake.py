@@ -115,3 +115,8 @@ def test_a_folder_ingest_passes_over_a_warehouse_lake_inside_it(tmp_path):
     (again,) = ingest(db, [tmp_path])  # its lake files are rows already stored, not round logs
     assert again.status == "skipped" and counts(db)[0] == first.accepted
     assert lake.is_lake(lake.folder(db)) and not lake.is_lake(tmp_path)
+    logs = tmp_path / "2026.lake"  # a folder of logs that only looks like a lake
+    logs.mkdir()
+    shutil.copy(SAMPLES / "03_rounds_value_only.jsonl", logs)
+    (tmp_path / "2026.csv").write_text("")
+    assert not lake.is_lake(logs)
