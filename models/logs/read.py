@@ -87,6 +87,12 @@ def _json_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]
             yield _json_frame(lines, first_line)
 
 
+def _as_text(value) -> str | None:
+    """A JSON value as the checks read every field: as text, spelled as JSON wrote it (`true`,
+    `["AS", "KH"]`), so a detail or the raw row quotes what the log said."""
+    return value if value is None or isinstance(value, str) else json.dumps(value)
+
+
 def _json_frame(lines: list[str], first_line: int) -> pl.DataFrame:
     """Parse JSON lines; a line that is not a JSON object keeps its text in `_unparsed`."""
     records, unparsed = [], []
@@ -100,10 +106,7 @@ def _json_frame(lines: list[str], first_line: int) -> pl.DataFrame:
         except ValueError:
             unparsed.append({"_line": first_line + offset, "_unparsed": text.rstrip("\n")})
             continue
-        records.append(
-            {key: None if value is None else str(value) for key, value in record.items()}
-            | {"_line": first_line + offset}
-        )
+        records.append({key: _as_text(value) for key, value in record.items()} | {"_line": first_line + offset})
     frames = [pl.DataFrame(records, infer_schema_length=None)] if records else []
     if unparsed:
         frames.append(pl.DataFrame(unparsed, schema={"_line": pl.Int64, "_unparsed": pl.String}))

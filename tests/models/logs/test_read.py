@@ -1,4 +1,5 @@
-"""CSV as spreadsheets write it: a byte-order mark, Windows line endings, quoted fields, empty fields."""
+"""Logs as they come: CSV as spreadsheets write it (a byte-order mark, Windows line endings, quoted
+fields, empty fields), and JSON values of every type."""
 
 from pathlib import Path
 
@@ -15,3 +16,15 @@ def test_a_spreadsheet_csv_reads_as_text_with_empty_fields_as_nulls(tmp_path):
     (batch,) = list(read_batches(path))
     assert batch.columns[0] == "table_id" and batch["_line"].to_list() == [2, 3]
     assert batch["outcome"].to_list() == [None, "P"] and batch["player_cards"].to_list() == ["9H KD", "9H, KD"]
+
+
+def test_json_values_read_as_text_spelled_as_json_wrote_them(tmp_path):
+    path = tmp_path / "rounds.jsonl"
+    path.write_text(
+        '{"table_id": 7, "round_no": true, "decks": 8, "player_cards": ["AS", "KH"], "outcome": null}\n[1, 2]\n'
+    )
+    (batch,) = list(read_batches(path))
+    row = batch.filter(batch["_unparsed"].is_null()).row(0, named=True)
+    assert (row["table_id"], row["round_no"], row["decks"]) == ("7", "true", "8")
+    assert row["player_cards"] == '["AS", "KH"]' and row["outcome"] is None
+    assert batch["_unparsed"].drop_nulls().to_list() == ["[1, 2]"]
