@@ -25,6 +25,8 @@ FULL_INSTANT = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?[+-]\d\d:\d\d$"
 #: Input columns typed as numbers or times by their file (Parquet) are read as they are, not as
 #: text: their values are never blank, and text would be parsed straight back.
 TYPED = ("round_no", "decks", "started_at", "side")
+#: Money read finely enough to tell an amount MONEY would round.
+FINE_MONEY = pl.Decimal(38, 12)
 
 
 def _with_all_columns(frame: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
@@ -105,6 +107,23 @@ def _bad_type(name: str, valid: pl.Expr, what: str) -> tuple[pl.Expr, pl.Expr]:
     return given.is_not_null() & ~valid.fill_null(False), pl.format(
         "{} {} is not {}", pl.lit(name), given, pl.lit(what)
     )
+
+
+def _inexact_money(name: str, positive: bool = False) -> list[tuple[pl.Expr, pl.Expr]]:
+    """Where the text in `_{name}` is no amount the warehouse keeps exactly (`{name}` is that text
+    cast to MONEY): not a number, not positive where it must be, too large, or finer than MONEY's
+    places, which the cast would round without a word."""
+    given, kept = pl.col(f"_{name}"), pl.col(name)
+    exact = given.cast(FINE_MONEY, strict=False)
+    number = given.cast(pl.Float64, strict=False).is_finite().fill_null(False)
+    whole_digits = MONEY.precision - MONEY.scale
+    says = lambda what: pl.format("{} {} {}", pl.lit(name), given, pl.lit(what))  # noqa: E731
+    return [
+        (given.is_not_null() & ~number, says("is not a decimal")),
+        *([(exact <= 0, says("is not positive"))] if positive else []),
+        (given.is_not_null() & kept.is_null(), says(f"is too large (at most {whole_digits} digits before the point)")),
+        (kept.cast(FINE_MONEY) != exact, says(f"has more than {MONEY.scale} decimal places")),
+    ]
 
 
 def _total(prefix: str, cards: int) -> pl.Expr:
@@ -397,20 +416,12 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
             "bad_type",
             [
                 _bad_type("round_no", pl.col("round_no") >= 1, "a whole number >= 1"),
-                _bad_type("payout", pl.col("payout").is_not_null(), "a decimal"),
+                *_inexact_money("payout"),
                 _bad_type("side", pl.col("side").is_in([1, 2]), "1 or 2"),
             ],
         ),
         ("unknown_bet", [(~pl.col("bet").is_in(BETS), pl.format("unknown bet '{}'", pl.col("_bet")))]),
-        (
-            "bad_amount",
-            [
-                (
-                    pl.col("amount").is_null() | (pl.col("amount") <= 0),
-                    pl.format("amount {} is not a positive decimal", pl.col("_amount")),
-                )
-            ],
-        ),
+        ("bad_amount", _inexact_money("amount", positive=True)),
     ]
     frame = _judge(frame, checks)
     return frame.with_columns(

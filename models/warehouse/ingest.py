@@ -47,6 +47,7 @@ ROUND_CONTENT = [
     "logged_outcome",
 ]
 BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
+THEO = pl.Decimal(18, 6)  # core.bets.theo
 
 
 @dataclass
@@ -307,20 +308,30 @@ def _ingest_bets(
             net_unit=pl.when(pl.col("has_cards")).then(pl.col("net_unit")).otherwise(pl.col("_net_o")),
             commission_unit=pl.when(pl.col("has_cards")).then(pl.col("commission_unit")).otherwise(pl.col("_com_o")),
         )
-        .with_columns(
-            _expected=(pl.col("net_unit") * pl.col("amount")).cast(MONEY),
-            commission=(pl.col("commission_unit") * pl.col("amount")).cast(MONEY),
+        .with_columns(  # null where the figure would not fit its decimals: see `too_large`
+            _expected=(pl.col("net_unit") * pl.col("amount")).cast(MONEY, strict=False),
+            commission=(pl.col("commission_unit") * pl.col("amount")).cast(MONEY, strict=False),
+            # through a wide decimal: a float too large for THEO raises even without `strict`
+            theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(pl.Decimal(38, 6)).cast(THEO, strict=False),
         )
     )
     stray_side = pl.col("side").is_not_null() & (pl.col("game") != "baccarat_banque")
+    # an amount whose figures do not fit their decimals (a strict cast would fail the whole file)
+    lost = [("_expected", "net_unit"), ("commission", "commission_unit"), ("theo", "edge")]
+    too_large = ~stray_side & pl.any_horizontal(pl.col(f).is_null() & pl.col(unit).is_not_null() for f, unit in lost)
     mismatch = pl.concat(
         [
             placed.filter(stray_side).with_columns(
                 reason=pl.lit("bad_type"),
                 detail=pl.format("side {} names a second hand, which only baccarat_banque deals", pl.col("side")),
             ),
+            placed.filter(too_large).with_columns(
+                reason=pl.lit("bad_amount"),
+                detail=pl.format("amount {} is too large: what it pays or earns overflows its decimals", "amount"),
+            ),
             placed.filter(
                 ~stray_side
+                & ~too_large
                 & pl.col("payout").is_not_null()
                 & pl.col("_expected").is_not_null()
                 & (pl.col("payout") != pl.col("_expected"))
@@ -335,7 +346,6 @@ def _ingest_bets(
     accepted = accepted.with_columns(
         house_net=pl.when(player_banked).then(pl.col("commission"))
         .otherwise(-pl.coalesce(pl.col("_expected"), pl.col("payout"))).cast(MONEY),
-        theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(pl.Decimal(18, 6)),
         source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
     )  # fmt: skip
     quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")

@@ -34,3 +34,29 @@ def test_bets_are_settled_checked_and_sided(tmp_path: Path):
     details = dict(con.execute("SELECT reason, detail FROM quarantine.bets").fetchall())
     assert details["bad_type"] == "side 2 names a second hand, which only baccarat_banque deals"
     assert details["payout_mismatch"] == "payout 10.0000 but the pay table gives 9.5000"
+
+
+def test_amounts_are_kept_exactly_or_quarantined_and_never_fail_the_file(tmp_path: Path):
+    (tmp_path / "rounds.csv").write_text(
+        "table_id,shoe_id,round_no,started_at,game,player_cards,banker_cards\n"
+        "T1,S1,1,2026-11-01T10:00:00Z,punto_banco,2H 3S KD,4C 3D\n"
+    )
+    amounts = {
+        "12.34500": None,  # trailing zeros: kept
+        "12.34567": "amount 12.34567 has more than 4 decimal places",  # never rounded
+        "-5": "amount -5 is not positive",
+        "nan": "amount nan is not a decimal",
+        "99999999999999999999": "amount 99999999999999999999 is too large (at most 14 digits before the point)",
+        # fits, but not what it pays or earns: a strict cast would have failed the whole file
+        "99999999999999.9999": "amount 99999999999999.9999 is too large: what it pays or earns overflows its decimals",
+    }
+    (tmp_path / "bets.csv").write_text(
+        "table_id,shoe_id,round_no,seat,bet,amount\n"
+        + "".join(f"T1,S1,1,{seat},tie,{amount}\n" for seat, amount in enumerate(amounts, start=1))
+    )
+    _, bets = ingest(tmp_path / "banco.duckdb", [tmp_path])
+    assert bets.status == "ok" and bets.rows_read == bets.accepted + sum(bets.quarantined.values()) == len(amounts)
+    con = read(tmp_path / "banco.duckdb")
+    details = dict(con.execute("SELECT line_no, detail FROM quarantine.bets").fetchall())
+    assert details == {line: text for line, text in enumerate(amounts.values(), start=2) if text}
+    assert con.execute("SELECT amount FROM core.bets").fetchall() == [(Decimal("12.3450"),)]
