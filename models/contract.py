@@ -35,6 +35,8 @@ BET_SCHEMA = {
     "side": pl.Int8,
 }
 NATURAL_KEY = ("table_id", "shoe_id", "round_no")
+#: The largest round number the warehouse holds (an INTEGER column).
+ROUND_NO_MAX = 2**31 - 1
 #: The columns a round log may carry (data.md); the rest of a file's columns are ignored.
 ROUND_INPUT_COLUMNS = tuple(ROUND_SCHEMA)
 BET_INPUT_COLUMNS = tuple(BET_SCHEMA)

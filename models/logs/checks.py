@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS
+from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS, ROUND_NO_MAX
 from models.game.coup import BANKER, PLAYER, TIE
 from models.game.games import Game
 from models.game.paytable import BETS
@@ -109,6 +109,15 @@ def _bad_type(name: str, valid: pl.Expr, what: str) -> tuple[pl.Expr, pl.Expr]:
     )
 
 
+def _bad_round_no() -> list[tuple[pl.Expr, pl.Expr]]:
+    """A round number below 1, or past what the warehouse's INTEGER holds."""
+    too_large = pl.format(f"round_no {{}} is too large (at most {ROUND_NO_MAX})", "_round_no")
+    return [
+        _bad_type("round_no", pl.col("round_no") >= 1, "a whole number >= 1"),
+        (pl.col("round_no") > ROUND_NO_MAX, too_large),
+    ]
+
+
 def _inexact_money(name: str, positive: bool = False) -> list[tuple[pl.Expr, pl.Expr]]:
     """Where the text in `_{name}` is no amount the warehouse keeps exactly (`{name}` is that text
     cast to MONEY): not a number, not positive where it must be, too large, or finer than MONEY's
@@ -191,7 +200,7 @@ def _plain_fields(frame: pl.DataFrame, inputs: pl.DataFrame) -> np.ndarray:
         plain &= arrow_text.plain_text(frame[name]) | ~arrow_text.present(frame[name])
     decks_given = pl.Series(arrow_text.present(frame["decks"]))
     valid = inputs.select(
-        (pl.col("_round_no") >= 1).fill_null(False)
+        pl.col("_round_no").is_between(1, ROUND_NO_MAX).fill_null(False)
         & pl.col("_started").is_not_null()
         & (decks_given.not_() | pl.col("_decks").is_between(1, 8).fill_null(False))
     )
@@ -307,7 +316,7 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
         (
             "bad_type",
             [
-                _bad_type("round_no", pl.col("round_no") >= 1, "a whole number >= 1"),
+                *_bad_round_no(),
                 _bad_type("started_at", pl.col("_started").is_not_null(), "an ISO 8601 time"),
                 _bad_type("decks", pl.col("decks").is_between(1, 8), "1 to 8"),
                 _bad_type("game", pl.col("game").is_in(GAMES), "a known game"),
@@ -415,7 +424,7 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
         (
             "bad_type",
             [
-                _bad_type("round_no", pl.col("round_no") >= 1, "a whole number >= 1"),
+                *_bad_round_no(),
                 *_inexact_money("payout"),
                 _bad_type("side", pl.col("side").is_in([1, 2]), "1 or 2"),
             ],

@@ -1,4 +1,5 @@
-"""Bets: settlement, payouts checked against the pay table, and sides only where two hands are dealt."""
+"""Bets: settlement, payouts checked against the pay table, sides only where two hands are dealt, and
+numbers kept exactly or quarantined."""
 
 from decimal import Decimal
 from pathlib import Path
@@ -60,3 +61,17 @@ def test_amounts_are_kept_exactly_or_quarantined_and_never_fail_the_file(tmp_pat
     details = dict(con.execute("SELECT line_no, detail FROM quarantine.bets").fetchall())
     assert details == {line: text for line, text in enumerate(amounts.values(), start=2) if text}
     assert con.execute("SELECT amount FROM core.bets").fetchall() == [(Decimal("12.3450"),)]
+
+
+def test_round_numbers_past_the_warehouse_integer_are_quarantined_not_a_failed_file(tmp_path: Path):
+    (tmp_path / "rounds.csv").write_text(
+        "table_id,shoe_id,round_no,started_at,game,player_cards,banker_cards\n"
+        "T1,S1,2147483647,2026-11-01T10:00:00Z,punto_banco,2H 3S KD,4C 3D\n"
+        "T1,S1,3000000000,2026-11-01T10:01:00Z,punto_banco,2H 3S KD,4C 3D\n"
+    )
+    (tmp_path / "bets.csv").write_text("table_id,shoe_id,round_no,seat,bet,amount\nT1,S1,3000000000,1,tie,10\n")
+    rounds, bets = ingest(tmp_path / "banco.duckdb", [tmp_path])
+    assert (rounds.status, rounds.accepted, dict(rounds.quarantined)) == ("ok", 1, {"bad_type": 1})
+    assert (bets.status, dict(bets.quarantined)) == ("ok", {"bad_type": 1})
+    details = read(tmp_path / "banco.duckdb").execute("SELECT detail FROM quarantine.rounds").fetchall()
+    assert details == [("round_no 3000000000 is too large (at most 2147483647)",)]
