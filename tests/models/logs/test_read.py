@@ -3,6 +3,8 @@ fields, empty fields), and JSON values of every type."""
 
 from pathlib import Path
 
+import polars as pl
+
 from models.logs.read import columns_of, read_batches
 
 
@@ -28,3 +30,13 @@ def test_json_values_read_as_text_spelled_as_json_wrote_them(tmp_path):
     assert (row["table_id"], row["round_no"], row["decks"]) == ("7", "true", "8")
     assert row["player_cards"] == '["AS", "KH"]' and row["outcome"] is None
     assert batch["_unparsed"].drop_nulls().to_list() == ["[1, 2]"]
+
+
+def test_parquet_lists_and_structs_read_as_their_json_text(tmp_path):
+    path = tmp_path / "rounds.parquet"
+    pl.DataFrame(
+        {"table_id": ["T1", "T1"], "player_cards": [["2H", "3S"], None], "extra": [{"a": 1}, {"a": None}]}
+    ).write_parquet(path)
+    (batch,) = list(read_batches(path))
+    assert batch["player_cards"].to_list() == ['["2H","3S"]', None]
+    assert batch["extra"].to_list() == ['{"a":1}', '{"a":null}'] and batch["table_id"].to_list() == ["T1", "T1"]
