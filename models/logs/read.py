@@ -8,6 +8,7 @@ in the file (CSV counts its header as line 1; Parquet counts rows from 1). A fil
 from __future__ import annotations
 
 import contextlib
+import csv
 import gzip
 import io
 import json
@@ -22,6 +23,8 @@ import pyarrow.parquet as pq
 import zstandard
 
 BATCH_ROWS = 250_000
+#: Beside a line the reader could not make a row of: its text, and why (the row's `bad_type` detail).
+UNPARSED = ["_unparsed", "_unparsed_detail"]
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
 
@@ -69,9 +72,59 @@ def _csv_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
             plain.flush()
             path = Path(plain.name)
         line = 2
-        for frame in pl.scan_csv(path, infer_schema=False).collect_batches(chunk_size=BATCH_ROWS, maintain_order=True):
-            yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
-            line += frame.height
+        try:
+            batches = pl.scan_csv(path, infer_schema=False).collect_batches(chunk_size=BATCH_ROWS, maintain_order=True)
+            for frame in batches:
+                yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
+                line += frame.height
+        except pl.exceptions.ComputeError as error:
+            if "more fields than defined" not in str(error):
+                raise
+            # A line with more fields than the header: the rest is read row by row, from the
+            # first row not yet given, and such lines become rows of their own to quarantine.
+            yield from _ragged_csv_batches(path, first_line=line)
+
+
+def _ragged_csv_batches(path: Path, first_line: int) -> Iterator[pl.DataFrame]:
+    """The rows of a CSV file from line `first_line` on, as Polars reads them (text, an empty
+    field a null, a short line padded with nulls), but a line with more fields than the header
+    becomes `_unparsed` (its fields written back as CSV) with the count in `_unparsed_detail`."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        header = next(reader, [""])
+        header[0] = header[0].removeprefix("\ufeff")
+        columns = {name: pl.String for name in header}
+        for _ in zip(range(first_line - 2), reader, strict=False):  # the rows already given
+            pass
+        rows: list[list] = []
+        for fields in reader:
+            rows.append(fields)
+            if len(rows) == BATCH_ROWS:
+                yield _csv_rows(rows, header, columns, first_line)
+                first_line, rows = first_line + BATCH_ROWS, []
+        if rows:
+            yield _csv_rows(rows, header, columns, first_line)
+
+
+def _csv_rows(rows: list[list], header: list[str], columns: dict, first_line: int) -> pl.DataFrame:
+    width = len(header)
+    fitting = [[field or None for field in fields] + [None] * (width - len(fields)) for fields in rows]
+    frame = pl.DataFrame([fields[:width] for fields in fitting], schema=columns, orient="row")
+    text, detail = [], []
+    for fields in rows:
+        if len(fields) > width:
+            written = io.StringIO()
+            csv.writer(written, lineterminator="").writerow(fields)
+            text.append(written.getvalue())
+            detail.append(f"{len(fields)} fields where the header has {width}")
+        else:
+            text.append(None)
+            detail.append(None)
+    return frame.with_columns(
+        _line=pl.int_range(first_line, first_line + len(rows), dtype=pl.Int64),
+        _unparsed=pl.Series(text, dtype=pl.String),
+        _unparsed_detail=pl.Series(detail, dtype=pl.String),
+    )
 
 
 def _json_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
@@ -104,12 +157,14 @@ def _json_frame(lines: list[str], first_line: int) -> pl.DataFrame:
             if not isinstance(record, dict):
                 raise ValueError
         except ValueError:
-            unparsed.append({"_line": first_line + offset, "_unparsed": text.rstrip("\n")})
+            unparsed.append(
+                {"_line": first_line + offset, "_unparsed": text.rstrip("\n"), "_unparsed_detail": "not a JSON object"}
+            )
             continue
         records.append({key: _as_text(value) for key, value in record.items()} | {"_line": first_line + offset})
     frames = [pl.DataFrame(records, infer_schema_length=None)] if records else []
     if unparsed:
-        frames.append(pl.DataFrame(unparsed, schema={"_line": pl.Int64, "_unparsed": pl.String}))
+        frames.append(pl.DataFrame(unparsed, schema={"_line": pl.Int64} | dict.fromkeys(UNPARSED, pl.String)))
     if not frames:
         return pl.DataFrame(schema={"_line": pl.Int64})
     return pl.concat(frames, how="diagonal_relaxed").with_columns(pl.col("_line").cast(pl.Int64))
@@ -154,6 +209,7 @@ def read_batches(path: Path) -> Iterator[pl.DataFrame]:
         pa.ArrowException,
         pl.exceptions.PolarsError,
         zstandard.ZstdError,
+        csv.Error,
     ) as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise UnreadableFile(

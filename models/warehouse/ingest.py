@@ -25,7 +25,15 @@ import polars as pl
 from models.contract import MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.checks import check_bets, check_rounds
-from models.logs.read import UnreadableFile, columns_of, describe, kind_of, looks_like_round_log, read_batches
+from models.logs.read import (
+    UNPARSED,
+    UnreadableFile,
+    columns_of,
+    describe,
+    kind_of,
+    looks_like_round_log,
+    read_batches,
+)
 from models.warehouse import lake, schema, settlement, shoes
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
@@ -186,14 +194,15 @@ def _stage(stage: Stage, stored: StoredShoes, result: FileResult, accepted: pl.D
 
 
 def _checked(batch: pl.DataFrame, check) -> pl.DataFrame:
-    """The batch through its row checks; a JSON line that was no object is `bad_type`."""
-    checked = check(batch.drop("_unparsed", strict=False))
+    """The batch through its row checks; a line the reader could not make a row of (a JSON line
+    that is no object, a CSV line with more fields than the header) is `bad_type`."""
+    checked = check(batch.drop(UNPARSED, strict=False))
     if "_unparsed" not in batch.columns:
         return checked
     unparsed = pl.col("_unparsed").is_not_null()
-    return checked.join(batch.select("_line", "_unparsed"), on="_line", how="left").with_columns(
+    return checked.join(batch.select("_line", *UNPARSED), on="_line", how="left").with_columns(
         reason=pl.when(unparsed).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
-        detail=pl.when(unparsed).then(pl.lit("not a JSON object")).otherwise(pl.col("detail")),
+        detail=pl.when(unparsed).then(pl.col("_unparsed_detail")).otherwise(pl.col("detail")),
     )
 
 

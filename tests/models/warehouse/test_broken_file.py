@@ -60,3 +60,21 @@ def test_a_file_breaking_after_batches_went_in_is_rolled_back_and_logged(tmp_pat
     (again,) = [r for r in ingest(db, [broken]) if r.status != "skipped"]
     assert again.status == "ok" and again.accepted == len(lines), again.error
     assert _counts(db)[0] == rows.height
+
+
+def test_a_csv_line_with_too_many_fields_is_quarantined_and_the_file_goes_in(tmp_path, monkeypatch):
+    monkeypatch.setattr(read, "BATCH_ROWS", 100)  # the line comes after batches already read
+    rounds = _rounds().head(250)
+    text = rounds.write_csv().splitlines()
+    text[150] += ",a stray field"  # line 151 of the file
+    path = tmp_path / "rounds.csv"
+    path.write_text("\n".join(text) + "\n")
+    (result,) = ingest(tmp_path / "banco.duckdb", [path])
+    assert result.status == "ok" and result.rows_read == 250
+    assert result.accepted + result.duplicates == 249 and dict(result.quarantined) == {"bad_type": 1}
+    con = duckdb.connect(str(tmp_path / "banco.serving.duckdb"), read_only=True)
+    quarantined = con.sql("SELECT line_no, detail, raw FROM quarantine.rounds").fetchall()
+    assert quarantined == [(151, f"{len(rounds.columns) + 1} fields where the header has {len(rounds.columns)}",
+                            text[150])]  # fmt: skip
+    lines = con.sql("SELECT min(line_no), max(line_no), count(*) FROM core.rounds").fetchall()
+    assert lines == [(2, 251, 249)]
