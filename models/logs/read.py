@@ -14,6 +14,7 @@ import io
 import json
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,8 +92,7 @@ def _ragged_csv_batches(path: Path, first_line: int) -> Iterator[pl.DataFrame]:
     becomes `_unparsed` (its fields written back as CSV) with the count in `_unparsed_detail`."""
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.reader(handle)
-        header = next(reader, [""])
-        header[0] = header[0].removeprefix("\ufeff")
+        header = _named_as_polars(next(reader, [""]))
         columns = {name: pl.String for name in header}
         for _ in zip(range(first_line - 2), reader, strict=False):  # the rows already given
             pass
@@ -106,7 +106,17 @@ def _ragged_csv_batches(path: Path, first_line: int) -> Iterator[pl.DataFrame]:
             yield _csv_rows(rows, header, columns, first_line)
 
 
+def _named_as_polars(header: list[str]) -> list[str]:
+    """A CSV header's names as Polars gives them: no byte-order mark, a repeated name suffixed."""
+    names, seen = [], Counter()
+    for name in [header[0].removeprefix("\ufeff"), *header[1:]]:
+        names.append(name if not seen[name] else f"{name}_duplicated_{seen[name] - 1}")
+        seen[name] += 1
+    return names
+
+
 def _csv_rows(rows: list[list], header: list[str], columns: dict, first_line: int) -> pl.DataFrame:
+    """A batch of CSV rows read by the csv module, typed and marked as `_ragged_csv_batches` says."""
     width = len(header)
     fitting = [[field or None for field in fields] + [None] * (width - len(fields)) for fields in rows]
     frame = pl.DataFrame([fields[:width] for fields in fitting], schema=columns, orient="row")
@@ -174,9 +184,11 @@ def _nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
     """Lists and structs as their JSON text, as a JSON Lines log's are read: no check takes them,
     so their rows are quarantined, quoting what the file held."""
     nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+    # `{"name":value}` as Polars encodes a one-field struct, less the key and the braces
+    encoded = {name: pl.struct(name).struct.json_encode() for name in nested}
     return frame.with_columns(
         pl.when(pl.col(name).is_not_null())
-        .then(pl.struct(name).struct.json_encode().str.slice(len(json.dumps(name)) + 2).str.strip_suffix("}"))
+        .then(encoded[name].str.slice(len(json.dumps(name, ensure_ascii=False)) + 2).str.strip_suffix("}"))
         .alias(name)
         for name in nested
     )

@@ -40,3 +40,21 @@ def test_parquet_lists_and_structs_read_as_their_json_text(tmp_path):
     (batch,) = list(read_batches(path))
     assert batch["player_cards"].to_list() == ['["2H","3S"]', None]
     assert batch["extra"].to_list() == ['{"a":1}', '{"a":null}'] and batch["table_id"].to_list() == ["T1", "T1"]
+
+
+def test_a_ragged_csv_reads_on_row_by_row_naming_columns_as_polars_does(tmp_path):
+    path = tmp_path / "rounds.csv"
+    path.write_bytes(b"\xef\xbb\xbftable_id,note,note\nT1,,b\nT2,a,b,c\nT3\n")
+    (batch,) = list(read_batches(path))
+    assert batch.columns[:3] == ["table_id", "note", "note_duplicated_0"]
+    assert batch["table_id"].to_list() == ["T1", "T2", "T3"] and batch["note"].to_list() == [None, "a", None]
+    assert batch["_unparsed"].to_list() == [None, "T2,a,b,c", None]
+    assert batch["_unparsed_detail"].to_list() == [None, "4 fields where the header has 3", None]
+    assert batch["_line"].to_list() == [2, 3, 4]
+
+
+def test_a_nested_column_named_outside_ascii_reads_as_json_text(tmp_path):
+    path = tmp_path / "rounds.parquet"
+    pl.DataFrame({"mains_joueur": [["2H"]], "détail": [{"clé": 1}]}).write_parquet(path)
+    (batch,) = list(read_batches(path))
+    assert batch.row(0)[:2] == ('["2H"]', '{"clé":1}')
