@@ -213,17 +213,11 @@ def _split(checked: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return checked.filter(pl.col("reason").is_not_null()), checked.filter(pl.col("reason").is_null())
 
 
-def _checked_batches(path: Path, check) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
-    """Each batch as read and as checked."""
-    with contextlib.closing(read_batches(path)) as batches:
-        for batch in batches:
-            yield batch, _checked(batch, check)
-
-
 def _hashed_while_reading(path: Path, batches: Iterator) -> tuple[str, Iterator]:
-    """The file's sha256, computed on a thread of its own while the first batch is read and
-    checked, and the batches, that first one included (an error reading it is raised when the
-    batches are taken, inside the file's transaction)."""
+    """The file's sha256, computed on a thread of its own while the first batch is read (not yet
+    checked: a file already ingested is skipped at the cost of that read alone), and the batches,
+    that first one included (an error reading it is raised when the batches are taken, inside the
+    file's transaction)."""
     with ThreadPoolExecutor(1, thread_name_prefix="sha256") as hasher:
         hashing = hasher.submit(sha256, path)
         try:
@@ -377,14 +371,22 @@ def ingest_file(
 ) -> FileResult:
     """One file: its batches are checked, staged and moved in within one transaction. A crash or an
     unreadable file leaves the warehouse as it was (the file is logged as failed when it can be)."""
-    checked = _checked_batches(path, check_rounds if kind == "rounds" else check_bets)
-    digest, batches = _hashed_while_reading(path, checked)
-    done = con.execute(
-        f"SELECT count(*) FROM {schema.INGEST_LOG} WHERE sha256 = ? AND status = 'ok'", [digest]
-    ).fetchall()  # fetch to the end: DuckDB 2 keeps an unfinished result busy
-    if done[0][0]:
-        checked.close()
-        return FileResult(path, kind=kind, status="skipped")
+    with contextlib.closing(read_batches(path)) as read:
+        digest, batches = _hashed_while_reading(path, read)
+        done = con.execute(
+            f"SELECT count(*) FROM {schema.INGEST_LOG} WHERE sha256 = ? AND status = 'ok'", [digest]
+        ).fetchall()  # fetch to the end: DuckDB 2 keeps an unfinished result busy
+        if done[0][0]:
+            return FileResult(path, kind=kind, status="skipped")
+        return _ingest_new_file(con, path, kind, table, stored, staging, lake_folder, digest, batches)
+
+
+def _ingest_new_file(
+    con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path, lake_folder: Path,
+    digest: str, batches: Iterator[pl.DataFrame],
+) -> FileResult:  # fmt: skip
+    """A file not ingested before: its batches checked, staged and moved in within one transaction."""
+    check = check_rounds if kind == "rounds" else check_bets
     started = dt.datetime.now(dt.UTC)
     result = FileResult(path, kind=kind)
     stage = Stage(Path(tempfile.mkdtemp(prefix=f"{digest[:12]}-", dir=staging)), lake_folder)
@@ -393,7 +395,8 @@ def ingest_file(
         con.execute("BEGIN TRANSACTION")
         reader = con.cursor()  # the checks read committed rows
         try:
-            for batch, rows in batches:
+            for batch in batches:
+                rows = _checked(batch, check)
                 if kind == "rounds":
                     result.add(
                         _ingest_rounds(reader, batch, rows, str(path), started, stored["rounds"], stage, touched)
