@@ -14,6 +14,16 @@ BY_CARD, BY_RANK, BY_VALUE = 0, 1, 2
 GRANULARITY = ("card", "rank", "value")
 
 
+@njit(cache=True, inline="always")
+def _holds(granularity, code, decks) -> int:
+    """How many of `code` (a card, rank or value, by `granularity`) a shoe of `decks` packs holds."""
+    if granularity == BY_CARD:
+        return decks
+    if granularity == BY_RANK or code != 0:
+        return 4 * decks
+    return 16 * decks  # the ten-value cards: ten, jack, queen and king
+
+
 @njit(cache=True)
 def overdrawn_rows(shoe, codes, granularity, decks):
     """For rows sorted by shoe then order: the first code each row overdraws, or -1.
@@ -34,13 +44,7 @@ def overdrawn_rows(shoe, codes, granularity, decks):
             if code < 0:
                 continue
             counts[code] += 1
-            if g == BY_CARD:
-                held = d
-            elif g == BY_RANK:
-                held = 4 * d
-            else:
-                held = 16 * d if code == 0 else 4 * d
-            if counts[code] > held and over < 0:
+            if counts[code] > _holds(g, code, d) and over < 0:
                 over = code
         if over >= 0:  # an overdrawn row's cards are not counted
             for j in range(codes.shape[1]):
@@ -104,11 +108,10 @@ def shoes_over_limits(shoe_keys, cards, decks):
                 by_card[s, rank * 4 + suit] += 1
     over = np.zeros(m, np.bool_)
     for s in range(m):
-        d = fewest[s]
-        if suited[s]:
-            over[s] = (by_card[s] > d).any()
-        elif ranked[s]:
-            over[s] = (by_rank[s] > 4 * d).any()
-        else:
-            over[s] = by_value[s, 0] > 16 * d or (by_value[s, 1:] > 4 * d).any()
+        granularity = BY_CARD if suited[s] else (BY_RANK if ranked[s] else BY_VALUE)
+        counts = by_card[s] if suited[s] else (by_rank[s] if ranked[s] else by_value[s])
+        for code in range(counts.shape[0]):
+            if counts[code] > _holds(granularity, code, fewest[s]):
+                over[s] = True
+                break
     return keys[over]
