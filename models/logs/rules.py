@@ -13,10 +13,12 @@ import polars as pl
 
 from models.game.coup import tableau_violation
 from models.game.games import Game
+from models.game.tableau import NO_THIRD
 
 GAMES = list(Game)
-#: Sizes of the lookup's axes: game, player two-card total, player third (10 = none), banker two-card total, drew.
-AXES = (len(GAMES), 10, 11, 10, 2)
+#: Sizes of the lookup's axes: game, player two-card total, player third (NO_THIRD: none), banker
+#: two-card total, drew. `case_index` and the sweep's compiled lookup both index by them.
+AXES = (len(GAMES), 10, NO_THIRD + 1, 10, 2)
 
 
 @lru_cache(maxsize=1)
@@ -25,8 +27,8 @@ def violations() -> pl.Series:
     details = []
     for game in GAMES:
         for player_two in range(10):
-            for third in range(11):
-                player = [player_two, 0] + ([] if third == 10 else [third])
+            for third in range(NO_THIRD + 1):
+                player = [player_two, 0] + ([] if third == NO_THIRD else [third])
                 for banker_two in range(10):
                     for banker_drew in (False, True):
                         banker = [banker_two, 0] + ([0] if banker_drew else [])
@@ -39,9 +41,9 @@ def case_index(
 ) -> pl.Expr:
     """Position of a case in `violations()`; `player_third` null when the player stood."""
     game_index = game.replace_strict({g.value: i for i, g in enumerate(GAMES)}, default=None, return_dtype=pl.Int32)
-    third = player_third.cast(pl.Int32).fill_null(10)
-    index = (((game_index * 10 + player_two.cast(pl.Int32)) * 11 + third) * 10 + banker_two.cast(pl.Int32)) * 2
-    return index + banker_drew.cast(pl.Int32)
+    third = player_third.cast(pl.Int32).fill_null(NO_THIRD)
+    index = ((game_index * AXES[1] + player_two.cast(pl.Int32)) * AXES[2] + third) * AXES[3] + banker_two.cast(pl.Int32)
+    return index * AXES[4] + banker_drew.cast(pl.Int32)
 
 
 def tableau_detail(

@@ -15,9 +15,8 @@ from numba import njit
 
 from models.logs import hands
 from models.logs.arrow_text import length
-from models.logs.rules import AXES, violations
+from models.logs.rules import AXES, NO_THIRD, violations
 
-NO_THIRD = 10  # the tableau lookup's "player stood"
 MAX_CARDS = hands.MAX_CARDS
 #: Columns of `sweep`'s facts, -1 where null: totals of the three hands, the outcome of each player
 #: hand against the banker (0 B, 1 P, 2 T), natural, and each first hand's pair (0 no, 1 yes).
@@ -93,6 +92,13 @@ def _pair(cards, row, first_slot) -> int:
 
 
 @njit(cache=True, inline="always")
+def _breaks_tableau(bad_case, game, player_two, third, banker_two, banker_drew) -> bool:
+    """The lookup of `bad_cases` at one case: the player's two-card total and third card
+    (`NO_THIRD` when it stood), the banker's two-card total and whether it drew."""
+    return bad_case[(((game * AXES[1] + player_two) * AXES[2] + third) * AXES[3] + banker_two) * AXES[4] + banker_drew]
+
+
+@njit(cache=True, inline="always")
 def _outcome(player: int, banker: int) -> int:
     return 0 if banker > player else (1 if player > banker else 2)
 
@@ -129,7 +135,7 @@ def sweep(player, banker, player2, has_player, has_banker, has_player2, game, ba
             continue
         player_two, banker_two = _total(cards, i, 0, 2), _total(cards, i, 3, 2)
         third = cards[6, i] if pc == 3 else NO_THIRD
-        if bad_case[((((g * AXES[1] + player_two) * AXES[2] + third) * AXES[3] + banker_two) * AXES[4]) + (bc == 3)]:
+        if _breaks_tableau(bad_case, g, player_two, third, banker_two, bc == 3):
             continue
         p, b = _total(cards, i, 0, pc), _total(cards, i, 3, bc)
         outcome = _outcome(p, b)
@@ -137,7 +143,7 @@ def sweep(player, banker, player2, has_player, has_banker, has_player2, game, ba
             continue
         if qc:
             third2 = cards[24, i] if qc == 3 else NO_THIRD
-            if bad_case[(((g * AXES[1] + _total(cards, i, 6, 2)) * AXES[2] + third2) * AXES[3] + banker_two) * AXES[4]]:
+            if _breaks_tableau(bad_case, g, _total(cards, i, 6, 2), third2, banker_two, False):  # banker judged once
                 continue
             q = _total(cards, i, 6, qc)
             facts[2, i], facts[4, i] = q, _outcome(q, b)
