@@ -19,7 +19,10 @@ def _arrow(series: pl.Series):
 def views(series: pl.Series) -> np.ndarray:
     """The column's Arrow string views, one row of 16 bytes each (a string of up to 12 bytes sits
     in its view, from byte 4; its length is bytes 0-3)."""
-    text = _arrow(series)
+    return _views_of(_arrow(series))
+
+
+def _views_of(text) -> np.ndarray:
     if text.null_count == len(text):
         found = np.zeros((len(text), 16), np.uint8)
         found.flags.writeable = False  # as Arrow's own are: one compiled signature serves both
@@ -40,13 +43,9 @@ def small_ints(series: pl.Series) -> np.ndarray:
 def buffers(series: pl.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The column's views, its data buffers end to end, and where each buffer starts in them."""
     text = _arrow(series)
-    if text.null_count == len(text):
-        return views(series), np.zeros(1, np.uint8), np.zeros(1, np.int64)
-    found = text.buffers()
-    view = np.frombuffer(found[1], np.uint8).reshape(-1, 16)[text.offset : text.offset + len(text)]
-    data = [np.frombuffer(buffer, np.uint8) for buffer in found[2:] if buffer is not None]
+    data = [np.frombuffer(buffer, np.uint8) for buffer in text.buffers()[2:] if buffer is not None]
     starts = np.cumsum([0] + [len(block) for block in data], dtype=np.int64)
-    return view, np.concatenate(data) if data else np.zeros(1, np.uint8), starts
+    return _views_of(text), np.concatenate(data) if data else np.zeros(1, np.uint8), starts
 
 
 def plain_text(series: pl.Series) -> np.ndarray:
