@@ -173,7 +173,7 @@ def tenure_fit(tenures: pl.DataFrame, by: Sequence[str], longest: int = 8) -> pl
     )
     p_value = np.where(fit["dof"].to_numpy() > 0, stats.chi2.sf(fit["chi2"].to_numpy(), fit["dof"].to_numpy()), np.nan)
     return fit.select(
-        *by, "tenures", "completed", "pass_rate", expected_pass_rate=1 - pl.col("q"), q="q", chi2="chi2", dof="dof",
+        *by, "tenures", "completed", "pass_rate", (1 - pl.col("q")).alias("expected_pass_rate"), "q", "chi2", "dof",
         p_value=pl.Series(p_value, dtype=pl.Float64),
     )  # fmt: skip
 
