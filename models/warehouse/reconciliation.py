@@ -98,12 +98,14 @@ def reconcile(con, rows: pl.DataFrame, stored_shoes: StoredShoes) -> tuple[pl.Da
     if with_cards.height == 0:
         return rows, rows.head(0)
     with_cards = with_shoe_key(with_cards)
-    shoes = stored_shoes.known(with_cards.select(*SHOE, "_shoe"))
-    stored = stored_shoes.rows(con, shoes, STORED_COLUMNS).filter(pl.col("has_cards")).drop("has_cards")
-    stored = with_shoe_key(_parse_stored(stored)).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
     columns = ["table_id", "shoe_id", "round_no", "decks", "_new", "_line", "_shoe", *hands.SLOT_COLUMNS]
-    new = with_cards.select(*columns[:4], pl.lit(True).alias("_new"), *columns[5:])
-    both = _shoes_that_may_overdraw(pl.concat([stored.select(columns), new], how="vertical_relaxed"))
+    both = with_cards.select(*columns[:4], pl.lit(True).alias("_new"), *columns[5:])
+    shoes = stored_shoes.known(with_cards.select(*SHOE, "_shoe"))
+    if shoes.height:  # shoes with stored rows: those are counted first (the usual batch has none)
+        stored = stored_shoes.rows(con, shoes, STORED_COLUMNS).filter(pl.col("has_cards")).drop("has_cards")
+        stored = with_shoe_key(_parse_stored(stored)).with_columns(_new=pl.lit(False), _line=pl.lit(0, pl.Int64))
+        both = pl.concat([stored.select(columns), both], how="vertical_relaxed")
+    both = _shoes_that_may_overdraw(both)
     if both.height == 0:  # the usual case: no shoe holds more of any card than it can
         return rows, rows.head(0)
     both = _card_codes(both)
