@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from models.warehouse import lake as lake_files
 from models.warehouse.schema import LAKE_TABLES
 
 SHOE = ["table_id", "shoe_id"]
+#: Batches whose lake files may be being written at once.
+IN_FLIGHT = 2
 
 
 def shoe_key() -> pl.Expr:
@@ -31,13 +34,14 @@ class StoredShoes:
     """The shoes that already have rows in a core table or in this file's staged batches: only
     their new rows need looking up (for duplicates and reconciliation), so fresh shoes never scan
     the growing table. `staged` holds each staged batch (a lake file not listed yet) with the shoes
-    it has rows of; the latest batch's rows stay in memory too, since a shoe that runs past the end
-    of one batch is looked up by the next."""
+    it has rows of; the rows of the batches whose files may still be being written stay in memory
+    too (`recent`, as many as `IN_FLIGHT`), since a shoe that runs past the end of one batch is
+    looked up by the next."""
 
     table: str
     in_table: pl.DataFrame
     staged: list[tuple[Path, pl.DataFrame]] = field(default_factory=list)
-    latest: tuple[Path, pl.DataFrame] | None = None
+    recent: dict[Path, pl.DataFrame] = field(default_factory=dict)
 
     @classmethod
     def load(cls, con, table: str) -> StoredShoes:
@@ -57,10 +61,8 @@ class StoredShoes:
             con.unregister("wanted_shoes")
         for path, batch_shoes in self.staged:
             if batch_shoes.join(shoes, on=SHOE, how="semi").height:
-                # the latest batch is in memory; an older one's file is written (one in flight at most)
-                rows = (
-                    self.latest[1] if self.latest and self.latest[0] == path else pl.read_parquet(path, columns=columns)
-                )
+                # the recent batches are in memory; an older one's file is written
+                rows = self.recent[path] if path in self.recent else pl.read_parquet(path, columns=columns)
                 found.append(rows.select(columns).join(shoes, on=SHOE, how="semi"))
         return pl.concat(found, how="vertical_relaxed")
 
@@ -75,7 +77,9 @@ class StoredShoes:
     def add(self, path: Path, frame: pl.DataFrame) -> None:
         """A staged batch of `frame`'s rows (as written to `path`), whose shoes are stored from now on."""
         self.staged.append((path, with_shoe_key(frame).select(*SHOE, "_shoe").unique("_shoe")))
-        self.latest = (path, frame)
+        self.recent[path] = frame
+        while len(self.recent) > IN_FLIGHT:  # the oldest one's file is written by now
+            del self.recent[next(iter(self.recent))]
 
     def settle(self, paths, committed: bool) -> None:
         """A file's staged batches (`paths`) are in the table now, or nowhere."""
@@ -83,7 +87,7 @@ class StoredShoes:
         if committed and done:
             self.in_table = pl.concat([self.in_table, *done], how="vertical_relaxed").unique()
         self.staged = [(path, batch_shoes) for path, batch_shoes in self.staged if path not in paths]
-        self.latest = None
+        self.recent = {}
 
 
 @dataclass
@@ -91,24 +95,28 @@ class Stage:
     """A file's batches until the file is done, then moved in within one transaction: the lake
     tables' rows as new lake files (listed at `commit`), the other tables' as Arrow IPC beside the
     warehouse (written and read back at memory speed, inserted at `commit`). The warehouse never
-    holds a half-ingested file, however large. Lake files are written on a thread of their own while
-    the next batch is checked, one batch behind at most."""
+    holds a half-ingested file, however large. Lake files are written on threads of their own while
+    the next batch is checked, `IN_FLIGHT` batches at most: Arrow writes a file on one core, and two
+    files at once keep both of a small machine's cores busy."""
 
     folder: Path
     lake: Path
     files: dict[str, list[Path]] = field(default_factory=dict)
     rows: dict[Path, int] = field(default_factory=dict)
     schemas: dict[str, pl.Schema] = field(default_factory=dict)
-    writing: Future | None = None
-    writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="lake"))
+    writing: deque[Future] = field(default_factory=deque)
+    writer: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="lake")
+    )
 
     def write(self, table: str, frame: pl.DataFrame) -> Path | None:
         if frame.height == 0:
             return None
         if table in LAKE_TABLES:
             path = lake_files.new_path(self.lake, table)
-            self.written()  # one batch in flight: memory stays bounded
-            self.writing = self.writer.submit(lake_files.write_to, path, table, frame)
+            while len(self.writing) >= IN_FLIGHT:  # memory stays bounded
+                self.writing.popleft().result()
+            self.writing.append(self.writer.submit(lake_files.write_to, path, table, frame))
         else:
             path = self.folder / f"{table}.{len(self.files.get(table, []))}.arrow"
             schema = self.schemas.setdefault(table, frame.schema)
@@ -120,15 +128,16 @@ class Stage:
         return path
 
     def later(self, work, *args) -> Future:
-        """Run `work(*args)` on the writer's thread, after the lake files already handed to it: for
+        """Run `work(*args)` on a writer's thread, after the lake files already handed to them: for
         what the file needs only at its end."""
         return self.writer.submit(work, *args)
 
     def written(self) -> None:
-        """Wait for the lake file being written (its error, if any, is raised here)."""
-        writing, self.writing = self.writing, None
-        if writing is not None:
-            writing.result()
+        """Wait for every lake file being written; the first error, if any, is raised here."""
+        writing, self.writing = list(self.writing), deque()
+        wait(writing)
+        for done in writing:
+            done.result()
 
     def commit(self, con) -> None:
         """List the lake files and insert every other table's staged batches; the caller holds the
