@@ -19,6 +19,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from models.warehouse.schema import LAKE_FILES, LAKE_TABLES
@@ -41,13 +42,16 @@ def folder(db: Path) -> Path:
 
 
 @cache
-def _template(table: str) -> tuple[list[tuple[str, str]], pl.Schema]:
-    """A lake table's columns as the contract gives them: (name, SQL type) pairs, and Polars types."""
+def _template(table: str) -> tuple[list[tuple[str, str]], pl.Schema, frozenset[str]]:
+    """A lake table's columns as the contract gives them: (name, SQL type) pairs, Polars types, and
+    the names of those that are NOT NULL."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"CREATE TABLE template ({LAKE_TABLES[table]})")
-    columns = [(name, dtype) for name, dtype, *_ in con.sql("DESCRIBE template").fetchall()]
-    return columns, con.sql("SELECT * FROM template").pl().schema
+    described = con.sql("DESCRIBE template").fetchall()
+    columns = [(name, dtype) for name, dtype, *_ in described]
+    required = frozenset(name for name, _, null, *_ in described if null == "NO")
+    return columns, con.sql("SELECT * FROM template").pl().schema, required
 
 
 def is_lake(path: Path) -> bool:
@@ -96,6 +100,10 @@ def write_to(path: Path, table: str, frame: pl.DataFrame) -> Path:
     statistics are kept only where a query uses them. No Arrow schema is stored, so every reader
     takes the columns in the Parquet types the contract names (text as text, times in UTC)."""
     rows = conform(table, frame).to_arrow(compat_level=pl.CompatLevel.newest())
+    # NOT NULL columns are written as required: no definition levels to encode (a null there
+    # fails the cast, and the file with it)
+    required = _template(table)[2]
+    rows = rows.cast(pa.schema([field.with_nullable(field.name not in required) for field in rows.schema]))
     text = [name for name, dtype in frame_schema(table).items() if dtype == pl.String]
     pq.write_table(
         rows,
