@@ -54,6 +54,31 @@ def plain_text(series: pl.Series) -> np.ndarray:
     return _plain_text(*buffers(series)) & present(series)
 
 
+def contains_byte(series: pl.Series, byte: str) -> np.ndarray:
+    """Per row: the text holds the ASCII character `byte` (false for a null)."""
+    return _contains_byte(*buffers(series), ord(byte))
+
+
+@njit(cache=True)
+def _contains_byte(view, data, starts, byte):
+    n = view.shape[0]
+    out = np.zeros(n, np.bool_)
+    for i in range(n):
+        size = length(view[i])
+        if size <= 12:
+            for k in range(4, 4 + size):
+                if view[i, k] == byte:
+                    out[i] = True
+                    break
+        else:
+            at = offset_of(view[i], starts)
+            for k in range(at, at + size):
+                if data[k] == byte:
+                    out[i] = True
+                    break
+    return out
+
+
 def whole_numbers(series: pl.Series) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the number a text of 1 to 12 ASCII digits writes, and whether the text was one."""
     return _whole_numbers(views(series))

@@ -7,8 +7,10 @@ Shoes that had rows before the file are pooled with those rows, so nothing is re
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
+from models.logs import arrow_text
 from models.logs.hands import HAND_COLUMNS
 from models.warehouse import schema
 from models.warehouse.staging import SHOE, with_shoe_key
@@ -24,7 +26,11 @@ def shoe_parts(rounds: pl.DataFrame) -> pl.DataFrame:
     # the character 0 is in no token but the lone 0 of a point value without a rank.
     spaced = pl.sum_horizontal((pl.col(hand).str.len_bytes() + 1).fill_null(0) for hand in HANDS)
     cards = pl.col("has_cards")
-    return with_shoe_key(rounds).group_by("_shoe").agg(
+    value_only = np.zeros(rounds.height, np.bool_)
+    for hand in HANDS:
+        value_only |= arrow_text.contains_byte(rounds[hand], "0")
+    rounds = with_shoe_key(rounds).with_columns(_value_only=pl.Series(value_only))
+    return rounds.group_by("_shoe").agg(
         *(pl.col(name).first() for name in SHOE),
         pl.col("game").first(),
         pl.col("decks").max(),
@@ -34,8 +40,7 @@ def shoe_parts(rounds: pl.DataFrame) -> pl.DataFrame:
         cards_seen=pl.col("cards_used").sum(),
         with_cards=cards.sum(),
         suited=(spaced == 3 * pl.col("cards_used")).filter(cards).all(),
-        ranked=pl.any_horizontal(pl.col(hand).str.contains("0", literal=True) for hand in HANDS).not_()
-        .filter(cards).all(),
+        ranked=pl.col("_value_only").not_().filter(cards).all(),
     ).drop("_shoe")  # fmt: skip
 
 
