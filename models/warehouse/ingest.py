@@ -27,7 +27,6 @@ from models.contract import MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.checks import check_bets, check_rounds
 from models.logs.read import (
-    BATCH_ROWS,
     UNPARSED,
     UnreadableFile,
     columns_of,
@@ -58,8 +57,6 @@ ROUND_CONTENT = [
 ]
 BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
 THEO = pl.Decimal(18, 6)  # core.bets.theo
-#: Rows of a file's first and last batch, when it has more than one (see `_paced`).
-EDGE_ROWS = BATCH_ROWS // 4
 
 
 @dataclass
@@ -385,27 +382,6 @@ def ingest_file(
         return _ingest_new_file(con, path, kind, table, stored, staging, lake_folder, digest, batches)
 
 
-def _paced(batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
-    """The batches, with a file's first and last `EDGE_ROWS` rows as batches of their own when it
-    has more than one batch: the lake files are written while the next batch is checked, so the
-    first batch is checked with the writers idle and the last written with the checks done; small
-    batches there keep both of the machine's cores busy for more of the file (a million coups:
-    0.70 s to 0.60 s)."""
-    held = None
-    for index, batch in enumerate(batches):
-        if index == 0 and batch.height == BATCH_ROWS:  # more may follow
-            yield batch.head(EDGE_ROWS)
-            batch = batch.slice(EDGE_ROWS)
-        if held is not None:
-            yield held
-        held, last_of_many = batch, index > 0
-    if held is not None and last_of_many and held.height > 2 * EDGE_ROWS:
-        yield held.head(held.height - EDGE_ROWS)
-        held = held.slice(held.height - EDGE_ROWS)
-    if held is not None:
-        yield held
-
-
 def _ingest_new_file(
     con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path, lake_folder: Path,
     digest: str, batches: Iterator[pl.DataFrame],
@@ -420,7 +396,7 @@ def _ingest_new_file(
         con.execute("BEGIN TRANSACTION")
         reader = con.cursor()  # the checks read committed rows
         try:
-            for batch in _paced(batches):
+            for batch in batches:
                 rows = _checked(batch, check)
                 if kind == "rounds":
                     result.add(
