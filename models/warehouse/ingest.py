@@ -367,19 +367,35 @@ def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class OpenedFile:
+    """A file whose reading has begun: its reader, its sha256 and its batches (the first one read)."""
+
+    reader: Iterator[pl.DataFrame]
+    digest: str
+    batches: Iterator[pl.DataFrame]
+
+    @classmethod
+    def of(cls, path: Path) -> OpenedFile:
+        reader = read_batches(path)
+        return cls(reader, *_hashed_while_reading(path, reader))
+
+
 def ingest_file(
-    con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path, lake_folder: Path
-) -> FileResult:
+    con, path: Path, opened: OpenedFile, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path,
+    lake_folder: Path,
+) -> FileResult:  # fmt: skip
     """One file: its batches are checked, staged and moved in within one transaction. A crash or an
     unreadable file leaves the warehouse as it was (the file is logged as failed when it can be)."""
-    with contextlib.closing(read_batches(path)) as read:
-        digest, batches = _hashed_while_reading(path, read)
+    with contextlib.closing(opened.reader):
         done = con.execute(
-            f"SELECT count(*) FROM {schema.INGEST_LOG} WHERE sha256 = ? AND status = 'ok'", [digest]
+            f"SELECT count(*) FROM {schema.INGEST_LOG} WHERE sha256 = ? AND status = 'ok'", [opened.digest]
         ).fetchall()  # fetch to the end: DuckDB 2 keeps an unfinished result busy
         if done[0][0]:
             return FileResult(path, kind=kind, status="skipped")
-        return _ingest_new_file(con, path, kind, table, stored, staging, lake_folder, digest, batches)
+        return _ingest_new_file(
+            con, path, kind, table, stored, staging, lake_folder, opened.digest, opened.batches
+        )  # fmt: skip
 
 
 def _ingest_new_file(
@@ -456,22 +472,32 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
             kinds[path] = kind_of(columns_of(path))
         except UnreadableFile as error:
             results.append(FileResult(path, status="failed", error=str(error)))
-    with write(db) as con:
-        # Without insertion order to keep, DuckDB writes a large insert's row groups to the file as
-        # it goes, rather than holding them for the checkpoint to write. No reader relies on the
-        # physical order of rows.
-        con.execute("SET preserve_insertion_order = false")
-        for result in results:
-            _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
-        stored = {"rounds": StoredShoes.load(con, schema.CORE_ROUNDS), "bets": StoredShoes.load(con, schema.CORE_BETS)}
-        staging = db.with_name(db.name + ".staging")
-        shutil.rmtree(staging, ignore_errors=True)  # left by a writer that was killed
-        staging.mkdir()
-        for path in sorted(kinds, key=lambda p: kinds[p] != "rounds"):
-            results.append(ingest_file(con, path, kinds[path], table, stored, staging, lake.folder(db)))
-        shutil.rmtree(staging, ignore_errors=True)
-        for name in schema.LAKE_TABLES:
-            lake.compact(con, db, name)
+    ordered = sorted(kinds, key=lambda p: kinds[p] != "rounds")
+    # Each file's first batch is read (and its sha256 taken) ahead: the first file's while the
+    # warehouse opens, the next one's while a file goes in.
+    with ThreadPoolExecutor(1, thread_name_prefix="open") as opener:
+        ahead = {path: opener.submit(OpenedFile.of, path) for path in ordered[:1]}
+        with write(db) as con:
+            # Without insertion order to keep, DuckDB writes a large insert's row groups to the file
+            # as it goes, rather than holding them for the checkpoint to write. No reader relies on
+            # the physical order of rows.
+            con.execute("SET preserve_insertion_order = false")
+            for result in results:
+                _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
+            stored = {"rounds": StoredShoes.load(con, schema.CORE_ROUNDS), "bets": StoredShoes.load(con, schema.CORE_BETS)}
+            staging = db.with_name(db.name + ".staging")
+            shutil.rmtree(staging, ignore_errors=True)  # left by a writer that was killed
+            staging.mkdir()
+            for path, following in itertools.zip_longest(ordered, ordered[1:]):
+                opened = ahead.pop(path).result()
+                if following is not None:
+                    ahead[following] = opener.submit(OpenedFile.of, following)
+                results.append(
+                    ingest_file(con, path, opened, kinds[path], table, stored, staging, lake.folder(db))
+                )
+            shutil.rmtree(staging, ignore_errors=True)
+            for name in schema.LAKE_TABLES:
+                lake.compact(con, db, name)
     return results
 
 
