@@ -54,6 +54,39 @@ def plain_text(series: pl.Series) -> np.ndarray:
     return _plain_text(*buffers(series)) & present(series)
 
 
+def label_codes(series: pl.Series, labels: tuple[str, ...], absent: int, unknown: int) -> np.ndarray:
+    """Per row, as int8: the index among `labels` of the text, exactly as written; `absent` for a
+    null, `unknown` for any other text."""
+    encoded = [label.encode() for label in labels]
+    table = np.frombuffer(b"".join(encoded), np.uint8) if any(encoded) else np.zeros(1, np.uint8)
+    bounds = np.cumsum([0] + [len(label) for label in encoded], dtype=np.int64)
+    codes = _label_codes(*buffers(series), table, bounds, unknown)
+    codes[~present(series)] = absent
+    return codes
+
+
+@njit(cache=True)
+def _label_codes(view, data, starts, table, bounds, unknown):
+    n = view.shape[0]
+    out = np.full(n, unknown, np.int8)
+    for i in range(n):
+        size = length(view[i])
+        at = offset_of(view[i], starts) if size > 12 else 0
+        for j in range(bounds.shape[0] - 1):
+            if bounds[j + 1] - bounds[j] != size:
+                continue
+            same = True
+            for k in range(size):
+                byte = view[i, 4 + k] if size <= 12 else data[at + k]
+                if byte != table[bounds[j] + k]:
+                    same = False
+                    break
+            if same:
+                out[i] = j
+                break
+    return out
+
+
 def contains_byte(series: pl.Series, byte: str) -> np.ndarray:
     """Per row: the text holds the ASCII character `byte` (false for a null)."""
     return _contains_byte(*buffers(series), ord(byte))

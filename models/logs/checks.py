@@ -169,22 +169,14 @@ def _number(frame: pl.DataFrame, name: str) -> pl.Series:
     return column.alias(f"_{name}")
 
 
-def _code(name: str, codes: dict[str, int], absent: int, unknown: int) -> pl.Expr:
-    """A text column as small codes: `absent` for a null, `unknown` for text not in `codes`."""
-    text = pl.col(name).cast(pl.String)
-    return (
-        pl.when(text.is_null())
-        .then(absent)
-        .otherwise(text.replace_strict(codes, default=unknown, return_dtype=pl.Int8))
-        .cast(pl.Int8)
-    )
-
-
 def _sweep_inputs(frame: pl.DataFrame) -> pl.DataFrame:
     """The columns the sweep takes as numbers: game and logged outcome codes, round, decks, time."""
-    codes = frame.select(
-        _game=_code("game", {game.value: i for i, game in enumerate(rules.GAMES)}, PUNTO_BANCO, -1),
-        _logged=_code("outcome", {outcome: i for i, outcome in enumerate(OUTCOMES)}, -1, -2),
+    games = tuple(game.value for game in rules.GAMES)
+    codes = pl.DataFrame(
+        {
+            "_game": arrow_text.label_codes(frame["game"], games, absent=PUNTO_BANCO, unknown=-1),
+            "_logged": arrow_text.label_codes(frame["outcome"], OUTCOMES, absent=-1, unknown=-2),
+        }
     ).with_columns(_number(frame, "round_no"), _number(frame, "decks"))
     if frame.schema["started_at"] != pl.String:
         return codes.with_columns(frame.select(_started=_instant(frame, "started_at")))
@@ -229,7 +221,7 @@ def _swept_columns(frame: pl.DataFrame) -> pl.DataFrame:
     """The checked columns, as the full checks give them, from the input and the sweep's output."""
     known = lambda name: pl.when(pl.col(name) >= 0).then(pl.col(name))  # noqa: E731 (-1: null)
     fact = lambda name: known(f"_{name}")  # noqa: E731
-    outcome = lambda name: fact(name).replace_strict(dict(enumerate(OUTCOMES)), return_dtype=pl.String)  # noqa: E731
+    outcome = lambda name: pl.lit(pl.Series(OUTCOMES)).gather(fact(name))  # noqa: E731 (a code's text)
     return frame.select(
         *(pl.col(name).cast(pl.String) for name in ("table_id", "shoe_id")),
         pl.col("_round_no").alias("round_no"),
