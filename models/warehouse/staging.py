@@ -59,11 +59,16 @@ class StoredShoes:
             rows = con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()
             found.append(rows.cast({name: types[name] for name in columns}))  # DuckDB's UTC is Etc/UTC
             con.unregister("wanted_shoes")
+        keys = with_shoe_key(shoes)["_shoe"]
         for path, batch_shoes in self.staged:
-            if batch_shoes.join(shoes, on=SHOE, how="semi").height:
-                # the recent batches are in memory; an older one's file is written
-                rows = self.recent[path] if path in self.recent else pl.read_parquet(path, columns=columns)
-                found.append(rows.select(columns).join(shoes, on=SHOE, how="semi"))
+            if batch_shoes["_shoe"].is_in(keys.implode()).any():
+                # the recent batches are in memory (picked by the one-number key: a batch has a
+                # quarter of a million rows); an older one's file is written
+                if path in self.recent:
+                    rows = with_shoe_key(self.recent[path])
+                    found.append(rows.filter(pl.col("_shoe").is_in(keys.implode())).select(columns))
+                else:
+                    found.append(pl.read_parquet(path, columns=columns).join(shoes, on=SHOE, how="semi"))
         return pl.concat(found, how="vertical_relaxed")
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
