@@ -91,10 +91,11 @@ def shoes_over_limits(shoe_keys, cards, decks):
     suited, ranked = np.ones(m, np.bool_), np.ones(m, np.bool_)
     fewest = np.full(m, 1 << 30, np.int64)
     for i in range(shoe.shape[0]):
-        s = shoe[i]
-        fewest[s] = min(fewest[s], decks[i])
-        for slot in range(0, cards.shape[0], 3):
-            value, rank, suit = cards[slot, i], cards[slot + 1, i], cards[slot + 2, i]
+        fewest[shoe[i]] = min(fewest[shoe[i]], decks[i])
+    for slot in range(0, cards.shape[0], 3):  # a slot at a time: each pass reads three rows of `cards` in order
+        values, ranks, suits = cards[slot], cards[slot + 1], cards[slot + 2]
+        for i in range(shoe.shape[0]):
+            value, rank, suit, s = values[i], ranks[i], suits[i], shoe[i]
             if value < 0:
                 continue
             by_value[s, value] += 1
