@@ -484,7 +484,10 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
             con.execute("SET preserve_insertion_order = false")
             for result in results:
                 _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
-            stored = {"rounds": StoredShoes.load(con, schema.CORE_ROUNDS), "bets": StoredShoes.load(con, schema.CORE_BETS)}
+            stored = {
+                "rounds": StoredShoes.load(con, schema.CORE_ROUNDS),
+                "bets": StoredShoes.load(con, schema.CORE_BETS),
+            }
             staging = db.with_name(db.name + ".staging")
             shutil.rmtree(staging, ignore_errors=True)  # left by a writer that was killed
             staging.mkdir()
@@ -492,9 +495,7 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
                 opened = ahead.pop(path).result()
                 if following is not None:
                     ahead[following] = opener.submit(OpenedFile.of, following)
-                results.append(
-                    ingest_file(con, path, opened, kinds[path], table, stored, staging, lake.folder(db))
-                )
+                results.append(ingest_file(con, path, opened, kinds[path], table, stored, staging, lake.folder(db)))
             shutil.rmtree(staging, ignore_errors=True)
             for name in schema.LAKE_TABLES:
                 lake.compact(con, db, name)

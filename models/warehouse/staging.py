@@ -110,9 +110,7 @@ class Stage:
     rows: dict[Path, int] = field(default_factory=dict)
     schemas: dict[str, pl.Schema] = field(default_factory=dict)
     writing: deque[Future] = field(default_factory=deque)
-    writer: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="lake")
-    )
+    writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="lake"))
 
     def write(self, table: str, frame: pl.DataFrame) -> Path | None:
         if frame.height == 0:
