@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -14,6 +13,7 @@ from pathlib import Path
 import numba
 from numba.core import event
 
+from models import collector
 from models.simulate.config import Simulation
 from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
 from models.simulate.faults import inject
@@ -71,19 +71,6 @@ def _outermost_seconds(events: list) -> float:
     return total
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while dealing: the run makes no cycles, yet with the compiled
-    kernels and Arrow loaded each full collection walks millions of objects (5% of the dealing)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def write_simulation(
     sim: Simulation,
     out: Path,
@@ -101,7 +88,7 @@ def write_simulation(
     # core fewer than the machine has: a dealing thread waiting for a core a writer holds would
     # stall the kernel's other threads. At most two chunks are ever in memory.
     dealers = max(1, numba.config.NUMBA_NUM_THREADS - 1)
-    with ThreadPoolExecutor(max_workers=3) as writer, _collector_paused(), _compile_timer() as compiling:
+    with ThreadPoolExecutor(max_workers=3) as writer, collector.paused(), _compile_timer() as compiling:
         pending: list[Future] = []
         for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups, threads=dealers)):
             if misdeal_rate > 0:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import gc
 import hashlib
 import itertools
 import shutil
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
+from models import collector
 from models.contract import MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.checks import check_bets, check_rounds
@@ -444,23 +444,9 @@ def _ingest_new_file(
     return result
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """Python's cycle collector paused: an ingest makes many short-lived objects (Polars'
-    expressions) but few cycles, and in a profile of a million-coup ingest the collector's passes
-    over the process's long-lived objects took about 2% of the samples."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
 def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> list[FileResult]:
     """Ingest files and folders (rounds before bets), then publish the serving snapshot."""
-    with _collector_paused():
+    with collector.paused():
         return _ingest(db, paths, table)
 
 
