@@ -51,15 +51,16 @@ class StoredShoes:
         """`columns` of the stored rows of `shoes`: the table's, then those of the staged batches
         that have rows of these shoes (a shoe seldom spans more than two batches)."""
         shoes = shoes.select(SHOE).unique()
+        keys = with_shoe_key(shoes)["_shoe"]
         types = lake_files.frame_schema(self.table)
         found = [types.to_frame().select(columns)]
-        if shoes.join(self.in_table, on=SHOE, how="semi").height:
+        # the few wanted keys against the table's many shoes: a scan of numbers, no hash of texts
+        if self.in_table["_shoe"].is_in(keys.implode()).any():
             con.register("wanted_shoes", shoes)
             quoted = ", ".join(f'"{name}"' for name in columns)
             rows = con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()
             found.append(rows.cast({name: types[name] for name in columns}))  # DuckDB's UTC is Etc/UTC
             con.unregister("wanted_shoes")
-        keys = with_shoe_key(shoes)["_shoe"]
         for path, batch_shoes in self.staged:
             if batch_shoes["_shoe"].is_in(keys.implode()).any():
                 # the recent batches are in memory (picked by the one-number key: a batch has a
@@ -74,10 +75,11 @@ class StoredShoes:
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
         """The rows of `frame` (with `_shoe`) whose shoe may already have stored rows (a shared key
         only costs a lookup that finds nothing)."""
+        # each part is unique already; a key twice across parts costs a semi join nothing
         keys = pl.concat(
             [self.in_table.select("_shoe"), *(batch_shoes.select("_shoe") for _, batch_shoes in self.staged)]
         )
-        return frame.join(keys.unique(), on="_shoe", how="semi") if keys.height else frame.head(0)
+        return frame.join(keys, on="_shoe", how="semi") if keys.height else frame.head(0)
 
     def add(self, path: Path, frame: pl.DataFrame) -> None:
         """A staged batch of `frame`'s rows (as written to `path`), whose shoes are stored from now on."""
