@@ -51,32 +51,36 @@ def _runs_rise(shoes, rounds) -> bool:
 
 def split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: list[str], content: list[str]):
     """(new rows, duplicate count, conflicting rows): within the frame (with `_shoe`; first line wins) and
-    against rows already stored, whose content is hashed again here: a hash stored by another
-    release (or another Polars) need not be comparable."""
-    frame = frame.with_columns(content_hash=row_hash(content, 20261129, stored_shoes.table))
+    against rows already stored. Content is compared by hash, and hashed only where a key is met
+    twice: the usual batch has no key twice and shares no shoe with stored rows."""
+    content_hash = row_hash(content, 20261129, stored_shoes.table)
     # The usual case: no key twice. A log in shoe and round order proves it in one pass; else
     # distinct hashes do (a collision only sends a batch down the exact path below).
     if _in_round_order(frame) or frame.select(row_hash(key, 7).n_unique()).item() == frame.height:
         first, duplicates, conflicts = frame, 0, frame.head(0)
     else:
         frame = frame.sort("_line").with_columns(
-            _first_hash=pl.col("content_hash").first().over(key),
-            _first_line=pl.col("_line").first().over(key),
-            _seen=pl.int_range(pl.len()).over(key),
+            _first_line=pl.col("_line").first().over(key), _seen=pl.int_range(pl.len()).over(key)
         )
-        repeated = frame.filter(pl.col("_seen") > 0)
-        duplicates = repeated.filter(pl.col("content_hash") == pl.col("_first_hash")).height
-        conflicts = repeated.filter(pl.col("content_hash") != pl.col("_first_hash")).with_columns(
+        repeated = (
+            frame.filter(pl.len().over(key) > 1)
+            .with_columns(_hash=content_hash)
+            .with_columns(_first_hash=pl.col("_hash").first().over(key))
+            .filter(pl.col("_seen") > 0)
+        )
+        duplicates = repeated.filter(pl.col("_hash") == pl.col("_first_hash")).height
+        conflicts = repeated.filter(pl.col("_hash") != pl.col("_first_hash")).with_columns(
             reason=pl.lit("conflicting_duplicate"),
             detail=pl.format("logged again with other content (first at line {})", pl.col("_first_line")),
         )
-        first = frame.filter(pl.col("_seen") == 0)
-    candidates = stored_shoes.known(first.select(*key, "content_hash", "_shoe", "_line"))
+        first = frame.filter(pl.col("_seen") == 0).drop("_first_line", "_seen")
+    candidates = stored_shoes.known(first)
     if candidates.height == 0:  # no shoe of the batch has stored rows: nothing to look up
         return first, duplicates, conflicts
+    candidates = candidates.select(*key, "_shoe", "_line", _hash=content_hash)
     stored = stored_shoes.rows(con, candidates, list(dict.fromkeys([*key, *content, "source_file"])))
     stored = (
-        stored.with_columns(stored_hash=row_hash(content, 20261129, stored_shoes.table))
+        stored.with_columns(stored_hash=content_hash)
         .select(*key, "stored_hash", stored_in="source_file")
         .cast({name: candidates.schema[name] for name in key})
     )
@@ -85,8 +89,8 @@ def split_duplicates(con, frame: pl.DataFrame, stored_shoes: StoredShoes, key: l
     known = candidates.join(stored, on=key, how="inner", nulls_equal=True)
     if known.height == 0:
         return first, duplicates, conflicts
-    duplicates += known.filter(pl.col("stored_hash") == pl.col("content_hash")).height
-    clashing = known.filter(pl.col("stored_hash") != pl.col("content_hash")).select("_line", "stored_in")
+    duplicates += known.filter(pl.col("stored_hash") == pl.col("_hash")).height
+    clashing = known.filter(pl.col("stored_hash") != pl.col("_hash")).select("_line", "stored_in")
     conflicts = pl.concat(
         [
             conflicts,

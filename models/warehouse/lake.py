@@ -139,17 +139,24 @@ def _paths(con, table: str) -> list[str]:
 
 def scan(con, db: Path, table: str) -> pl.LazyFrame:
     """The table's rows as Polars reads them straight from its files (what its view reads)."""
-    paths = _paths(con, table)
+    return _scan(table, [folder(db) / path for path in _paths(con, table)])
+
+
+def _scan(table: str, paths: list[Path]) -> pl.LazyFrame:
+    """The table's columns from `paths`; a column a file of an earlier release holds beyond them
+    (such as `content_hash`) is passed over."""
     if not paths:
         return pl.LazyFrame(schema=frame_schema(table))
-    return pl.scan_parquet([folder(db) / path for path in paths])
+    return pl.scan_parquet(paths, extra_columns="ignore").select(frame_schema(table).names())
 
 
 def _create_view(con, lake: Path, table: str) -> None:
     paths = _paths(con, table)
     if paths:
         listed = ", ".join("'" + str(lake / path).replace("'", "''") + "'" for path in paths)
-        source = f"SELECT * FROM read_parquet([{listed}])"
+        # the contract's columns by name: a file of an earlier release may hold more
+        columns = ", ".join(f'"{name}"' for name, _ in _template(table)[0])
+        source = f"SELECT {columns} FROM read_parquet([{listed}])"
     else:  # no file yet: the columns, typed, without rows
         columns = ", ".join(f'CAST(NULL AS {dtype}) AS "{name}"' for name, dtype in _template(table)[0])
         source = f"SELECT {columns} LIMIT 0"
@@ -200,7 +207,8 @@ def compact(con, db: Path, table: str) -> int:
     groups = [group for group in groups if len(group) > 1]
     lake = folder(db)
     merged = [
-        (write_file(lake, table, pl.read_parquet([lake / path for path, *_ in group])), group) for group in groups
+        (write_file(lake, table, _scan(table, [lake / path for path, *_ in group]).collect()), group)
+        for group in groups
     ]
     now = dt.datetime.now(dt.UTC)
     con.execute("BEGIN TRANSACTION")

@@ -53,7 +53,6 @@ CORE_ROUNDS_COLUMNS = """
     banker_pair BOOLEAN,
     has_cards BOOLEAN NOT NULL,
     cards_used TINYINT NOT NULL,
-    content_hash UBIGINT NOT NULL,
     source_file VARCHAR NOT NULL,
     line_no BIGINT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL
@@ -72,7 +71,6 @@ CORE_BETS_COLUMNS = """
     house_net DECIMAL(18, 4),
     commission DECIMAL(18, 4),
     theo DECIMAL(18, 6) NOT NULL,
-    content_hash UBIGINT NOT NULL,
     source_file VARCHAR NOT NULL,
     line_no BIGINT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL

@@ -11,6 +11,7 @@ import polars as pl
 
 from models.warehouse import lake
 from models.warehouse.ingest import ingest
+from models.warehouse.store import read, write
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
 
@@ -214,10 +215,10 @@ def test_a_relog_with_nanosecond_timestamps_is_an_exact_duplicate(tmp_path):
     assert not results["b.parquet"].quarantined
 
 
-def test_duplicates_are_told_by_content_whatever_hash_an_older_release_stored(tmp_path):
-    """An earlier release (or Polars) may have hashed rows otherwise: a re-log of stored rows is
-    still an exact duplicate, and a changed row still a conflict, because stored rows are hashed
-    again when compared."""
+def test_duplicates_are_told_by_content_beside_files_an_earlier_release_stored_its_hash_in(tmp_path):
+    """An earlier release stored a `content_hash` column (hashed its own way): a re-log of stored
+    rows is still an exact duplicate and a changed row still a conflict, because stored rows are
+    hashed when compared, and the table reads its files and the new ones alike, without it."""
     logs = tmp_path / "logs"
     logs.mkdir()
     header = "table_id,shoe_id,round_no,started_at,player_cards,banker_cards\n"
@@ -227,7 +228,15 @@ def test_duplicates_are_told_by_content_whatever_hash_an_older_release_stored(tm
     for path in (lake.folder(db) / "core" / "rounds").glob("*.parquet"):  # as an older release stored it
         pl.read_parquet(path).with_columns(content_hash=pl.lit(12345, pl.UInt64)).write_parquet(path)
     (logs / "b.csv").write_text(
-        header + "T1,S1,1,2026-11-28T20:01:00Z,9h 10d,7C KS\n" + "T1,S1,1,2026-11-28T20:01:00Z,9H TD,6C KS\n"
-    )  # the same coup in other notation, then a row that changed
+        header
+        + "T1,S1,1,2026-11-28T20:01:00Z,9h 10d,7C KS\n"
+        + "T1,S1,1,2026-11-28T20:01:00Z,9H TD,6C KS\n"
+        + "T1,S1,2,2026-11-28T20:02:00Z,9H TD,7C KS\n"
+    )  # the same coup in other notation, a row that changed, then the next coup
     (result,) = ingest(db, [logs / "b.csv"])
     assert result.duplicates == 1 and dict(result.quarantined) == {"conflicting_duplicate": 1}
+    assert result.accepted == 1
+    viewed = read(db).sql("SELECT * FROM core.rounds ORDER BY round_no").pl()
+    assert viewed.columns == list(lake.frame_schema("core.rounds")) and viewed["round_no"].to_list() == [1, 2]
+    with write(db) as con:
+        assert lake.scan(con, db, "core.rounds").collect().schema == lake.frame_schema("core.rounds")
