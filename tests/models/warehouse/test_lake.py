@@ -6,11 +6,12 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow.parquet as pq
 
 from models.simulate.config import Simulation
 from models.simulate.engine import simulate
 from models.warehouse import lake, schema
-from models.warehouse.ingest import ingest
+from models.warehouse.ingest import SPLIT_ROWS, ingest
 from models.warehouse.store import read, write, writes
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
@@ -133,9 +134,9 @@ def test_lake_files_an_earlier_release_wrote_read_as_one_table_with_new_ones(tmp
     rounds.filter(pl.col("table_id") != rounds["table_id"][0]).write_parquet(second)
     db = tmp_path / "banco.duckdb"
     ingest(db, [first])
-    (written,) = lake.folder(db).rglob("*.parquet")
-    earlier = pl.read_parquet(written)
-    lake.conform("core.rounds", earlier).write_parquet(written, compression="zstd", statistics=True)
+    for written in lake.folder(db).rglob("*.parquet"):
+        earlier = pl.read_parquet(written)
+        lake.conform("core.rounds", earlier).write_parquet(written, compression="zstd", statistics=True)
     ingest(db, [second])
     with write(db) as con:
         scanned = lake.scan(con, db, "core.rounds").collect()
@@ -144,3 +145,17 @@ def test_lake_files_an_earlier_release_wrote_read_as_one_table_with_new_ones(tmp
     assert scanned.height == viewed.height == rounds.height
     assert scanned.schema == lake.frame_schema("core.rounds")
     assert viewed.sort("source_file", "line_no").equals(scanned.sort("source_file", "line_no"))
+
+
+def test_a_files_large_last_batch_is_written_as_two_lake_files_and_read_whole(tmp_path):
+    rounds = pl.concat(chunk.rounds for chunk in simulate(Simulation(shoes=1_400, tables=20, seed=4, bets=False)))
+    assert rounds.height >= SPLIT_ROWS
+    rounds.write_parquet(tmp_path / "night.parquet")
+    db = tmp_path / "banco.duckdb"
+    (result,) = ingest(db, [tmp_path / "night.parquet"])
+    files = sorted((lake.folder(db) / "core" / "rounds").glob("*.parquet"))
+    assert result.accepted == rounds.height and len(files) == 2
+    halves = sorted(pq.read_metadata(path).num_rows for path in files)
+    assert halves == [(rounds.height - 1) // 2, rounds.height // 2 + 1]
+    stored = read(db).sql("SELECT line_no FROM core.rounds ORDER BY line_no").pl()
+    assert stored["line_no"].to_list() == list(range(1, rounds.height + 1))
