@@ -57,6 +57,7 @@ ROUND_CONTENT = [
 ]
 BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
 THEO = pl.Decimal(18, 6)  # core.bets.theo
+CHECKS = {"rounds": check_rounds, "bets": check_bets}
 #: A file's last batch of at least this many accepted rows is written as two lake files at once
 #: (about 40 ms sooner done for a full batch); a smaller one is written in a few milliseconds, and
 #: each file is one more footer for every query to open until the lake's files are merged.
@@ -222,29 +223,39 @@ def _split(checked: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return checked.filter(pl.col("reason").is_not_null()), checked.filter(pl.col("reason").is_null())
 
 
-def _hashed_while_reading(path: Path, batches: Iterator) -> tuple[str, Iterator]:
-    """The file's sha256, computed on a thread of its own while the first batch is read (not yet
-    checked: a file already ingested is skipped at the cost of that read alone), and the batches,
-    that first one included (an error reading it is raised when the batches are taken, inside the
-    file's transaction)."""
-    with ThreadPoolExecutor(1, thread_name_prefix="sha256") as hasher:
-        hashing = hasher.submit(sha256, path)
-        try:
-            first: list | Exception = list(itertools.islice(batches, 1))
-        except Exception as error:  # raised again where the batches are taken
-            first = error
-        digest = hashing.result()
+def _ahead(items: Iterator) -> Iterator:
+    """`items`, the first one taken now (an error taking it is raised when the items are taken,
+    inside the file's transaction)."""
+    try:
+        first: list | Exception = list(itertools.islice(items, 1))
+    except Exception as error:
+        first = error
 
     def resumed():
         if isinstance(first, Exception):
             raise first
         yield from first
-        yield from batches
+        yield from items
 
-    return digest, resumed()
+    return resumed()
 
 
-def _with_last(batches: Iterator[pl.DataFrame]) -> Iterator[tuple[pl.DataFrame, bool]]:
+def _hashed_while_reading(path: Path, batches: Iterator) -> tuple[str, Iterator]:
+    """The file's sha256, computed on a thread of its own while the first batch is read, and the
+    batches, that first one included."""
+    with ThreadPoolExecutor(1, thread_name_prefix="sha256") as hasher:
+        hashing = hasher.submit(sha256, path)
+        batches = _ahead(batches)
+        return hashing.result(), batches
+
+
+def _first_checked(batches: Iterator[pl.DataFrame], check) -> Iterator[tuple[pl.DataFrame, pl.DataFrame | None]]:
+    """Each batch with its checked rows where they are checked already: the first one's, now."""
+    first = _ahead((batch, _checked(batch, check)) for batch in itertools.islice(batches, 1))
+    return itertools.chain(first, ((batch, None) for batch in batches))
+
+
+def _with_last(batches: Iterator) -> Iterator[tuple[object, bool]]:
     """Each batch, and whether it is the file's last (the next one is read first)."""
     batch = next(batches, None)
     while batch is not None:
@@ -387,16 +398,23 @@ def _log(con, result: FileResult, digest: str, started: dt.datetime) -> None:
 
 @dataclass(frozen=True)
 class OpenedFile:
-    """A file whose reading has begun: its reader, its sha256 and its batches (the first one read)."""
+    """A file whose reading has begun: its reader, its sha256, and its batches, each with its checked
+    rows where they are checked already (None otherwise)."""
 
     reader: Iterator[pl.DataFrame]
     digest: str
-    batches: Iterator[pl.DataFrame]
+    batches: Iterator[tuple[pl.DataFrame, pl.DataFrame | None]]
 
     @classmethod
-    def of(cls, path: Path) -> OpenedFile:
+    def of(cls, path: Path, kind: str, ingested: frozenset[str]) -> OpenedFile:
+        """Begin reading `path` (of `kind`): its first batch is read, and unless the file is one of
+        those `ingested` (sha256s) already, checked, on the calling thread (a file not ingested
+        before has none of its reading or checks left waiting for the warehouse)."""
         reader = read_batches(path)
-        return cls(reader, *_hashed_while_reading(path, reader))
+        digest, batches = _hashed_while_reading(path, reader)
+        if digest in ingested:  # skipped, unless the file's log is gone: then checked when it goes in
+            return cls(reader, digest, ((batch, None) for batch in batches))
+        return cls(reader, digest, _first_checked(batches, CHECKS[kind]))
 
 
 def ingest_file(
@@ -418,10 +436,10 @@ def ingest_file(
 
 def _ingest_new_file(
     con, path: Path, kind: str, table: PayTable, stored: dict[str, StoredShoes], staging: Path, lake_folder: Path,
-    digest: str, batches: Iterator[pl.DataFrame],
+    digest: str, batches: Iterator[tuple[pl.DataFrame, pl.DataFrame | None]],
 ) -> FileResult:  # fmt: skip
     """A file not ingested before: its batches checked, staged and moved in within one transaction."""
-    check = check_rounds if kind == "rounds" else check_bets
+    check = CHECKS[kind]
     started = dt.datetime.now(dt.UTC)
     result = FileResult(path, kind=kind)
     stage = Stage(Path(tempfile.mkdtemp(prefix=f"{digest[:12]}-", dir=staging)), lake_folder)
@@ -430,8 +448,8 @@ def _ingest_new_file(
         con.execute("BEGIN TRANSACTION")
         reader = con.cursor()  # the checks read committed rows
         try:
-            for batch, last in _with_last(batches):
-                rows = _checked(batch, check)
+            for (batch, rows), last in _with_last(batches):
+                rows = _checked(batch, check) if rows is None else rows
                 if kind == "rounds":
                     result.add(
                         _ingest_rounds(reader, batch, rows, str(path), started, stored["rounds"], stage, touched, last)
@@ -479,10 +497,11 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
         except UnreadableFile as error:
             results.append(FileResult(path, status="failed", error=str(error)))
     ordered = sorted(kinds, key=lambda p: kinds[p] != "rounds")
-    # Each file's first batch is read (and its sha256 taken) ahead: the first file's while the
-    # warehouse opens, the next one's while a file goes in.
+    # Each file's first batch is read and checked (and its sha256 taken) ahead: the first file's
+    # while the warehouse opens (before its log can tell whether the file is in already: at worst
+    # one batch checked for nothing), the next one's while a file goes in.
     with ThreadPoolExecutor(1, thread_name_prefix="open") as opener:
-        ahead = {path: opener.submit(OpenedFile.of, path) for path in ordered[:1]}
+        ahead = {path: opener.submit(OpenedFile.of, path, kinds[path], frozenset()) for path in ordered[:1]}
         with write(db) as con:
             # Without insertion order to keep, DuckDB writes a large insert's row groups to the file
             # as it goes, rather than holding them for the checkpoint to write. No reader relies on
@@ -497,10 +516,13 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
             staging = db.with_name(db.name + ".staging")
             shutil.rmtree(staging, ignore_errors=True)  # left by a writer that was killed
             staging.mkdir()
+            ingested = frozenset(
+                row[0] for row in con.sql(f"SELECT sha256 FROM {schema.INGEST_LOG} WHERE status = 'ok'").fetchall()
+            )
             for path, following in itertools.zip_longest(ordered, ordered[1:]):
                 opened = ahead.pop(path).result()
                 if following is not None:
-                    ahead[following] = opener.submit(OpenedFile.of, following)
+                    ahead[following] = opener.submit(OpenedFile.of, following, kinds[following], ingested)
                 results.append(ingest_file(con, path, opened, kinds[path], table, stored, staging, lake.folder(db)))
             shutil.rmtree(staging, ignore_errors=True)
             for name in schema.LAKE_TABLES:
