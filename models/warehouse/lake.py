@@ -110,10 +110,12 @@ def write_to(path: Path, table: str, frame: pl.DataFrame) -> Path:
     every reader takes the columns in the Parquet types the contract names (text as text, times in
     UTC)."""
     rows = conform(table, frame).to_arrow(compat_level=pl.CompatLevel.newest())
-    # NOT NULL columns are written as required: no definition levels to encode (a null there
-    # fails the cast, and the file with it)
+    # NOT NULL columns are written as required, and so is any other column without a null in these
+    # rows: no definition levels to encode (a null in a NOT NULL column fails the cast, and the
+    # file with it)
     required = _template(table)[2]
-    rows = rows.cast(pa.schema([field.with_nullable(field.name not in required) for field in rows.schema]))
+    optional = [field.name not in required and rows[field.name].null_count > 0 for field in rows.schema]
+    rows = rows.cast(pa.schema([field.with_nullable(null) for field, null in zip(rows.schema, optional, strict=True)]))
     text = [name for name, dtype in frame_schema(table).items() if dtype == pl.String and name not in PLAIN_TEXT]
     pq.write_table(
         rows,

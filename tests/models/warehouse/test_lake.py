@@ -159,3 +159,22 @@ def test_a_files_large_last_batch_is_written_as_two_lake_files_and_read_whole(tm
     assert halves == [(rounds.height - 1) // 2, rounds.height // 2 + 1]
     stored = read(db).sql("SELECT line_no FROM core.rounds ORDER BY line_no").pl()
     assert stored["line_no"].to_list() == list(range(1, rounds.height + 1))
+
+
+def test_a_column_null_in_one_file_and_never_in_another_reads_alike(tmp_path):
+    """A batch's column without nulls is written as required, another batch's with nulls as
+    optional: the view and the marts' scan read both files, nulls where they were."""
+    rounds = next(simulate(Simulation(shoes=4, tables=2, seed=5, bets=False))).rounds
+    in_first = pl.col("shoe_id") == rounds["shoe_id"][0]
+    rounds.filter(in_first).write_parquet(tmp_path / "a.parquet")
+    second = rounds.filter(~in_first).with_columns(dealer_id=pl.when(pl.col("round_no") % 2 == 0).then("dealer_id"))
+    second.write_parquet(tmp_path / "b.parquet")
+    db = tmp_path / "banco.duckdb"
+    assert all(result.status == "ok" for result in ingest(db, [tmp_path / "a.parquet", tmp_path / "b.parquet"]))
+    query = "SELECT count(*), count(dealer_id) FROM core.rounds GROUP BY source_file ORDER BY source_file"
+    first = rounds.height - second.height
+    assert read(db).sql(query).fetchall() == [(first, first), (second.height, second["dealer_id"].count())]
+    with write(db) as con:
+        scanned = lake.scan(con, db, "core.rounds").collect()
+    assert scanned.schema == lake.frame_schema("core.rounds")
+    assert scanned["dealer_id"].null_count() == second["dealer_id"].null_count() > 0
