@@ -60,17 +60,39 @@ def label_codes(series: pl.Series, labels: tuple[str, ...], absent: int, unknown
     encoded = [label.encode() for label in labels]
     table = np.frombuffer(b"".join(encoded), np.uint8) if any(encoded) else np.zeros(1, np.uint8)
     bounds = np.cumsum([0] + [len(label) for label in encoded], dtype=np.int64)
-    codes = _label_codes(*buffers(series), table, bounds, unknown)
+    codes = _label_codes(*buffers(series), table, bounds, _inline_views(encoded), unknown)
     codes[~present(series)] = absent
     return codes
 
 
+def _inline_views(encoded: list[bytes]) -> np.ndarray:
+    """Each label's view as two 64-bit words, as Arrow writes a string of up to 12 bytes (its
+    length, its bytes, zeros after); a longer label gets words no view has (length 0, yet a byte)."""
+    views = np.zeros((len(encoded), 16), np.uint8)
+    for j, label in enumerate(encoded):
+        if len(label) <= 12:
+            views[j, :4] = np.frombuffer(len(label).to_bytes(4, "little"), np.uint8)
+            views[j, 4 : 4 + len(label)] = np.frombuffer(label, np.uint8)
+        else:
+            views[j, 15] = 1
+    return views.view(np.uint64)
+
+
 @njit(cache=True)
-def _label_codes(view, data, starts, table, bounds, unknown):
+def _label_codes(view, data, starts, table, bounds, label_words, unknown):
     n = view.shape[0]
+    words = view.view(np.uint64)  # a view is two words: a label that fits in one matches it whole
     out = np.full(n, unknown, np.int8)
     for i in range(n):
-        size = length(view[i])
+        found = False
+        for j in range(label_words.shape[0]):
+            if words[i, 0] == label_words[j, 0] and words[i, 1] == label_words[j, 1]:
+                out[i] = j
+                found = True
+                break
+        if found:
+            continue
+        size = length(view[i])  # a label longer than 12 bytes, or a view not padded with zeros
         at = offset_of(view[i], starts) if size > 12 else 0
         for j in range(bounds.shape[0] - 1):
             if bounds[j + 1] - bounds[j] != size:

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from models.game.cards import RANKS, SUITS, CardError, parse_hand
-from models.logs import checks, hands
+from models.logs import arrow_text, checks, hands
 from models.warehouse import schema
 from models.warehouse.reconciliation import reconcile
 from models.warehouse.staging import StoredShoes
@@ -139,3 +139,17 @@ def test_reconciliation_with_shoes_passed_over_agrees_with_the_rule_row_by_row(t
     assert 0 < len(expected) < good.height
     assert set(overdrawn["_line"]) == expected
     assert accepted.height + overdrawn.height == good.height
+
+
+def test_label_codes_read_text_exactly_whether_a_label_fits_its_view_or_not():
+    """Labels of up to 12 bytes match a view whole; longer ones (`baccarat_banque`) and text that
+    only starts like a label go by their bytes. Case, spaces and near misses are unknown."""
+    labels = ("punto_banco", "baccarat_banque", "chemin_de_fer", "B", "")
+    text = [
+        "punto_banco", "baccarat_banque", "chemin_de_fer", "B", "", None, "Punto_banco", "punto_banco ",
+        "baccarat_banqu", "baccarat_banquet", "chemin_de_fer!", "b", "BB", "punto_banco" * 3,
+    ]  # fmt: skip
+    codes = arrow_text.label_codes(pl.Series(text, dtype=pl.String), labels, absent=-3, unknown=-1)
+    assert codes.tolist() == [0, 1, 2, 3, 4, -3, -1, -1, -1, -1, -1, -1, -1, -1]
+    sliced = pl.Series([None, *text], dtype=pl.String).slice(1)  # a view array that starts at an offset
+    assert arrow_text.label_codes(sliced, labels, absent=-3, unknown=-1).tolist() == codes.tolist()
