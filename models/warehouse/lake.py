@@ -16,6 +16,7 @@ import glob
 import uuid
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
@@ -41,17 +42,26 @@ def folder(db: Path) -> Path:
     return db.absolute().with_name(f"{db.stem}.lake")
 
 
+class Template(NamedTuple):
+    """A lake table's columns as the contract gives them."""
+
+    columns: list[tuple[str, str]]  # (name, SQL type)
+    schema: pl.Schema  # the Polars types
+    required: frozenset[str]  # the names of the NOT NULL ones
+
+
 @cache
-def _template(table: str) -> tuple[list[tuple[str, str]], pl.Schema, frozenset[str]]:
-    """A lake table's columns as the contract gives them: (name, SQL type) pairs, Polars types, and
-    the names of those that are NOT NULL."""
+def _template(table: str) -> Template:
+    """The table's `Template`, read off its DDL by an in-memory DuckDB."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"CREATE TABLE template ({LAKE_TABLES[table]})")
     described = con.sql("DESCRIBE template").fetchall()
-    columns = [(name, dtype) for name, dtype, *_ in described]
-    required = frozenset(name for name, _, null, *_ in described if null == "NO")
-    return columns, con.sql("SELECT * FROM template").pl().schema, required
+    return Template(
+        columns=[(name, dtype) for name, dtype, *_ in described],
+        schema=con.sql("SELECT * FROM template").pl().schema,
+        required=frozenset(name for name, _, null, *_ in described if null == "NO"),
+    )
 
 
 def is_lake(path: Path) -> bool:
@@ -64,7 +74,7 @@ def is_lake(path: Path) -> bool:
 
 def frame_schema(table: str) -> pl.Schema:
     """The Polars types of a lake table's columns, as the contract gives them."""
-    return _template(table)[1]
+    return _template(table).schema
 
 
 def conform(table: str, frame: pl.DataFrame) -> pl.DataFrame:
@@ -89,8 +99,6 @@ def write_file(lake: Path, table: str, frame: pl.DataFrame) -> Path:
 STATISTICS = ("table_id", "shoe_id", "round_no", "started_at")
 #: Polars' own row group size: a merged file keeps row groups a one-day filter can skip.
 ROW_GROUP_ROWS = 262_144
-
-
 #: Text written plain rather than through a dictionary: the hands, a few tens of thousands of
 #: distinct values a batch, whose dictionary's lookups cost a twelfth of the write and save an
 #: eighth of the file.
@@ -113,7 +121,7 @@ def write_to(path: Path, table: str, frame: pl.DataFrame) -> Path:
     # NOT NULL columns are written as required, and so is any other column without a null in these
     # rows: no definition levels to encode (a null in a NOT NULL column fails the cast, and the
     # file with it)
-    required = _template(table)[2]
+    required = _template(table).required
     optional = [field.name not in required and rows[field.name].null_count > 0 for field in rows.schema]
     rows = rows.cast(pa.schema([field.with_nullable(null) for field, null in zip(rows.schema, optional, strict=True)]))
     text = [name for name, dtype in frame_schema(table).items() if dtype == pl.String and name not in PLAIN_TEXT]
@@ -166,10 +174,10 @@ def _create_view(con, lake: Path, table: str) -> None:
     if paths:
         listed = ", ".join("'" + str(lake / path).replace("'", "''") + "'" for path in paths)
         # the contract's columns by name: a file of an earlier release may hold more
-        columns = ", ".join(f'"{name}"' for name, _ in _template(table)[0])
+        columns = ", ".join(f'"{name}"' for name, _ in _template(table).columns)
         source = f"SELECT {columns} FROM read_parquet([{listed}])"
     else:  # no file yet: the columns, typed, without rows
-        columns = ", ".join(f'CAST(NULL AS {dtype}) AS "{name}"' for name, dtype in _template(table)[0])
+        columns = ", ".join(f'CAST(NULL AS {dtype}) AS "{name}"' for name, dtype in _template(table).columns)
         source = f"SELECT {columns} LIMIT 0"
     con.execute(f"CREATE OR REPLACE VIEW {table} AS {source}")
 

@@ -51,23 +51,23 @@ class StoredShoes:
         """`columns` of the stored rows of `shoes`: the table's, then those of the staged batches
         that have rows of these shoes (a shoe seldom spans more than two batches)."""
         shoes = shoes.select(SHOE).unique()
-        keys = with_shoe_key(shoes)["_shoe"]
+        keys = with_shoe_key(shoes)["_shoe"].implode()
         types = lake_files.frame_schema(self.table)
         found = [types.to_frame().select(columns)]
         # the few wanted keys against the table's many shoes: a scan of numbers, no hash of texts
-        if self.in_table["_shoe"].is_in(keys.implode()).any():
+        if self.in_table["_shoe"].is_in(keys).any():
             con.register("wanted_shoes", shoes)
             quoted = ", ".join(f'"{name}"' for name in columns)
             rows = con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()
             found.append(rows.cast({name: types[name] for name in columns}))  # DuckDB's UTC is Etc/UTC
             con.unregister("wanted_shoes")
         for path, batch_shoes in self.staged:
-            if batch_shoes["_shoe"].is_in(keys.implode()).any():
+            if batch_shoes["_shoe"].is_in(keys).any():
                 # the recent batches are in memory (picked by the one-number key: a batch has a
                 # quarter of a million rows); an older one's file is written
                 if path in self.recent:
                     rows = with_shoe_key(self.recent[path])
-                    found.append(rows.filter(pl.col("_shoe").is_in(keys.implode())).select(columns))
+                    found.append(rows.filter(pl.col("_shoe").is_in(keys)).select(columns))
                 else:
                     found.append(pl.read_parquet(path, columns=columns).join(shoes, on=SHOE, how="semi"))
         return pl.concat(found, how="vertical_relaxed")
