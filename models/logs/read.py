@@ -23,7 +23,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
-BATCH_ROWS = 250_000
+from models.logs import parquet
+
+BATCH_ROWS = parquet.BATCH_ROWS
 #: Beside a line the reader could not make a row of: its text, and why (the row's `bad_type` detail).
 UNPARSED = ["_unparsed", "_unparsed_detail"]
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
@@ -180,34 +182,12 @@ def _json_frame(lines: list[str], first_line: int) -> pl.DataFrame:
     return pl.concat(frames, how="diagonal_relaxed").with_columns(pl.col("_line").cast(pl.Int64))
 
 
-def _nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
-    """Lists and structs as their JSON text, as a JSON Lines log's are read: no check takes them,
-    so their rows are quarantined, quoting what the file held."""
-    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
-    # `{"name":value}` as Polars encodes a one-field struct, less the key and the braces
-    encoded = {name: pl.struct(name).struct.json_encode() for name in nested}
-    return frame.with_columns(
-        pl.when(pl.col(name).is_not_null())
-        .then(encoded[name].str.slice(len(json.dumps(name, ensure_ascii=False)) + 2).str.strip_suffix("}"))
-        .alias(name)
-        for name in nested
-    )
-
-
-def _parquet_batches(path: Path) -> Iterator[pl.DataFrame]:
-    line = 1
-    for frame in pl.scan_parquet(path).collect_batches(chunk_size=BATCH_ROWS, maintain_order=True):
-        frame = _nested_as_json(frame) if any(dtype.is_nested() for dtype in frame.dtypes) else frame
-        yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
-        line += frame.height
-
-
 def read_batches(path: Path) -> Iterator[pl.DataFrame]:
     """The file's rows in batches; raises UnreadableFile with a one-line reason."""
     fmt, compression = describe(path)
     try:
         if fmt == "parquet":
-            yield from _parquet_batches(path)
+            yield from parquet.batches(path)
         elif fmt == "csv":
             yield from _csv_batches(path, compression)
         else:
