@@ -8,8 +8,6 @@ from pathlib import Path
 
 import polars as pl
 
-BATCH_ROWS = 250_000
-
 
 def _nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
     """Lists and structs as their JSON text, as a JSON Lines log's are read: no check takes them,
@@ -25,9 +23,10 @@ def _nested_as_json(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def batches(path: Path) -> Iterator[pl.DataFrame]:
+def batches(path: Path, batch_rows: int) -> Iterator[pl.DataFrame]:
+    """The file's rows, `batch_rows` at a time."""
     line = 1
-    for frame in pl.scan_parquet(path).collect_batches(chunk_size=BATCH_ROWS, maintain_order=True):
+    for frame in pl.scan_parquet(path).collect_batches(chunk_size=batch_rows, maintain_order=True):
         frame = _nested_as_json(frame) if any(dtype.is_nested() for dtype in frame.dtypes) else frame
         yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
         line += frame.height

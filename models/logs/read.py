@@ -25,7 +25,7 @@ import zstandard
 
 from models.logs import parquet
 
-BATCH_ROWS = parquet.BATCH_ROWS
+BATCH_ROWS = 250_000
 #: Beside a line the reader could not make a row of: its text, and why (the row's `bad_type` detail).
 UNPARSED = ["_unparsed", "_unparsed_detail"]
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
@@ -187,7 +187,7 @@ def read_batches(path: Path) -> Iterator[pl.DataFrame]:
     fmt, compression = describe(path)
     try:
         if fmt == "parquet":
-            yield from parquet.batches(path)
+            yield from parquet.batches(path, BATCH_ROWS)
         elif fmt == "csv":
             yield from _csv_batches(path, compression)
         else:
