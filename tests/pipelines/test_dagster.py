@@ -3,6 +3,7 @@
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -54,18 +55,38 @@ def settled(*paths: Path) -> None:
             os.utime(file, (past, past))
 
 
-def test_definitions_validate(tmp_path):
-    env = {**os.environ, "DAGSTER_HOME": str(PROJECT_ROOT), "BANCO_DAGSTER_DIR": str(tmp_path / ".dagster")}
-    dagster = Path(sys.executable).with_name("dagster")
-    result = subprocess.run(
-        [str(dagster), "definitions", "validate", "-m", "pipelines.definitions"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
+def _clean_root(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A folder laid out as the project's root (its Dagster files only; the code is installed) and an
+    environment with nothing of Banco's or Dagster's set, as in a new user's shell."""
+    root = tmp_path / "clone"
+    root.mkdir()
+    for name in ("pyproject.toml", "dagster.yaml", ".env"):
+        shutil.copy(PROJECT_ROOT / name, root / name)
+    return root, {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin", "HOME": str(tmp_path)}
+
+
+def test_dagster_cli_works_in_a_fresh_root_with_nothing_set(tmp_path):
+    root, env = _clean_root(tmp_path)
+    dagster = [str(Path(sys.executable).with_name("dagster"))]
+    run = lambda *argv: subprocess.run(argv, capture_output=True, text=True, env=env, cwd=root, timeout=300)  # noqa: E731
+    validated = run(*dagster, "definitions", "validate")  # the code location from [tool.dagster]
+    assert validated.returncode == 0, validated.stderr[-2000:]
+    assert "Validation successful for code location banco" in validated.stderr + validated.stdout
+    ingested = run(
+        str(Path(sys.executable).with_name("banco")), "ingest", str(PROJECT_ROOT / "data/samples/01_rounds_suited.csv")
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert "Validation successful" in result.stderr + result.stdout
+    assert ingested.returncode == 0, ingested.stdout + ingested.stderr
+    snapshot = root / "data" / "warehouse" / "banco.serving.duckdb"
+    with duckdb.connect(str(snapshot), read_only=True) as con:
+        (day,) = con.sql("SELECT CAST(min(started_at - INTERVAL 6 HOUR) AS DATE) FROM core.rounds").fetchall()[0]
+    built = run(*dagster, "asset", "materialize", "-m", "pipelines.definitions", "--select", "group:marts",
+                "--partition", day.isoformat())  # fmt: skip
+    assert built.returncode == 0, built.stderr[-2000:]
+    with duckdb.connect(str(snapshot), read_only=True) as con:
+        days = con.sql("SELECT DISTINCT gaming_day FROM marts.tie_frequency").fetchall()
+    assert days == [(day,)]
+    assert (root / ".dagster" / "history").is_dir()  # the instance's storage, where `banco up` keeps it
+    assert not list(root.glob(".tmp_dagster_home_*"))
 
 
 def test_whole_graph_materializes_into_a_real_warehouse(tmp_path):
