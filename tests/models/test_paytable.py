@@ -96,6 +96,17 @@ def test_unknown_bet_and_bad_tables():
         PayTable(egalite=[1, 2])
 
 
+#: What the house nets on a unit wager of each bet when both hands tie on 8 with a pair each: the main
+#: bets push, the tie pays 8:1, each pair 11:1, egalite 8 its 80:1; Dragon 7 and Panda 8 (a banker
+#: three-card 7, a player three-card 8) and every other egalite lose.
+HOUSE_NET_ON_PAIRED_TIE_8 = {
+    "banker": "0", "player": "0", "tie": "-8", "player_pair": "-11", "banker_pair": "-11",
+    "dragon7": "1", "panda8": "1", **{f"egalite_{total}": "1" for total in range(10)}, "egalite_8": "-80",
+}  # fmt: skip
+
+
 def test_every_bet_settles():
+    assert set(HOUSE_NET_ON_PAIRED_TIE_8) == set(BETS)
     for bet in BETS:
-        settle(PB, DEFAULT_PAYTABLE, bet, D(1), PAIRS)
+        settled = settle(PB, DEFAULT_PAYTABLE, bet, D(1), PAIRS)
+        assert (bet, settled.house_net, settled.commission) == (bet, D(HOUSE_NET_ON_PAIRED_TIE_8[bet]), 0)
