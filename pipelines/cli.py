@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from models.contract import DEFAULT_DB
 from models.warehouse.store import WarehouseError
-from pipelines.commands import bench, build, dashboard, ingest, odds, simulate, sql, up
+from pipelines.commands import bench, build, dashboard, ingest, odds, simulate, sql, up, users
 from pipelines.services import ServiceError
 
 COMMANDS = {
@@ -20,6 +20,7 @@ COMMANDS = {
     "sql": sql,
     "odds": odds,
     "dashboard": dashboard,
+    "users": users,
     "bench": bench,
 }
 
