@@ -12,6 +12,7 @@ from pathlib import Path
 
 from models.warehouse.ingest import expand
 from models.warehouse.store import read
+from pipelines.commands.dashboard import LOOPBACK, check_signin, streamlit_command
 from pipelines.services import Service, ServiceError, port_free, stop_all, wait_until_healthy
 from pipelines.settings import DEFAULT_LANDING, dagster_environment
 
@@ -27,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--demo-days", type=int, default=DEMO_DAYS, help="days of demo play when nothing has landed")
     parser.add_argument("--dagster-port", type=int, default=3000, help="port of the Dagster UI (default 3000)")
     parser.add_argument("--dashboard-port", type=int, default=8501, help="port of the dashboard (default 8501)")
+    parser.add_argument("--dashboard-address", default=LOOPBACK, help=f"address the dashboard listens on "
+                        f"(default {LOOPBACK}); any other needs sign-in configured (docs/dashboard.md)")  # fmt: skip
     parser.add_argument("--no-serve", action="store_true", help="materialize everything, then exit without serving")
 
 
@@ -122,12 +125,13 @@ def report(db: Path) -> None:
 
 
 def services(args: argparse.Namespace) -> list[Service]:
-    from pipelines.commands.dashboard import streamlit_command
-
     logs = Path(os.environ["BANCO_DAGSTER_DIR"]) / "logs"
     location = ["-m", "pipelines.definitions"]
     bin_dir = Path(sys.executable).parent
-    argv, env = streamlit_command(Path(os.environ["BANCO_DB"]), args.dashboard_port)
+    argv, env = streamlit_command(Path(os.environ["BANCO_DB"]), args.dashboard_port, args.dashboard_address)
+    # every interface answers on loopback too; a single other address only on itself
+    health = "127.0.0.1" if args.dashboard_address in ("0.0.0.0", "::") else args.dashboard_address.strip("[]")
+    health = f"[{health}]" if ":" in health else health
     return [
         Service("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", *location], "", logs / "daemon.log"),
         Service(
@@ -137,7 +141,7 @@ def services(args: argparse.Namespace) -> list[Service]:
             logs / "webserver.log",
         ),
         Service(
-            "dashboard", argv, f"http://127.0.0.1:{args.dashboard_port}/_stcore/health", logs / "dashboard.log", env=env
+            "dashboard", argv, f"http://{health}:{args.dashboard_port}/_stcore/health", logs / "dashboard.log", env=env
         ),
     ]
 
@@ -173,6 +177,8 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.no_serve:  # before minutes of materializing, not after
+        check_signin(args.dashboard_address)
     _configure(args)
     ok = materialize_everything(args)
     db = Path(os.environ["BANCO_DB"])
