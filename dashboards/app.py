@@ -1,24 +1,36 @@
 """The analysts' dashboard over the serving snapshot: `banco dashboard` (or `streamlit run dashboards/app.py`).
 
-The entry point draws the shared filters and runs the chosen page; a warehouse that cannot answer
-yet, or filters that match nothing, become a message with the command to run, never a traceback.
+The entry point signs the user in when sign-in is configured, offers the pages their role may see, draws
+the shared filters and runs the chosen page; a warehouse that cannot answer yet, or filters that match
+nothing, become a message with the command to run, never a traceback.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import filters, query
-from dashboards.pages import PAGES, VIEWS
+from dashboards import filters, query, signin
+from dashboards.pages import VIEWS, visible
+from models.access import AccessError
 
 
 def main() -> None:
     st.set_page_config(page_title="Banco Analytics", page_icon=":material/casino:", layout="wide")
-    page = st.navigation([st.Page(VIEWS / name, title=title, icon=icon) for name, title, icon in PAGES])
+    try:
+        who = signin.identity(signin.configured())
+    except AccessError as error:  # sign-in configured but unusable: no page at all, rather than an open one
+        st.error(f"The dashboard cannot start: {error}", icon=":material/lock:")
+        return
+    if who is None or who.role is None:
+        st.navigation([st.Page(signin.page, title="Sign in", icon=":material/login:")], position="hidden").run()
+        return
+    # a page outside the role's list does not exist for its session, not even by its URL
+    page = st.navigation([st.Page(VIEWS / name, title=title, icon=icon) for name, title, icon in visible(who.role)])
     try:
         st.session_state["filters"] = filters.sidebar()
     except query.Unavailable as error:  # the page decides whether it can do without the warehouse
         st.session_state["filters"] = error
+    signin.sidebar(who)
     try:
         page.run()
     except query.Unavailable as error:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from models.access import Role
+
 VIEWS = Path(__file__).resolve().parent / "views"
 #: (file in views/, title, icon): one module per page.
 PAGES = (
@@ -18,3 +20,10 @@ PAGES = (
     ("odds.py", "Odds lab", ":material/calculate:"),
     ("sql.py", "SQL", ":material/terminal:"),
 )
+#: Pages only an analyst sees: the SQL console reads anything the snapshot holds, every wager of every player.
+ANALYSTS_ONLY = frozenset({"sql.py"})
+
+
+def visible(role: Role) -> tuple[tuple[str, str, str], ...]:
+    """The pages `role` sees, in order: an analyst every page, a viewer all but the analysts' own."""
+    return tuple(page for page in PAGES if role is Role.ANALYST or page[0] not in ANALYSTS_ONLY)

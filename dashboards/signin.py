@@ -1,0 +1,152 @@
+"""Sign-in: a site's identity provider through Streamlit's st.login (`[auth]` in .streamlit/secrets.toml),
+the users file of argon2 hashes (BANCO_USERS_FILE), or both. The signed-in user's role decides the pages
+they see; with neither configured, everyone is an analyst, and the dashboard answers on this machine only.
+"""
+
+from __future__ import annotations
+
+import hmac
+import math
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import streamlit as st
+
+from models.access import AccessError, Role, settings, users
+from models.access.throttle import Throttle
+
+#: st.session_state keys: who signed in with a password, the hash they signed in against, this session's id.
+USER, HASH, SESSION = "signin_user", "signin_hash", "signin_session"
+REFUSED = "Wrong user name or password."
+ANALYSTS_ONLY = "This page is for analysts: sign in as one to see it."
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is using this session. `role` is None for a provider's user whose e-mail has no role."""
+
+    name: str
+    role: Role | None
+    how: Literal["open", "password", "provider"]
+
+
+def _secrets() -> dict:
+    try:
+        return st.secrets.to_dict()
+    except FileNotFoundError:  # no secrets.toml, or one Streamlit cannot parse
+        if any(Path(path).is_file() for path in st.get_option("secrets.files")):
+            raise AccessError("a secrets.toml cannot be read: fix it (see the server's log)") from None
+        return {}
+
+
+def configured() -> settings.Signin:
+    """The sign-in configured, checked as `banco dashboard` checks it; an AccessError when it cannot be
+    used or the server listens beyond this machine without it."""
+    signin = settings.configured(os.environ, _secrets())
+    # unset under AppTest and a bare `streamlit run` (which listens everywhere: `banco dashboard` never leaves it unset)
+    signin.check_exposure(st.get_option("server.address") or "127.0.0.1")
+    return signin
+
+
+def identity(signin: settings.Signin) -> Identity | None:
+    """This session's user, or None until someone signs in."""
+    if not signin.required:
+        return Identity("", Role.ANALYST, "open")
+    if signin.oidc and st.user.is_logged_in:
+        claims = st.user.to_dict()
+        return Identity(str(claims.get("email", "")), signin.oidc.role_of(claims), "provider")
+    if signin.users_file and USER in st.session_state:
+        user = users.read(signin.users_file).get(st.session_state[USER])
+        # a user removed from the file, or whose password changed, is signed out of every session
+        if user and hmac.compare_digest(user.password, st.session_state.get(HASH, "")):
+            return Identity(user.name, user.role, "password")
+        sign_out()
+    return None
+
+
+def allowed(role: Role) -> bool:
+    """Whether this session's user may see a page for `role` (an analyst sees a viewer's pages too)."""
+    try:
+        who = identity(configured())
+    except AccessError:
+        return False
+    return who is not None and who.role is not None and (who.role is Role.ANALYST or role is Role.VIEWER)
+
+
+def require(role: Role) -> None:
+    """Stop the page here unless this session's user has `role`: the page's own check, beside the
+    navigation that never offers it to anyone else."""
+    if not allowed(role):
+        st.error(ANALYSTS_ONLY if role is Role.ANALYST else "Sign in to see this page.")
+        st.stop()
+
+
+def sign_out() -> None:
+    for key in (USER, HASH):
+        st.session_state.pop(key, None)
+
+
+@st.cache_resource
+def _throttle() -> Throttle:
+    """Failed sign-ins of every session in this server, by session and by the name tried."""
+    return Throttle()
+
+
+def page() -> None:
+    """The sign-in page: a button for each identity provider, the password form, or both."""
+    st.title("Banco Analytics")
+    signin = configured()
+    if signin.oidc:
+        if st.user.is_logged_in:  # signed in with the provider, but identity() found no role
+            st.warning(f"`{st.user.get('email') or 'This account'}` has no role on this dashboard: ask for one.")
+            st.button("Sign out", on_click=st.logout, key="signin_provider_out")
+        else:
+            for provider in signin.oidc.providers:
+                st.button(
+                    "Sign in" if provider is None else f"Sign in with {provider}",
+                    on_click=st.login,
+                    args=() if provider is None else (provider,),
+                    key=f"signin_provider_{provider or 'default'}",
+                    type="primary",
+                )
+    if signin.users_file:
+        _password_form(signin.users_file)
+
+
+def _password_form(path: Path) -> None:
+    with st.form("signin", clear_on_submit=True):  # the password does not stay in the session's state
+        name = st.text_input("User name", autocomplete="username")
+        password = st.text_input("Password", type="password", autocomplete="current-password")
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if not submitted:
+        return
+    throttle, now = _throttle(), time.monotonic()
+    keys = (f"session:{st.session_state.setdefault(SESSION, secrets.token_hex(16))}", f"name:{name.strip()}")
+    wait = max(throttle.wait(key, now) for key in keys)
+    if wait > 0:
+        st.error(f"Too many failed sign-ins: try again in {math.ceil(wait)} s.")
+        return
+    user = users.authenticate(users.read(path), name.strip(), password)
+    if user is None:
+        for key in keys:
+            throttle.failed(key, now)
+        st.error(REFUSED)  # the same words whichever of the two was wrong
+        return
+    for key in keys:
+        throttle.cleared(key)
+    st.session_state[USER], st.session_state[HASH] = user.name, user.password
+    st.rerun()
+
+
+def sidebar(who: Identity) -> None:
+    """Who is signed in, and the button that signs them out."""
+    if who.how == "open":
+        return
+    bar = st.sidebar
+    bar.divider()
+    bar.caption(f"Signed in as `{who.name}` ({who.role})")
+    bar.button("Sign out", on_click=st.logout if who.how == "provider" else sign_out, key="signout")
