@@ -1,4 +1,5 @@
-"""Numbers for people: money with thousands separators, percentages, counts; table column formats."""
+"""Numbers for people: money with thousands separators, percentages, counts; table column formats.
+A missing value shows as an em dash everywhere, in a figure or in a table's cell."""
 
 from __future__ import annotations
 
@@ -11,22 +12,29 @@ import streamlit as st
 MONEY = "accounting"
 PERCENT = "percent"
 COUNT = "%,d"
+#: What a missing value (a null, None) shows as.
+MISSING = "—"
 
 
 def money(value: Decimal | float | None) -> str:
-    return "–" if value is None else f"{value:,.2f}"
+    return MISSING if value is None else f"{value:,.2f}"
 
 
 def percent(fraction: float | None, digits: int = 2) -> str:
-    return "–" if fraction is None else f"{fraction * 100:.{digits}f} %"
+    return MISSING if fraction is None else f"{fraction * 100:.{digits}f} %"
 
 
 def count(value: int | None) -> str:
-    return "–" if value is None else f"{value:,}"
+    return MISSING if value is None else f"{value:,}"
 
 
 def number(value: float | None, digits: int = 2) -> str:
-    return "–" if value is None else f"{value:,.{digits}f}"
+    return MISSING if value is None else f"{value:,.{digits}f}"
+
+
+def text(value: object) -> str:
+    """Any value as text, a missing one as MISSING (for select boxes' labels and captions)."""
+    return MISSING if value is None else str(value)
 
 
 def columns(money: tuple[str, ...] = (), percent: tuple[str, ...] = (), counts: tuple[str, ...] = (), **numbers: str):
@@ -40,10 +48,11 @@ def columns(money: tuple[str, ...] = (), percent: tuple[str, ...] = (), counts: 
 
 def table(frame: pl.DataFrame, where=st, column_config: dict | None = None, **options):
     """`where.dataframe(frame)`, with each date column shown as a date (Streamlit's default adds a
-    midnight time to it)."""
+    midnight time to it) and each missing value as MISSING (Streamlit's default is "None")."""
     dates = {
         name: st.column_config.DateColumn(format="YYYY-MM-DD")
         for name, dtype in frame.schema.items()
         if dtype == pl.Date
     }
+    options.setdefault("placeholder", MISSING)
     return where.dataframe(frame, column_config=dates | (column_config or {}), **options)
