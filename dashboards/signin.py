@@ -85,6 +85,11 @@ def require(role: Role) -> None:
         st.stop()
 
 
+def analysts_only() -> None:
+    """The first line of the SQL console: it reads anything in the snapshot."""
+    require(Role.ANALYST)
+
+
 def sign_out() -> None:
     for key in (USER, HASH):
         st.session_state.pop(key, None)

@@ -6,7 +6,10 @@ import duckdb
 import streamlit as st
 
 from dashboards import fmt, query
+from dashboards.signin import analysts_only
 from models.warehouse.store import writes
+
+analysts_only()  # the navigation offers this page to analysts alone; this is the page's own check
 
 READ_ONLY = "the console is read-only: it queries the serving snapshot and never writes"
 
