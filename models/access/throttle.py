@@ -16,7 +16,7 @@ class Throttle:
     def wait(self, key: str, now: float) -> float:
         with self._lock:
             failures, last = self._failures.get(key, (0, now))
-        if failures < self.free:
+        if failures == 0 or failures < self.free:
             return 0.0
         return max(0.0, last + min(2.0 ** (failures - self.free), self.longest) - now)
 
