@@ -220,7 +220,7 @@ def test_sql_console_runs_read_only_queries(warehouse, monkeypatch):
 def test_without_bets_the_money_pages_say_they_need_bet_logs(rounds_only, monkeypatch):
     at = open_app(rounds_only, monkeypatch)
     assert metric(at, "Coups") == fmt.count(scalar(rounds_only, "SELECT count(*) FROM core.rounds"))
-    assert metric(at, "Handle") == metric(at, "Commission revenue") == "–"  # unknown, not zero
+    assert metric(at, "Handle") == metric(at, "Commission revenue") == "—"  # unknown, not zero: an em dash
     assert "No bets in these days" in at.info[0].value
     for page in ("commission", "tables"):
         at.switch_page(f"views/{page}.py").run()
