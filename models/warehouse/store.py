@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -116,14 +117,58 @@ def snapshot_current(path: Path) -> bool:
     return target.exists() and target.stat().st_mtime_ns >= path.stat().st_mtime_ns
 
 
-#: Statements that would change a database: readers refuse them up front (a write to a lake view
-#: would otherwise fail with a binder error that does not say the snapshot is read-only).
-WRITING = {
-    duckdb.StatementType.INSERT, duckdb.StatementType.UPDATE, duckdb.StatementType.DELETE,
-    duckdb.StatementType.MERGE_INTO, duckdb.StatementType.CREATE, duckdb.StatementType.CREATE_FUNC,
-    duckdb.StatementType.DROP, duckdb.StatementType.ALTER, duckdb.StatementType.COPY,
-    duckdb.StatementType.COPY_DATABASE, duckdb.StatementType.EXPORT, duckdb.StatementType.VACUUM,
+#: What a reader is told for each kind of statement it does not run: readers run one query (a
+#: SELECT, or an EXPLAIN of one) and refuse everything else up front, by statement type. DuckDB's
+#: locked connection (reader.py) refuses most of these too, but in words that do not say why, and a
+#: few it would run: COPY into the lake's own folder, CHECKPOINT, CREATE TEMP TABLE.
+WRITE = "{where} is read-only: it runs queries on the serving snapshot, never writes"
+FILES = "file access is not allowed in {where}: it reads the warehouse only"
+DATABASES = "attaching or detaching databases is not allowed in {where}"
+EXTENSIONS = "installing or loading extensions is not allowed in {where}"
+SETTINGS = (
+    "settings cannot be changed in {where}: its limits are fixed "
+    "(BANCO_SQL_MEMORY, BANCO_SQL_THREADS, BANCO_SQL_TIMEOUT_SECONDS)"
+)
+QUERIES_ONLY = "{where} runs queries only (SELECT, WITH, FROM, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN)"
+_type = duckdb.StatementType
+REFUSED = {
+    _type.INSERT: WRITE, _type.UPDATE: WRITE, _type.DELETE: WRITE, _type.MERGE_INTO: WRITE, _type.CREATE: WRITE,
+    _type.CREATE_FUNC: WRITE, _type.DROP: WRITE, _type.ALTER: WRITE, _type.VACUUM: WRITE,
+    _type.COPY: FILES, _type.COPY_DATABASE: FILES, _type.EXPORT: FILES,
+    _type.ATTACH: DATABASES, _type.DETACH: DATABASES,
+    _type.LOAD: EXTENSIONS, _type.EXTENSION: EXTENSIONS,  # INSTALL is a LOAD
+    _type.SET: SETTINGS, _type.VARIABLE_SET: SETTINGS, _type.PRAGMA: SETTINGS,  # SET, RESET, USE, PRAGMA
 }  # fmt: skip
+#: Statements that would change a database or write a file.
+WRITING = {kind for kind, message in REFUSED.items() if message in (WRITE, FILES)}
+#: What EXPLAIN [ANALYZE] [(options)] explains: the statement after them.
+EXPLAINED = re.compile(r"\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?(?P<statement>.*)", re.IGNORECASE | re.DOTALL)
+
+
+def refusal(sql: str, where: str) -> str | None:
+    """Why `where` does not run `sql`, in one line, or None for one query (raises duckdb.Error
+    when it does not parse)."""
+    statements = duckdb.extract_statements(sql)
+    if not statements:
+        return f"{where} needs a query: nothing was given"
+    if len(statements) > 1:
+        return f"{where} runs one query at a time: {len(statements)} statements were given"
+    try:
+        return _refusal(statements[0], where, explained=False)
+    except ValueError:  # a statement type the Python API does not name (UPDATE EXTENSIONS)
+        return QUERIES_ONLY.format(where=where)
+
+
+def _refusal(statement, where: str, explained: bool) -> str | None:
+    if statement.type == _type.SELECT:
+        return None
+    if statement.type == _type.EXPLAIN and not explained:
+        match = EXPLAINED.fullmatch(statement.query)
+        inner = duckdb.extract_statements(match["statement"]) if match else []
+        return _refusal(inner[0], where, explained=True) if len(inner) == 1 else QUERIES_ONLY.format(where=where)
+    if statement.type == _type.PRAGMA and statement.query.lstrip().upper().startswith("IMPORT"):
+        return FILES.format(where=where)  # IMPORT DATABASE is a PRAGMA
+    return REFUSED.get(statement.type, QUERIES_ONLY).format(where=where)
 
 
 def writes(sql: str) -> bool:
@@ -151,11 +196,18 @@ def printable(relation: duckdb.DuckDBPyRelation, nested_as_json: bool) -> duckdb
     return relation.project(", ".join(columns))
 
 
-def read(path: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the serving snapshot of the warehouse at `path`."""
+def published(path: Path) -> Path:
+    """The serving snapshot of the warehouse at `path`, which readers open; it must exist."""
     snapshot = serving_path(path)
     if not snapshot.exists():
         raise WarehouseError(f"no warehouse at {path} yet: run `banco ingest PATH` or `banco up` first")
+    return snapshot
+
+
+def read(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the serving snapshot of the warehouse at `path`, for the project's
+    own code; SQL a user wrote goes through reader.py's locked connection."""
+    snapshot = published(path)
     try:
         return duckdb.connect(str(snapshot), read_only=True)
     except duckdb.Error as error:
