@@ -6,40 +6,47 @@ import argparse
 import sys
 from pathlib import Path
 
-import duckdb
-import polars as pl
+from models.warehouse import reader
+from models.warehouse.store import printable
+from pipelines import terminal
 
-from models.warehouse.store import printable, read, writes
+WHERE = "banco sql"
+FORMATS = ("table", "csv", "json", "markdown")
+MAX_ROWS = 1000
+#: The columns of an EXPLAIN's result.
+EXPLAIN = ["explain_key", "explain_value"]
 
-READ_ONLY = "banco sql is read-only: it runs queries on the serving snapshot, never writes"
+
+def _rows(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number of rows, 0 for all, not {text!r}")
+    return int(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", help='one SQL query, e.g. "SELECT outcome, count(*) FROM core.rounds GROUP BY 1"')
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="table (the default) for people; csv, json or markdown to pipe or paste")  # fmt: skip
+    parser.add_argument("--max-rows", type=_rows, default=MAX_ROWS,
+                        help=f"rows the table shows at most, all counted (default {MAX_ROWS}; 0 for all)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
-    con = read(Path(args.db))
-    try:
-        if args.query.strip() and writes(args.query):
-            raise ValueError(READ_ONLY)
-        relation = con.sql(args.query) if args.query.strip() else None
-        frame = printable(relation, nested_as_json=args.format == "csv").pl() if relation is not None else None
-    except duckdb.Error as error:
-        message = str(error).splitlines()[0]
-        if "read-only" in message.lower() or "read only" in message.lower():
-            raise ValueError(READ_ONLY) from None
-        raise ValueError(f"SQL error: {message}") from None
-    finally:
-        con.close()
-    if frame is None:
-        raise ValueError("the query returned no result")
-    if args.format == "csv":
-        frame.write_csv(sys.stdout)
-    elif args.format == "json":
-        sys.stdout.write(frame.write_json() + "\n")
+    fetch = {
+        "table": lambda relation: terminal.fetch(relation, args.max_rows or None),
+        "markdown": terminal.fetch,
+        "csv": lambda relation: printable(relation, nested_as_json=True).pl(),  # CSV has no nested values
+        "json": lambda relation: printable(relation, nested_as_json=False).pl(),
+    }[args.format]
+    result = reader.run(Path(args.db), args.query, fetch, where=WHERE)
+    if args.format == "table" and result.names == EXPLAIN:
+        print("\n".join(value for _, value in result.rows))  # the plan DuckDB drew, as its shell prints it
+    elif args.format == "table":
+        print(terminal.box(result, terminal.terminal_width()))
+    elif args.format == "markdown":
+        print(terminal.markdown(result))
+    elif args.format == "csv":
+        result.write_csv(sys.stdout)
     else:
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=80, tbl_width_chars=200):
-            print(frame)
+        sys.stdout.write(result.write_json() + "\n")
     return 0

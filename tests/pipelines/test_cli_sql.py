@@ -1,12 +1,20 @@
-"""`banco sql` as a user runs it: the installed console script, on a warehouse of one sample file."""
+"""`banco sql` as a user runs it: the installed console script (and, for the many attacks, the CLI's `main`
+in this process), on a warehouse of one sample file."""
 
 import csv
 import io
 import json
+import os
+import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
-from tests.pipelines.test_cli_ingest import SAMPLES, banco
+from models.warehouse import lake
+from pipelines.cli import main
+from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack
+from tests.pipelines.test_cli_ingest import BANCO, SAMPLES, banco
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +81,118 @@ def test_without_a_warehouse_it_says_what_to_run(tmp_path):
     result = sql(str(tmp_path / "banco.duckdb"), "SELECT 1")
     assert result.returncode != 0 and "banco ingest" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def cli(capsys, db, query, *options):
+    """`banco sql` through the CLI's `main`: (exit status, stdout, stderr)."""
+    status = main(["sql", "--db", str(db), query, *options])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_each_attack_is_one_line_and_a_non_zero_exit_and_leaks_nothing(db, tmp_path, capsys, name):
+    before = set(lake.folder(Path(db)).rglob("*"))
+    status, out, err = cli(capsys, db, attack(name, Path(db), tmp_path))
+    assert status != 0 and out == ""
+    assert err.startswith("banco: error: ") and len(err.strip().splitlines()) == 1, err
+    assert ATTACKS[name][1] in err and "banco sql" in err, err
+    assert "Traceback" not in err and "root:" not in err and "PATH=" not in err
+    assert not any(tmp_path.iterdir()) and set(lake.folder(Path(db)).rglob("*")) == before
+
+
+def test_the_installed_command_refuses_the_password_file_in_one_line(db):
+    result = sql(db, "SELECT content FROM read_text('/etc/passwd')")
+    assert result.returncode == 2 and result.stdout == "" and "root:" not in result.stderr
+    assert result.stderr == "banco: error: file access is not allowed in banco sql: it reads the warehouse only\n"
+
+
+def test_after_an_attach_of_the_writers_file_the_ingest_still_runs(db):
+    refused = sql(db, f"ATTACH '{db}' AS writer")
+    assert refused.returncode != 0 and "attaching or detaching databases is not allowed" in refused.stderr
+    loaded = banco("ingest", "--db", db, str(SAMPLES / "03_rounds_value_only.jsonl"))
+    assert loaded.returncode == 0, loaded.stderr
+    assert "Could not set lock" not in loaded.stderr
+
+
+def test_the_cross_join_is_stopped_at_the_time_limit(db, capsys, monkeypatch):
+    monkeypatch.setenv("BANCO_SQL_TIMEOUT_SECONDS", "2")
+    started = time.monotonic()
+    status, out, err = cli(capsys, db, CROSS_JOIN)
+    took = time.monotonic() - started
+    assert status == 2 and out == ""
+    assert err == "banco: error: the query ran longer than 2 s and was stopped (BANCO_SQL_TIMEOUT_SECONDS)\n"
+    assert 2 <= took < 3, took
+
+
+def test_the_installed_command_stops_the_cross_join_too(db):
+    env = {**os.environ, "BANCO_SQL_TIMEOUT_SECONDS": "2"}
+    started = time.monotonic()
+    result = subprocess.run([BANCO, "sql", "--db", db, CROSS_JOIN], capture_output=True, text=True, env=env)
+    assert result.returncode == 2 and "ran longer than 2 s" in result.stderr
+    assert time.monotonic() - started < 15  # the limit, plus starting Python and DuckDB on a busy machine
+
+
+MONEY = (
+    "SELECT 'B' AS outcome, 12::BIGINT AS coups, 95.5::DECIMAL(18,4) AS payout, NULL::VARCHAR AS note "
+    "UNION ALL SELECT 'Player', 7, -0.0001, 'x|y' ORDER BY outcome"
+)
+
+
+def test_the_table_is_drawn_like_duckdbs_shell(db, capsys):
+    status, out, _ = cli(capsys, db, MONEY)
+    assert status == 0
+    assert out == (
+        "┌─────────┬────────┬───────────────┬─────────┐\n"
+        "│ outcome │ coups  │    payout     │  note   │\n"
+        "│ varchar │ bigint │ decimal(18,4) │ varchar │\n"
+        "├─────────┼────────┼───────────────┼─────────┤\n"
+        "│ B       │     12 │       95.5000 │ NULL    │\n"
+        "│ Player  │      7 │       -0.0001 │ x|y     │\n"
+        "└─────────┴────────┴───────────────┴─────────┘\n"
+        "  2 rows\n"
+    )
+
+
+def test_csv_json_and_markdown_keep_the_money_decimals(db, capsys):
+    _, as_csv, _ = cli(capsys, db, MONEY, "--format", "csv")
+    assert as_csv == "outcome,coups,payout,note\nB,12,95.5000,\nPlayer,7,-0.0001,x|y\n"
+    _, as_json, _ = cli(capsys, db, MONEY, "--format", "json")
+    assert json.loads(as_json) == [
+        {"outcome": "B", "coups": 12, "payout": "95.5000", "note": None},
+        {"outcome": "Player", "coups": 7, "payout": "-0.0001", "note": "x|y"},
+    ]
+    _, as_markdown, _ = cli(capsys, db, MONEY, "--format", "markdown")
+    assert as_markdown == (
+        "| outcome | coups | payout | note |\n"
+        "|---|---:|---:|---|\n"
+        "| B | 12 | 95.5000 |  |\n"
+        "| Player | 7 | -0.0001 | x\\|y |\n"
+    )
+
+
+def test_a_long_result_shows_its_first_rows_and_counts_them_all(db, capsys):
+    status, out, _ = cli(capsys, db, "SELECT range AS n FROM range(2500)")
+    lines = out.splitlines()
+    assert status == 0 and "│    999 │" in lines and "│   1000 │" not in lines
+    assert lines[-1] == "  2,500 rows (1,000 shown: --max-rows 0 shows every row, --format csv writes them)"
+    _, every, _ = cli(capsys, db, "SELECT range AS n FROM range(2500)", "--max-rows", "0")
+    assert "│   2499 │" in every and every.splitlines()[-1] == "  2,500 rows"
+
+
+def test_a_wide_result_is_cut_to_the_terminal_with_a_note(db, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    status, out, _ = cli(capsys, db, "SELECT * FROM core.rounds ORDER BY shoe_id, round_no LIMIT 3")
+    *box, footer = out.splitlines()
+    assert status == 0 and all(len(line) <= 60 for line in box) and "table_id" in box[1]
+    assert footer.startswith("  3 rows; 27 columns (") and "shown to fit 60 characters" in footer
+
+
+def test_an_explain_prints_duckdbs_plan(db, capsys):
+    status, out, _ = cli(capsys, db, "EXPLAIN SELECT outcome, count(*) FROM core.rounds GROUP BY 1")
+    assert status == 0 and "Hash Group By" in out and "│ explain_key" not in out and "\\n" not in out
+
+
+def test_a_bad_max_rows_is_one_line(db, capsys):
+    status, _, err = cli(capsys, db, "SELECT 1", "--max-rows", "-3")
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "--max-rows" in err
