@@ -15,6 +15,7 @@ from models.warehouse.store import read
 from pipelines.commands.dashboard import LOOPBACK, check_signin, streamlit_command
 from pipelines.services import Service, ServiceError, port_free, stop_all, wait_until_healthy
 from pipelines.settings import DEFAULT_LANDING, dagster_environment
+from pipelines.terminal import print_table
 
 DEMO_DAYS = 30
 #: Run config that keeps Dagster's console log to warnings; the full event log is in the UI.
@@ -103,22 +104,22 @@ def materialize_everything(args: argparse.Namespace) -> bool:
 
 
 def report(db: Path) -> None:
-    """What the warehouse now holds, per game."""
+    """What the warehouse now holds, per game, as tables like `banco sql` prints."""
     con = read(db)
     try:
-        print(
+        print_table(
             con.sql(
                 "SELECT game, count(*) AS coups, count(DISTINCT table_id) AS tables, "
                 "round(avg((outcome = 'B')::INT), 4) AS banker, round(avg((outcome = 'P')::INT), 4) AS player, "
                 "round(avg((outcome = 'T')::INT), 4) AS tie FROM core.rounds GROUP BY game ORDER BY game"
-            ).pl()
+            )
         )
-        print(
+        print_table(
             con.sql(
                 "SELECT game, sum(handle) AS handle, sum(house_win) AS house_win, round(sum(theo), 2) AS theo, "
                 "round(100 * sum(house_win) / sum(handle), 2) AS hold_pct "
                 "FROM marts.table_day GROUP BY game ORDER BY game"
-            ).pl()
+            )
         )
     finally:
         con.close()
