@@ -19,12 +19,12 @@ def render() -> None:
     b.metric("Banker", fmt.count(s["banker"]))
     c.metric("Player", fmt.count(s["player"]))
     d.metric("Ties", fmt.count(s["ties"]))
-    e.metric("Longest runs B / P", f"{s['longest_banker_run']} / {s['longest_player_run']}")
+    e.metric("Longest runs B / P", f"{fmt.count(s['longest_banker_run'])} / {fmt.count(s['longest_player_run'])}")
     g.metric("Reconciled", {"reconciled": "yes", "overdrawn": "overdrawn"}.get(s["reconciliation"], "no cards"))
     st.caption(
         f"{shoe.game} · {shoe.decks} decks · gaming day {s['gaming_day']} · "
-        f"{fmt.count(s['cards_dealt'])} cards dealt · "
-        f"{fmt.count(s['naturals'])} naturals · pairs P {s['player_pairs']} / B {s['banker_pairs']}"
+        f"{fmt.count(s['cards_dealt'])} cards dealt · {fmt.count(s['naturals'])} naturals · "
+        f"pairs P {fmt.count(s['player_pairs'])} / B {fmt.count(s['banker_pairs'])}"
     )
     drawn = roads(dealt["outcome"].to_list())
     st.subheader("Roads")

@@ -99,8 +99,13 @@ def render() -> None:
 
     st.subheader("Drill down")
     left, right = st.columns(2)
-    table = left.selectbox("Table", [None, *tables["table_id"].sort().to_list()], key="drill_table")
-    dealer = right.selectbox("Dealer", [None, *dealers["dealer_id"].sort().to_list()], key="drill_dealer")
+    # None is "no drill-down" and shows as a dash; a coup logged without a dealer is no one to drill into
+    table = left.selectbox(
+        "Table", [None, *tables["table_id"].sort().to_list()], format_func=fmt.text, key="drill_table"
+    )
+    dealer = right.selectbox(
+        "Dealer", [None, *dealers["dealer_id"].drop_nulls().sort().to_list()], format_func=fmt.text, key="drill_dealer"
+    )
     if table:
         table_days(days.filter(pl.col("table_id") == table), table)
     if dealer:
