@@ -1,0 +1,44 @@
+"""Tables printed for people: `banco up`'s summary of what the warehouse holds, and the box's measures."""
+
+import datetime as dt
+
+import duckdb
+
+from models.metrics.build import build
+from models.simulate.config import Simulation
+from models.simulate.run import write_simulation
+from models.warehouse.ingest import ingest
+from pipelines import terminal
+from pipelines.commands.up import report
+
+
+def test_up_prints_what_the_warehouse_holds_as_two_box_tables(tmp_path, capsys):
+    sim = Simulation(shoes=2, tables=2, shoes_per_day=1, start=dt.date(2026, 11, 1), seed=3)
+    write_simulation(sim, tmp_path / "landing")
+    db = tmp_path / "banco.duckdb"
+    ingest(db, [tmp_path / "landing"])
+    build(db)
+    capsys.readouterr()
+    report(db)
+    out = capsys.readouterr().out
+    assert "shape:" not in out and out.count("┌") == 2 and out.count("  1 row\n") == 2
+    assert "│ punto_banco │" in out and "decimal(" in out  # money keeps its type, and its decimals
+    handle = duckdb.connect(str(db.with_name("banco.serving.duckdb")), read_only=True)
+    total = handle.sql("SELECT sum(handle)::VARCHAR FROM marts.table_day").fetchall()[0][0]
+    handle.close()
+    assert f" {total} │" in out
+
+
+def test_wide_characters_take_two_columns_and_the_box_stays_aligned():
+    con = duckdb.connect()
+    result = terminal.fetch(con.sql("SELECT '日本' AS name, 1 AS n UNION ALL SELECT 'ab', 22 ORDER BY n"))
+    lines = terminal.box(result).splitlines()[:-1]
+    assert terminal.width("日本") == 4 and terminal.width("é") == 1
+    assert len({terminal.width(line) for line in lines}) == 1, lines
+
+
+def test_a_long_text_is_cut_with_an_ellipsis_and_control_characters_are_escaped():
+    con = duckdb.connect()
+    result = terminal.fetch(con.sql("SELECT repeat('x', 100) AS long, 'a\nb' AS two_lines"))
+    row = terminal.box(result).splitlines()[4]
+    assert "x" * (terminal.CELL_WIDTH - 1) + "…" in row and "a\\nb" in row
