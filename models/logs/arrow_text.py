@@ -157,6 +157,61 @@ def _whole_numbers(view):
     return numbers, ok
 
 
+#: The size a decimal's value saturates at (in its units), where its digits would not fit int64.
+SATURATED = 2**62
+
+
+def decimals(series: pl.Series, scale: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per row, the decimal its text writes: ASCII digits, a sign and a point if any (`25`, `-12.50`,
+    `+.5`, `5.`), nothing else (no exponent, separator or space). Read from the digits, never through
+    a float: whether the text is one; its digits before the point, less leading zeros; its places,
+    the digits after it less trailing zeros; its value in units of 10**-scale, the places past `scale`
+    cut off, or +-`SATURATED` where more than 18 digits would make it."""
+    return _decimals(*buffers(series), present(series), scale)
+
+
+@njit(cache=True)
+def _decimals(view, data, starts, given, scale):
+    n = view.shape[0]
+    read, units = np.zeros(n, np.bool_), np.zeros(n, np.int64)
+    digits, places = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    for i in range(n):
+        size = length(view[i]) if given[i] else 0
+        at = offset_of(view[i], starts) if size > 12 else 0
+        negative, point, seen = False, False, False
+        whole, fraction, after = 0, 0, 0  # the value's digits before and after the point
+        for k in range(size):
+            byte = view[i, 4 + k] if size <= 12 else data[at + k]
+            if 48 <= byte <= 57:
+                seen = True
+                if point:
+                    after += 1
+                    if byte != 48:
+                        places[i] = after
+                    if after <= scale:
+                        fraction = fraction * 10 + (byte - 48)
+                elif digits[i] or byte != 48:
+                    digits[i] += 1
+                    if digits[i] + scale <= 18:
+                        whole = whole * 10 + (byte - 48)
+            elif byte == 46 and not point:  # .
+                point = True
+            elif k == 0 and (byte == 43 or byte == 45):  # + or -
+                negative = byte == 45
+            else:
+                seen = False
+                break
+        if not seen:
+            digits[i], places[i] = 0, 0
+            continue
+        read[i] = True
+        for _ in range(min(after, scale), scale):
+            fraction *= 10
+        value = SATURATED if digits[i] + scale > 18 else whole * 10**scale + fraction
+        units[i] = -value if negative else value
+    return read, digits, places, units
+
+
 @njit(cache=True, inline="always")
 def _bare(byte) -> bool:
     """A byte that cannot be (part of) white space: printable ASCII other than the space."""

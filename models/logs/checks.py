@@ -9,24 +9,35 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS, ROUND_NO_MAX
 from models.game.coup import BANKER, PLAYER, TIE
 from models.game.games import Game
 from models.game.paytable import BETS
 from models.logs import arrow_text, hands, rules, sweep
+from models.logs.arrow_text import SATURATED
 from models.logs.instants import instants
+from models.logs.parquet import NOT_UTF8
 from models.logs.rules import tableau_detail
 
 GAMES = [game.value for game in Game]
 ISO_INSTANT = "%Y-%m-%dT%H:%M:%S%.f%z"
 #: An ISO 8601 time with seconds and an offset, nothing around it: it parses as it is.
 FULL_INSTANT = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?[+-]\d\d:\d\d$"
-#: Input columns typed as numbers or times by their file (Parquet) are read as they are, not as
-#: text: their values are never blank, and text would be parsed straight back.
-TYPED = ("round_no", "decks", "started_at", "side")
-#: Money read finely enough to tell an amount MONEY would round.
-FINE_MONEY = pl.Decimal(38, 12)
+#: Seconds of 60: a leap second, which the warehouse's instants (and Polars, which reads it as the
+#: next minute's first second) have no room for.
+LEAP_SECOND = r"[T ]\d\d:\d\d:60(\.\d*)?([zZ+-]|$)"
+#: Whole-number columns, read as they are where their file types them as integers (Parquet): their
+#: values are never blank, and text would be parsed straight back.
+WHOLE_NUMBERS = ("round_no", "decks", "side")
+#: Why an amount's text is no amount the warehouse keeps exactly, in the order they are told.
+MONEY_FAULTS = (
+    "is not a decimal",
+    "is not positive",
+    f"is too large (at most {MONEY.precision - MONEY.scale} digits before the point)",
+    f"has more than {MONEY.scale} decimal places",
+)
 
 
 def _with_all_columns(frame: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
@@ -41,42 +52,56 @@ def _text(name: str) -> pl.Expr:
 
 
 def _instant(frame: pl.DataFrame, name: str) -> pl.Expr:
-    """ISO 8601 text (an offset honoured, a naive time read as UTC) or a timestamp, as a UTC instant."""
+    """ISO 8601 text (an offset honoured, a naive time read as UTC) or a timestamp, as a UTC instant;
+    null for a leap second, which Polars would read as the next minute's first second."""
     dtype = frame.schema[name]
     if isinstance(dtype, pl.Datetime):
         column = pl.col(name).dt.cast_time_unit("us")  # ns or ms sources compare equal to text ones
         return column.dt.convert_time_zone("UTC") if dtype.time_zone else column.dt.replace_time_zone("UTC")
+    leap = _text(name).str.contains(LEAP_SECOND)
     if (
         dtype == pl.String
         and frame.select(pl.col(name).str.contains(FULL_INSTANT).or_(pl.col(name).is_null()).all()).item()
     ):
         # The usual case: every time already has seconds and an offset, which the repairs below
         # leave unchanged, so one parse gives the same instants at a third of the cost.
-        return pl.col(name).str.to_datetime(ISO_INSTANT, strict=False, time_zone="UTC", time_unit="us")
+        parsed = pl.col(name).str.to_datetime(ISO_INSTANT, strict=False, time_zone="UTC", time_unit="us")
+        return pl.when(~leap).then(parsed)
     text = _text(name).str.replace(r"[zZ]$", "+00:00").str.replace(r"^(\S+) (\S+)$", "${1}T${2}")
     text = text.str.replace(r"T(\d\d:\d\d)([+-]|$)", "T${1}:00${2}")  # minutes without seconds
     with_offset = pl.when(text.str.contains(r"[+-]\d\d:?\d\d$")).then(text).otherwise(text + "+00:00")
-    return with_offset.str.to_datetime(ISO_INSTANT, strict=False, time_zone="UTC", time_unit="us")
+    parsed = with_offset.str.to_datetime(ISO_INSTANT, strict=False, time_zone="UTC", time_unit="us")
+    return pl.when(~leap).then(parsed)
 
 
 def _given(frame: pl.DataFrame, name: str) -> pl.Expr:
-    """An input column as given: its typed values for a number or time column, else trimmed text."""
+    """An input column as given: its typed values for an integer column of a whole number or a time
+    column of `started_at`, else trimmed text."""
     dtype = frame.schema[name]
-    if name in TYPED and (dtype.is_integer() or isinstance(dtype, pl.Datetime)):
+    if (name in WHOLE_NUMBERS and dtype.is_integer()) or (name == "started_at" and isinstance(dtype, pl.Datetime)):
         return pl.col(name)
     return _text(name)
 
 
+def _int64(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """An integer column as Int64, a UInt64 past its range as `SATURATED` (a strict cast would fail
+    the whole file)."""
+    return (column.clip(upper_bound=SATURATED) if dtype == pl.UInt64 else column).cast(pl.Int64)
+
+
 def _whole(frame: pl.DataFrame, name: str) -> pl.Expr:
-    """A whole number, from a number column or from its text in `_{name}` (`3`, `3.0`); null for
-    anything else."""
-    if frame.schema[name].is_integer():
-        return pl.col(name).cast(pl.Int64)
-    return (
-        pl.col(f"_{name}")
-        .cast(pl.Float64, strict=False)
-        .pipe(lambda number: pl.when(number == number.floor()).then(number.cast(pl.Int64, strict=False)))
-    )
+    """A whole number as Int64, from an integer column, a float column holding a whole value (`3.0`),
+    or the text in `_{name}`: a decimal (`arrow_text.decimals`) with no places (`12`, `12.0`), read
+    from its digits, never through a float; null for anything else. One past Int64 is `SATURATED`."""
+    dtype = frame.schema[name]
+    if dtype.is_integer():
+        return _int64(pl.col(name), dtype)
+    if dtype.is_float():
+        number = pl.col(name)
+        whole = number.is_finite() & (number == number.floor())
+        return pl.when(whole).then(number.clip(-SATURATED, SATURATED).cast(pl.Int64))
+    read, _, places, units = arrow_text.decimals(frame[f"_{name}"], scale=0)
+    return pl.lit(pl.Series(units).set(pl.Series(~read | (places > 0)), None))
 
 
 Check = tuple[str, list[tuple[pl.Expr, pl.Expr]]]  # reason, [(failed, detail), ...] in order
@@ -96,6 +121,26 @@ def _judge(frame: pl.DataFrame, checks: list[Check]) -> pl.DataFrame:
     good = frame.filter(pl.col("reason").is_null()).with_columns(detail=pl.lit(None, pl.String))
     bad = frame.filter(pl.col("reason").is_not_null()).with_columns(detail=detail)
     return pl.concat([good, bad]).sort("_line")  # rows keep their order
+
+
+def _not_utf8(frame: pl.DataFrame, names: tuple[str, ...]) -> list[tuple[pl.Expr, pl.Expr]]:
+    """Values the file held as bytes that are not UTF-8 text (named in `NOT_UTF8` by the reader,
+    which wrote them with escapes: `\\xff`)."""
+    if NOT_UTF8 not in frame.columns:
+        return []
+    return [
+        (pl.col(NOT_UTF8).list.contains(name), pl.format("{} {} is not UTF-8 text", pl.lit(name), pl.col(f"_{name}")))
+        for name in names
+    ]
+
+
+def _leap_second(frame: pl.DataFrame) -> list[tuple[pl.Expr, pl.Expr]]:
+    """A time written with 60 seconds, which no instant of the warehouse's is."""
+    if isinstance(frame.schema["started_at"], pl.Datetime):
+        return []
+    leap = pl.col("_started_at").cast(pl.String).str.contains(LEAP_SECOND)
+    detail = "started_at {} is a leap second (second 60), not a time the warehouse can store"
+    return [(leap, pl.format(detail, "_started_at"))]
 
 
 def _missing(*names: str) -> list[tuple[pl.Expr, pl.Expr]]:
@@ -118,20 +163,36 @@ def _bad_round_no() -> list[tuple[pl.Expr, pl.Expr]]:
     ]
 
 
+def _money(frame: pl.DataFrame, name: str, positive: bool = False) -> tuple[pl.Series, pl.Series]:
+    """The text in `_{name}` as `{name}`, MONEY read from its digits (never through a float; null
+    where MONEY cannot hold it exactly), and `_{name}_fault`, the index of the first of MONEY_FAULTS
+    it has (-1 for none; `positive`: one at or below zero has the second)."""
+    given = frame[f"_{name}"]
+    read, digits, places, units = arrow_text.decimals(given, scale=MONEY.scale)
+    too_large, too_fine = digits > MONEY.precision - MONEY.scale, places > MONEY.scale
+    fault = np.full(len(given), -1, np.int8)  # the last one set is the first told
+    fault[too_fine], fault[too_large] = 3, 2
+    if positive:  # `-0.00001` has no units, yet is below zero
+        negative = given.str.starts_with("-").fill_null(False).to_numpy()
+        fault[read & (negative | ((units == 0) & ~too_fine))] = 1
+    fault[~read & arrow_text.present(given)] = 0
+    exact = read & ~too_large & ~too_fine
+    words = np.stack([units, units >> 63], axis=1)  # as Arrow holds a decimal: 128 bits, little-endian
+    money = pa.Array.from_buffers(
+        pa.decimal128(MONEY.precision, MONEY.scale), len(given), [pa.array(exact).buffers()[1], pa.py_buffer(words)]
+    )
+    return pl.Series(name, money), pl.Series(f"_{name}_fault", fault)
+
+
 def _inexact_money(name: str, positive: bool = False) -> list[tuple[pl.Expr, pl.Expr]]:
-    """Where the text in `_{name}` is no amount the warehouse keeps exactly (`{name}` is that text
-    cast to MONEY): not a number, not positive where it must be, too large, or finer than MONEY's
-    places, which the cast would round without a word."""
-    given, kept = pl.col(f"_{name}"), pl.col(name)
-    exact = given.cast(FINE_MONEY, strict=False)
-    number = given.cast(pl.Float64, strict=False).is_finite().fill_null(False)
-    whole_digits = MONEY.precision - MONEY.scale
-    says = lambda what: pl.format("{} {} {}", pl.lit(name), given, pl.lit(what))  # noqa: E731
+    """Where the text in `_{name}` is no amount the warehouse keeps exactly (see `_money`): not a
+    decimal (`1e3` and `NaN` are not), not positive where it must be, too large, or finer than MONEY's
+    places, which a cast would round without a word."""
+    fault = pl.col(f"_{name}_fault")
     return [
-        (given.is_not_null() & ~number, says("is not a decimal")),
-        *([(exact <= 0, says("is not positive"))] if positive else []),
-        (given.is_not_null() & kept.is_null(), says(f"is too large (at most {whole_digits} digits before the point)")),
-        (kept.cast(FINE_MONEY) != exact, says(f"has more than {MONEY.scale} decimal places")),
+        (fault == j, pl.format("{} {} {}", pl.lit(name), pl.col(f"_{name}"), pl.lit(what)))
+        for j, what in enumerate(MONEY_FAULTS)
+        if positive or j != 1
     ]
 
 
@@ -163,10 +224,9 @@ def _number(frame: pl.DataFrame, name: str) -> pl.Series:
     if dtype == pl.String:
         numbers, read = arrow_text.whole_numbers(frame[name])
         return pl.Series(f"_{name}", numbers).set(~pl.Series(read), None)
-    column = (
-        frame[name].cast(pl.Int64) if dtype.is_integer() else pl.repeat(None, frame.height, dtype=pl.Int64, eager=True)
-    )
-    return column.alias(f"_{name}")
+    if dtype.is_integer():
+        return frame.select(_int64(pl.col(name), dtype).alias(f"_{name}")).to_series()
+    return pl.repeat(None, frame.height, dtype=pl.Int64, eager=True).alias(f"_{name}")
 
 
 def _sweep_inputs(frame: pl.DataFrame) -> pl.DataFrame:
@@ -188,6 +248,8 @@ def _sweep_inputs(frame: pl.DataFrame) -> pl.DataFrame:
 def _plain_fields(frame: pl.DataFrame, inputs: pl.DataFrame) -> np.ndarray:
     """Per row: every field but the hands and the outcome needs neither trimming nor repair."""
     plain = arrow_text.plain_text(frame["table_id"]) & arrow_text.plain_text(frame["shoe_id"])
+    if NOT_UTF8 in frame.columns:  # bytes that were not UTF-8 text: the full checks name them
+        plain &= frame[NOT_UTF8].is_null().to_numpy()
     for name in ("dealer_id", "bank_holder"):
         plain &= arrow_text.plain_text(frame[name]) | ~arrow_text.present(frame[name])
     decks_given = pl.Series(arrow_text.present(frame["decks"]))
@@ -308,7 +370,9 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
         (
             "bad_type",
             [
+                *_not_utf8(frame, ROUND_INPUT_COLUMNS),
                 *_bad_round_no(),
+                *_leap_second(frame),
                 _bad_type("started_at", pl.col("_started").is_not_null(), "an ISO 8601 time"),
                 _bad_type("decks", pl.col("decks").is_between(1, 8), "1 to 8"),
                 _bad_type("game", pl.col("game").is_in(GAMES), "a known game"),
@@ -405,10 +469,10 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
     frame = _with_all_columns(batch, BET_INPUT_COLUMNS)
     frame = frame.with_columns(**{f"_{name}": _given(frame, name) for name in BET_INPUT_COLUMNS})
     frame = frame.with_columns(
+        *_money(frame, "amount", positive=True),
+        *_money(frame, "payout"),
         round_no=_whole(frame, "round_no"),
         bet=pl.col("_bet").str.to_lowercase(),
-        amount=pl.col("_amount").cast(MONEY, strict=False),
-        payout=pl.col("_payout").cast(MONEY, strict=False),
         side=_whole(frame, "side").cast(pl.Int8, strict=False),
     )
     checks: list[Check] = [
@@ -416,6 +480,7 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
         (
             "bad_type",
             [
+                *_not_utf8(frame, BET_INPUT_COLUMNS),
                 *_bad_round_no(),
                 *_inexact_money("payout"),
                 _bad_type("side", pl.col("side").is_in([1, 2]), "1 or 2"),
