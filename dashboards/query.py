@@ -1,19 +1,26 @@
 """The dashboard's one way to read: a parameterized query on the serving snapshot, through a
-short-lived read-only connection, cached briefly and keyed on the snapshot's modification time."""
+short-lived locked connection (models/warehouse/reader.py), cached briefly and keyed on the
+snapshot's modification time. Every query, the pages' and the console's, stops at the time limit,
+or sooner when its browser tab closes or its page runs again."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
-from models.warehouse.store import WarehouseError, printable, read, serving_path
+from models.warehouse import reader
+from models.warehouse.store import WarehouseError, printable, serving_path
 from pipelines.settings import Settings
 
 TTL_SECONDS = 60
+CONSOLE = "the SQL console"
 
 
 class Unavailable(Exception):
@@ -40,15 +47,25 @@ def _unopenable(error: WarehouseError) -> Unavailable:
     return Unavailable(f"The serving snapshot cannot be opened ({error}); it may be being replaced.", "banco build")
 
 
+def _stopped() -> Callable[[], bool] | None:
+    """Whether this script run has been told to stop: Streamlit asks it to when its session ends (the
+    tab closed) and, with fast reruns (the default), when the page runs again. Its request is only
+    acted on between Python statements, never inside a DuckDB query, so a watcher polls it; Streamlit
+    offers no public way to read it."""
+    ctx = get_script_run_ctx()
+    requests = ctx.script_requests if ctx is not None else None
+    if requests is None:
+        return None
+    return lambda: requests._state is not ScriptRequestType.CONTINUE
+
+
 @st.cache_data(ttl=TTL_SECONDS, max_entries=256, show_spinner=False)
 def _run(sql: str, params: dict[str, Any], db: str, version: int) -> pl.DataFrame:
     """`version` (the snapshot's mtime) is only part of the cache key: a new publish is a new key.
     The connection lives for one query, so it never holds the snapshot while a new one is renamed in."""
-    con = read(Path(db))
-    try:
-        return con.sql(sql, params=params or None).pl()
-    finally:
-        con.close()
+    return reader.run(
+        Path(db), sql, lambda relation: relation.pl(), where="the dashboard", params=params, stop=_stopped(), user=False
+    )
 
 
 def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -56,6 +73,10 @@ def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
     db = warehouse()
     try:
         return _run(sql, params or {}, str(db), _version(db))
+    except reader.QueryError as error:  # stopped at the time limit
+        message = str(error)
+        longer = "BANCO_SQL_TIMEOUT_SECONDS=120 banco dashboard"
+        raise Unavailable(f"{message[:1].upper()}{message[1:]}.", longer) from None
     except WarehouseError as error:
         raise _unopenable(error) from None
     except duckdb.CatalogException as error:  # ingested, but the marts were never built (or not all of them)
@@ -68,18 +89,18 @@ def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
 
 
 def console(sql: str, limit: int) -> pl.DataFrame:
-    """An analyst's own query, uncached, on a read-only connection (writes fail there); at most
-    `limit` rows are fetched, so a query over every coup cannot exhaust the server."""
+    """An analyst's own query, uncached, checked and run by the locked reader; at most `limit` rows
+    are fetched, so a query over every coup cannot exhaust the server. A refused, failed or stopped
+    query raises reader.QueryError, its message one line."""
     db = warehouse()
     _version(db)
+
+    def fetch(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
+        return printable(relation.limit(limit), nested_as_json=True).pl()  # the download is CSV
+
     try:
-        con = read(db)
+        return reader.run(db, sql, fetch, where=CONSOLE, stop=_stopped())
+    except reader.QueryError:
+        raise
     except WarehouseError as error:
         raise _unopenable(error) from None
-    try:
-        relation = con.sql(sql)
-        if relation is None:  # a statement that returns no rows
-            raise duckdb.InvalidInputException("the statement returned no rows: write a query")
-        return printable(relation.limit(limit), nested_as_json=True).pl()  # the download is CSV
-    finally:
-        con.close()

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import duckdb
 import streamlit as st
 
 from dashboards import fmt, query
 from dashboards.signin import analysts_only
-from models.warehouse.store import writes
+from models.warehouse.reader import QueryError
 
 analysts_only()  # the navigation offers this page to analysts alone; this is the page's own check
-
-READ_ONLY = "the console is read-only: it queries the serving snapshot and never writes"
 
 EXAMPLES = {
     "Tie rate per table": "SELECT table_id, game, decks, count(*) AS coups, count(*) FILTER (WHERE outcome = 'T') "
@@ -38,22 +35,19 @@ MAX_ROWS = 200_000  # fetched, for the CSV download
 
 def render() -> None:
     st.title("SQL")
-    st.caption("Read-only queries on the serving snapshot (DuckDB SQL). See docs/warehouse.md for every table.")
+    st.caption(
+        "Read-only queries on the serving snapshot (DuckDB SQL), each stopped at its time limit. "
+        "See docs/warehouse.md for every table, and for what the console allows."
+    )
     example = st.selectbox("Example", list(EXAMPLES), key="sql_example")
     text = st.text_area("Query", EXAMPLES[example], height=180, key=f"sql_text_{example}")
     if not text.strip():
         st.info("Write a query, or pick an example.")
         return
     try:
-        if writes(text):
-            st.error(f"SQL error: {READ_ONLY}")
-            return
         result = query.console(text, MAX_ROWS + 1)
-    except duckdb.Error as error:
-        message = str(error).splitlines()[0]
-        if "read-only" in message.lower() or "read only" in message.lower():
-            message = READ_ONLY
-        st.error(f"SQL error: {message}")
+    except QueryError as error:  # refused, failed or stopped: one line saying why
+        st.error(str(error))
         return
     if result.height > MAX_ROWS:
         result = result.head(MAX_ROWS)

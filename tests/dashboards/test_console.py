@@ -1,0 +1,184 @@
+"""The SQL console under attack: every attack `banco sql` refuses is refused on the page too, in one line
+and with nothing leaked (AppTest); a long query stops at its time limit, and in a real browser, when its
+tab closes or the page runs again (the server's CPU shows it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboards import query
+from models.warehouse import lake
+from tests.dashboards.test_pages import APP, open_app
+from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack
+
+CHROMIUM = Path("/usr/bin/chromium")
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
+
+
+def ask(at: AppTest, sql: str) -> AppTest:
+    example = at.selectbox(key="sql_example").value
+    return at.text_area(key=f"sql_text_{example}").set_value(sql).run()
+
+
+@pytest.fixture
+def console(warehouse, monkeypatch):
+    return open_app(warehouse, monkeypatch, "sql")
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_each_attack_is_refused_on_the_page_in_one_line(warehouse, console, tmp_path, name):
+    before = set(lake.folder(warehouse).rglob("*"))
+    at = ask(console, attack(name, warehouse, tmp_path))
+    assert not at.exception and not at.dataframe and len(at.error) == 1
+    message = at.error[0].value
+    assert ATTACKS[name][1] in message and "the SQL console" in message and "\n" not in message, message
+    assert "root:" not in message and "PATH=" not in message
+    assert not any(tmp_path.iterdir()) and set(lake.folder(warehouse).rglob("*")) == before
+
+
+def test_the_cross_join_is_stopped_at_the_time_limit(warehouse, monkeypatch):
+    monkeypatch.setenv("BANCO_SQL_TIMEOUT_SECONDS", "2")
+    at = open_app(warehouse, monkeypatch, "sql")
+    started = time.monotonic()
+    at = ask(at, CROSS_JOIN)
+    took = time.monotonic() - started
+    assert not at.exception and [e.value for e in at.error] == [
+        "the query ran longer than 2 s and was stopped (BANCO_SQL_TIMEOUT_SECONDS)"
+    ]
+    assert 2 <= took < 4, took
+    at = ask(at, "SELECT 42 AS answer")  # the next query runs as usual
+    assert not at.error and at.dataframe[0].value["answer"].tolist() == [42]
+
+
+def test_a_page_query_past_the_time_limit_is_a_message(warehouse, monkeypatch):
+    """The pages' own queries run under the same limit: stopped, they become the pages' message."""
+    monkeypatch.setenv("BANCO_SQL_TIMEOUT_SECONDS", "1")
+    monkeypatch.setenv("BANCO_DB", str(warehouse))
+    with pytest.raises(query.Unavailable) as stopped:
+        query.frame(CROSS_JOIN)
+    assert str(stopped.value) == "The query ran longer than 1 s and was stopped (BANCO_SQL_TIMEOUT_SECONDS)."
+    assert stopped.value.command == "BANCO_SQL_TIMEOUT_SECONDS=120 banco dashboard"
+
+
+# In a real browser: the server's own CPU time shows whether a query still runs after its tab closed.
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def busy(pid: int, seconds: float = 1.0) -> float:
+    """Cores the process used over the next `seconds`."""
+    before = cpu_seconds(pid)
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - before) / seconds
+
+
+@pytest.fixture(scope="module")
+def server(warehouse, tmp_path_factory):
+    """`streamlit run` of the dashboard, with a time limit long enough that only a stop ends the cross join."""
+    port = _free_port()
+    env = {**os.environ, "BANCO_DB": str(warehouse), "BANCO_SQL_TIMEOUT_SECONDS": "120", "BANCO_SQL_THREADS": "2"}
+    log = (tmp_path_factory.mktemp("console") / "server.log").open("w")
+    argv = [sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true", "--server.port", str(port),
+            "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
+            "--browser.gatherUsageStats", "false"]  # fmt: skip
+    process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                    if answer.read() == b"ok":
+                        break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not come up: see {log.name}") from None
+                time.sleep(0.3)
+        yield url, process.pid
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert CHROMIUM.exists(), "no /usr/bin/chromium: run `apt-get install -y chromium` (python3 dev.py test does)"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        yield chromium
+        chromium.close()
+
+
+def start_cross_join(browser, url: str):
+    page = browser.new_page()
+    page.goto(f"{url}/sql")
+    page.wait_for_selector(IDLE, timeout=60_000)
+    query = page.get_by_label("Query")
+    query.fill(CROSS_JOIN)
+    query.press("Control+Enter")
+    page.wait_for_selector(RUNNING, timeout=30_000)
+    return page, query
+
+
+def settle(pid: int, within: float) -> float:
+    """Seconds until the server is idle again (under a tenth of a core for a second), at most `within`."""
+    started = time.monotonic()
+    while time.monotonic() - started < within:
+        if busy(pid) < 0.1:
+            return time.monotonic() - started
+    return float("inf")
+
+
+@pytest.mark.slow
+def test_closing_the_tab_stops_its_query(server, browser):
+    url, pid = server
+    page, _ = start_cross_join(browser, url)
+    time.sleep(1)
+    assert busy(pid) > 0.25  # the cross join is running on the server (on a machine others share)
+    page.close()
+    assert settle(pid, within=10) < 10  # well before its 120 s limit
+
+
+@pytest.mark.slow
+def test_running_the_page_again_stops_the_query_it_ran(server, browser):
+    url, pid = server
+    page, query = start_cross_join(browser, url)
+    time.sleep(1)
+    assert busy(pid) > 0.25
+    started = time.monotonic()
+    query.fill("SELECT 42 AS answer")
+    query.press("Control+Enter")
+    page.wait_for_selector(IDLE, timeout=30_000)
+    page.get_by_text("1 rows").wait_for(timeout=30_000)
+    assert time.monotonic() - started < 10
+    assert settle(pid, within=10) < 10
+    page.close()
