@@ -1,18 +1,21 @@
 """Reading round-log files in bounded batches: CSV, JSON Lines (plain, gzip, zstd) and Parquet.
 
-A file's kind (rounds or bets) is told by its columns. Every batch carries `_line`, the row's line
-in the file (CSV counts its header as line 1; Parquet counts rows from 1). A file that cannot be read
-(not the format it claims, truncated, not UTF-8) raises `UnreadableFile`.
+A file's kind (rounds or bets) is told by its parsed columns. Every batch carries `_line`, the row's
+line in the file (CSV counts its header as line 1; Parquet counts rows from 1). Input columns whose
+names begin with `_` are dropped as read: that prefix is the pipeline's own (`_line`, `_unparsed`, the
+checks' working columns). A file that cannot be read (not a regular file, not permitted, not the
+format it claims, a compressed stream cut short, a header that is not UTF-8) raises `UnreadableFile`;
+a line that cannot be made a row (not UTF-8, not a JSON object, too many fields) becomes one with
+`_unparsed` set, to be quarantined.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
-import gzip
 import io
+import itertools
 import json
-import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -23,13 +26,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
-from models.logs import parquet
+from models.logs import parquet, streams
 
 BATCH_ROWS = 250_000
 #: Beside a line the reader could not make a row of: its text, and why (the row's `bad_type` detail).
 UNPARSED = ["_unparsed", "_unparsed_detail"]
+#: Input column names beginning so are the pipeline's: dropped as read, so no file can spoof them.
+RESERVED = "_"
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
+#: Polars' errors on a CSV line the csv module reads on its own: more fields than the header, bytes
+#: that are not UTF-8 (or a lone `\r` past the first block, which joins two lines into one).
+ROW_BY_ROW = ("more fields than defined", "invalid utf-8")
+READ_ERRORS = (OSError, EOFError, UnicodeError, pa.ArrowException, pl.exceptions.PolarsError, zstandard.ZstdError,
+               csv.Error)  # fmt: skip
 
 
 class UnreadableFile(Exception):
@@ -56,45 +66,76 @@ def looks_like_round_log(path: Path) -> bool:
     return any(suffix.lower() in SUFFIXES for suffix in path.suffixes)
 
 
-def _open(path: Path, compression: str | None):
-    if compression == "gzip":
-        return gzip.open(path, "rb")
-    if compression == "zstd":
-        return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
-    return open(path, "rb")
+def _reason(error: BaseException) -> str:
+    """An error in a line of words: an OS error's own words without its number and path."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _unreadable(path: Path, error: BaseException) -> UnreadableFile:
+    try:
+        fmt, compression = describe(path)
+        read_as = f" as {fmt}{f' ({compression})' if compression else ''}"
+    except UnreadableFile:
+        read_as = ""
+    return UnreadableFile(f"cannot read {path.name}{read_as}: {_reason(error)}")
+
+
+def _without_reserved(frame: pl.DataFrame) -> pl.DataFrame:
+    reserved = [name for name in frame.columns if name.startswith(RESERVED)]
+    return frame.drop(reserved) if reserved else frame
+
+
+@contextlib.contextmanager
+def _plain_csv(path: Path, compression: str | None) -> Iterator[Path]:
+    """The file Polars reads: the log itself when it is plain and its first block ends lines with
+    `\\n` or `\\r\\n` (the usual case: nothing copied), otherwise a temporary copy, unpacked and with
+    every line ending made `\\n` (Polars ends lines at `\\n` only, so a file of lone `\\r` would read
+    as its header alone). One reader then streams every CSV in bounded batches."""
+    with streams.open_log(path, compression) as stream:
+        first = stream.read(streams.BLOCK)
+        lone = streams.lone_carriage_returns(first)
+        if compression is not None or lone:
+            with tempfile.NamedTemporaryFile(suffix=".csv") as plain:
+                content = itertools.chain([first], streams.blocks(stream))
+                for block in streams.with_newlines(content) if lone else content:
+                    plain.write(block)
+                plain.flush()
+                yield Path(plain.name)
+            return
+    yield path
 
 
 def _csv_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
-    """Every column as text (an empty field is a null, as data.md has it); a compressed file is
-    unpacked to a temporary file first, so one reader streams every CSV in bounded batches."""
-    with contextlib.ExitStack() as stack:
-        if compression:
-            plain = stack.enter_context(tempfile.NamedTemporaryFile(suffix=".csv"))
-            with _open(path, compression) as packed:
-                shutil.copyfileobj(packed, plain, 1 << 20)
-            plain.flush()
-            path = Path(plain.name)
+    """Every column as text (an empty field is a null, as data.md has it)."""
+    with _plain_csv(path, compression) as source:
         line = 2
         try:
-            batches = pl.scan_csv(path, infer_schema=False).collect_batches(chunk_size=BATCH_ROWS, maintain_order=True)
+            batches = pl.scan_csv(source, infer_schema=False).collect_batches(
+                chunk_size=BATCH_ROWS, maintain_order=True
+            )
             for frame in batches:
+                frame = _without_reserved(frame)
                 yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
                 line += frame.height
         except pl.exceptions.ComputeError as error:
-            if "more fields than defined" not in str(error):
+            if not any(text in str(error) for text in ROW_BY_ROW):
                 raise
-            # A line with more fields than the header: the rest is read row by row, from the
-            # first row not yet given, and such lines become rows of their own to quarantine.
-            yield from _ragged_csv_batches(path, first_line=line)
+            # The rest is read row by row, from the first row not yet given: a line Polars could
+            # not take becomes a row of its own to quarantine.
+            yield from _csv_rows_from(source, first_line=line)
 
 
-def _ragged_csv_batches(path: Path, first_line: int) -> Iterator[pl.DataFrame]:
-    """The rows of a CSV file from line `first_line` on, as Polars reads them (text, an empty
-    field a null, a short line padded with nulls), but a line with more fields than the header
-    becomes `_unparsed` (its fields written back as CSV) with the count in `_unparsed_detail`."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        header = _named_as_polars(next(reader, [""]))
+def _csv_rows_from(path: Path, first_line: int) -> Iterator[pl.DataFrame]:
+    """The rows of a CSV file from line `first_line` on, as Polars reads them (text, an empty field a
+    null, a short line padded with nulls), but a line with more fields than the header, or with
+    bytes that are not UTF-8, becomes `_unparsed` (its fields written back as CSV, such bytes as
+    `\\xff`) with why in `_unparsed_detail`. Any line ending ends a line."""
+    with streams.open_regular(path) as raw:
+        reader = csv.reader(io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline=""))
+        header = _header_names(next(reader, [""]))
         columns = {name: pl.String for name in header}
         for _ in zip(range(first_line - 2), reader, strict=False):  # the rows already given
             pass
@@ -108,8 +149,11 @@ def _ragged_csv_batches(path: Path, first_line: int) -> Iterator[pl.DataFrame]:
             yield _csv_rows(rows, header, columns, first_line)
 
 
-def _named_as_polars(header: list[str]) -> list[str]:
-    """A CSV header's names as Polars gives them: no byte-order mark, a repeated name suffixed."""
+def _header_names(header: list[str]) -> list[str]:
+    """A CSV header's names as Polars gives them (no byte-order mark, a repeated name suffixed),
+    reserved names and all; raises UnicodeError for a header that is not UTF-8."""
+    if not _utf8("".join(header)):
+        raise UnicodeError("the header is not UTF-8")
     names, seen = [], Counter()
     for name in [header[0].removeprefix("\ufeff"), *header[1:]]:
         names.append(name if not seen[name] else f"{name}_duplicated_{seen[name] - 1}")
@@ -117,22 +161,46 @@ def _named_as_polars(header: list[str]) -> list[str]:
     return names
 
 
+def _as_csv(fields: list[str]) -> str:
+    written = io.StringIO()
+    csv.writer(written, lineterminator="").writerow(fields)
+    return written.getvalue()
+
+
+def _utf8(text: str) -> bool:
+    """Whether `text`, decoded with its bad bytes escaped, was UTF-8 throughout."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(text: str) -> str:
+    """Text decoded with its bad bytes escaped, those bytes shown as `\\xff`."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _csv_rows(rows: list[list], header: list[str], columns: dict, first_line: int) -> pl.DataFrame:
-    """A batch of CSV rows read by the csv module, typed and marked as `_ragged_csv_batches` says."""
+    """A batch of CSV rows read by the csv module, typed and marked as `_csv_rows_from` says."""
     width = len(header)
-    fitting = [[field or None for field in fields] + [None] * (width - len(fields)) for fields in rows]
-    frame = pl.DataFrame([fields[:width] for fields in fitting], schema=columns, orient="row")
     text, detail = [], []
-    for fields in rows:
-        if len(fields) > width:
-            written = io.StringIO()
-            csv.writer(written, lineterminator="").writerow(fields)
-            text.append(written.getvalue())
+    for number, fields in enumerate(rows):
+        if not _utf8("".join(fields)):
+            rows[number] = fields = [_shown(field) for field in fields]
+            text.append(_as_csv(fields))
+            detail.append("not UTF-8")
+        elif len(fields) > width:
+            text.append(_as_csv(fields))
             detail.append(f"{len(fields)} fields where the header has {width}")
         else:
             text.append(None)
             detail.append(None)
-    return frame.with_columns(
+    fitting = [[field or None for field in fields] + [None] * (width - len(fields)) for fields in rows]
+    frame = pl.DataFrame([fields[:width] for fields in fitting], schema=columns, orient="row")
+    return _without_reserved(frame).with_columns(
         _line=pl.int_range(first_line, first_line + len(rows), dtype=pl.Int64),
         _unparsed=pl.Series(text, dtype=pl.String),
         _unparsed_detail=pl.Series(detail, dtype=pl.String),
@@ -140,46 +208,93 @@ def _csv_rows(rows: list[list], header: list[str], columns: dict, first_line: in
 
 
 def _json_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
-    with _open(path, compression) as raw:
-        stream = io.TextIOWrapper(raw, encoding="utf-8")
-        lines, first_line = [], 1
-        for number, text in enumerate(stream, start=1):
-            lines.append(text)
-            if len(lines) == BATCH_ROWS:
-                yield _json_frame(lines, first_line)
-                lines, first_line = [], number + 1
+    with streams.open_log(path, compression) as stream:
+        lines: list[bytes] = []
+        first_line = 1
+        for chunk in streams.line_chunks(stream):
+            lines += chunk.splitlines()
+            while len(lines) >= BATCH_ROWS:
+                yield _json_frame(lines[:BATCH_ROWS], first_line)
+                del lines[:BATCH_ROWS]
+                first_line += BATCH_ROWS
         if lines:
             yield _json_frame(lines, first_line)
 
 
+class _Number(float):
+    """A JSON number with a fraction or an exponent, keeping the text the log wrote it in."""
+
+    __slots__ = ("text",)
+
+
+def _number(text: str) -> _Number:
+    number = _Number(text)
+    number.text = text
+    return number
+
+
+#: One decoder for every line (`json.loads` with a hook would build one a line, a fifth more time).
+_DECODER = json.JSONDecoder(parse_float=_number)
+
+
 def _as_text(value) -> str | None:
-    """A JSON value as the checks read every field: as text, spelled as JSON wrote it (`true`,
-    `["AS", "KH"]`), so a detail or the raw row quotes what the log said."""
-    return value if value is None or isinstance(value, str) else json.dumps(value)
+    """A JSON value as the checks read every field: as text, spelled as the log wrote it (`1e3`,
+    `true`, a number its digits, never through a float), a list or object as its JSON text
+    (`["AS", "KH"]`), so a detail or the raw row quotes what the log said."""
+    if value is None or isinstance(value, str):
+        return value
+    return value.text if type(value) is _Number else json.dumps(value)
 
 
-def _json_frame(lines: list[str], first_line: int) -> pl.DataFrame:
+def _json_record(line: bytes) -> dict[str, str | None] | str:
+    """A JSON line as a row of text, or why it cannot be one. Each line is decoded on its own, so a
+    line that is not UTF-8 is one bad row, not a failed file."""
+    try:
+        record = _DECODER.decode(line.decode("utf-8"))
+        if not isinstance(record, dict):
+            return "not a JSON object"
+        # text and nulls as they are, without a call each (most values of a log are text)
+        return {key: v if v is None or type(v) is str else _as_text(v) for key, v in record.items()}
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    except RecursionError:
+        return "nested too deeply to read"
+    except json.JSONDecodeError:
+        return "not a JSON object"
+    except ValueError:  # an integer past Python's limit of digits
+        return "a number too long to read"
+
+
+def _json_frame(lines: list[bytes], first_line: int) -> pl.DataFrame:
     """Parse JSON lines; a line that is not a JSON object keeps its text in `_unparsed`."""
-    records, unparsed = [], []
-    for offset, text in enumerate(lines):
-        if not text.strip():
+    records, numbers, unparsed = [], [], []
+    for offset, line in enumerate(lines):
+        if not line.strip():
             continue
-        try:
-            record = json.loads(text)
-            if not isinstance(record, dict):
-                raise ValueError
-        except ValueError:
-            unparsed.append(
-                {"_line": first_line + offset, "_unparsed": text.rstrip("\n"), "_unparsed_detail": "not a JSON object"}
-            )
+        record = _json_record(line)
+        if isinstance(record, str):
+            text = line.decode("utf-8", "backslashreplace")
+            unparsed.append({"_line": first_line + offset, "_unparsed": text, "_unparsed_detail": record})
             continue
-        records.append({key: _as_text(value) for key, value in record.items()} | {"_line": first_line + offset})
-    frames = [pl.DataFrame(records, infer_schema_length=None)] if records else []
+        records.append(record)
+        numbers.append(first_line + offset)
+    frames = []
+    if records:
+        frame = _without_reserved(pl.DataFrame(records, infer_schema_length=None))
+        frames.append(frame.with_columns(_line=pl.Series(numbers, dtype=pl.Int64)))
     if unparsed:
         frames.append(pl.DataFrame(unparsed, schema={"_line": pl.Int64} | dict.fromkeys(UNPARSED, pl.String)))
     if not frames:
         return pl.DataFrame(schema={"_line": pl.Int64})
-    return pl.concat(frames, how="diagonal_relaxed").with_columns(pl.col("_line").cast(pl.Int64))
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _parquet_batches(path: Path) -> Iterator[pl.DataFrame]:
+    """The Parquet reader's batches, less the file's own reserved columns (`_line` it writes anew)."""
+    streams.check_regular(path)
+    reserved = [name for name in pq.read_schema(path).names if name.startswith(RESERVED) and name != "_line"]
+    for frame in parquet.batches(path, BATCH_ROWS):
+        yield frame.drop(reserved, strict=False) if reserved else frame
 
 
 def read_batches(path: Path) -> Iterator[pl.DataFrame]:
@@ -187,45 +302,77 @@ def read_batches(path: Path) -> Iterator[pl.DataFrame]:
     fmt, compression = describe(path)
     try:
         if fmt == "parquet":
-            yield from parquet.batches(path, BATCH_ROWS)
+            yield from _parquet_batches(path)
         elif fmt == "csv":
             yield from _csv_batches(path, compression)
         else:
             yield from _json_batches(path, compression)
     except UnreadableFile:
         raise
-    except (
-        OSError,
-        EOFError,
-        UnicodeDecodeError,
-        pa.ArrowException,
-        pl.exceptions.PolarsError,
-        zstandard.ZstdError,
-        csv.Error,
-    ) as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise UnreadableFile(
-            f"cannot read {path.name} as {fmt}{f' ({compression})' if compression else ''}: {reason}"
-        ) from None
+    except READ_ERRORS as error:
+        raise _unreadable(path, error) from None
 
 
-def kind_of(columns: list[str]) -> str:
-    """`bets` when the file has a `bet` column, otherwise `rounds`."""
-    return "bets" if "bet" in columns else "rounds"
+def _csv_header(path: Path, compression: str | None) -> list[str]:
+    """The names of a CSV file's header, parsed as CSV (a quoted `"x,bet"` is one name)."""
+    with streams.open_log(path, compression) as stream:
+        text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
+        return _header_names(next(csv.reader(text), [""]))
+
+
+def _first_record(path: Path, compression: str | None) -> dict:
+    """A JSON Lines file's first record: the first line that is not blank, when it is an object."""
+    with streams.open_log(path, compression) as stream:
+        for line in streams.lines(stream):
+            if line.strip():
+                record = _json_record(line)
+                return record if isinstance(record, dict) else {}
+    return {}
+
+
+def _names_bet(path: Path, compression: str | None) -> bool:
+    """Whether any record of a JSON Lines file has a `bet` key: a writer may leave a missing value's
+    key out, so the first record alone does not tell. A block without `"bet"` is passed over unparsed."""
+    with streams.open_log(path, compression) as stream:
+        for chunk in streams.line_chunks(stream):
+            if b'"bet"' not in chunk:
+                continue
+            for line in chunk.splitlines():
+                record = _json_record(line) if b'"bet"' in line else None
+                if isinstance(record, dict) and "bet" in record:
+                    return True
+    return False
 
 
 def columns_of(path: Path) -> list[str]:
-    """The file's column names without reading its rows (for ordering rounds before bets)."""
+    """The file's column names without reading its rows (a JSON Lines file's: its first record's),
+    reserved names left out."""
     fmt, compression = describe(path)
     try:
         if fmt == "parquet":
-            return list(pq.read_schema(path).names)
-        with _open(path, compression) as raw:
-            first = io.BufferedReader(raw).readline() if compression else raw.readline()
-        text = first.decode("utf-8-sig").strip()  # a byte-order mark is no part of the first name
-        if fmt == "csv":
-            return [name.strip().strip('"') for name in text.split(",")]
-        record = json.loads(text) if text else {}
-        return list(record) if isinstance(record, dict) else []
-    except (OSError, EOFError, UnicodeDecodeError, ValueError, pa.ArrowException, zstandard.ZstdError) as error:
-        raise UnreadableFile(f"cannot read {path.name} as {fmt}: {str(error).strip().splitlines()[0]}") from None
+            streams.check_regular(path)
+            names = pq.read_schema(path).names
+        elif fmt == "csv":
+            names = _csv_header(path, compression)
+        else:
+            names = list(_first_record(path, compression))
+    except READ_ERRORS as error:
+        raise _unreadable(path, error) from None
+    return [name for name in names if not name.startswith(RESERVED)]
+
+
+def kind_of(path: Path) -> str:
+    """`bets` when the file has a `bet` column (for JSON Lines: any record has a `bet` key),
+    otherwise `rounds`. Raises UnreadableFile first for what is no regular file, then for a name
+    that is no round log's."""
+    try:
+        streams.check_regular(path)
+    except OSError as error:
+        raise _unreadable(path, error) from None
+    fmt, compression = describe(path)
+    if fmt != "jsonl":
+        return "bets" if "bet" in columns_of(path) else "rounds"
+    try:
+        return "bets" if _names_bet(path, compression) else "rounds"
+    except READ_ERRORS as error:
+        raise _unreadable(path, error) from None

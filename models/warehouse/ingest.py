@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import itertools
+import os
 import shutil
 import tempfile
 from collections import Counter
@@ -23,18 +24,11 @@ from pathlib import Path
 import polars as pl
 
 from models import collector
-from models.contract import MONEY, NATURAL_KEY
+from models.contract import BET_INPUT_COLUMNS, MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
+from models.logs import streams
 from models.logs.checks import check_bets, check_rounds
-from models.logs.read import (
-    UNPARSED,
-    UnreadableFile,
-    columns_of,
-    describe,
-    kind_of,
-    looks_like_round_log,
-    read_batches,
-)
+from models.logs.read import UNPARSED, UnreadableFile, describe, kind_of, looks_like_round_log, read_batches
 from models.warehouse import lake, schema, settlement, shoes
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
@@ -56,8 +50,12 @@ ROUND_CONTENT = [
     "logged_outcome",
 ]
 BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
+BET_COLUMNS = frozenset(BET_INPUT_COLUMNS)
 THEO = pl.Decimal(18, 6)  # core.bets.theo
 CHECKS = {"rounds": check_rounds, "bets": check_bets}
+#: What a file's ingest may raise and still leave the run going: one failed row in the log, and on
+#: to the next file (a Polars panic is no Exception).
+FILE_ERRORS = (Exception, pl.exceptions.PanicException)
 #: A file's last batch of at least this many accepted rows is written as two lake files at once
 #: (about 40 ms sooner done for a full batch); a smaller one is written in a few milliseconds, and
 #: each file is one more footer for every query to open until the lake's files are merged.
@@ -124,35 +122,57 @@ class Summary:
         return [self.headline(), *reasons, *(f"  failed {r.path}: {r.error}" for r in self.failed)]
 
 
-def expand(paths: list[Path]) -> list[Path]:
-    """Files named, and the round logs inside folders named (recursively, passing over names that
-    start with `.` or `_`, such as the simulator's fault labels, and a warehouse's own lake), in a
-    stable order."""
-    files = []
+def found(paths: list[Path]) -> list[Path]:
+    """Each path named that is no folder (whatever it is, there or not), and the round logs inside
+    each folder named, in a stable order: every entry named like a log, whatever it is (a file, a
+    FIFO, a folder, a link to nothing), and every folder that could not be listed, each to be logged
+    once. A folder's search passes over names that start with `.` or `_` (such as the simulator's
+    fault labels) and a warehouse's own lake, and does not follow links to folders."""
+    entries = []
     for path in paths:
-        if path.is_dir():
-            lakes = {folder for folder in path.rglob("*.lake") if lake.is_lake(folder)}
-            files += sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and looks_like_round_log(p)
-                and not any(part[0] in "._" for part in p.relative_to(path).parts)
-                and lakes.isdisjoint(p.parents)
-            )
-        elif path.exists():
-            files.append(path)
-        else:
-            raise FileNotFoundError(f"no such file or folder: {path}")
-    return list(dict.fromkeys(files))
+        entries += _search(path) if path.is_dir() else [path]
+    return list(dict.fromkeys(entries))
+
+
+def _search(folder: Path) -> list[Path]:
+    entries: list[Path] = []
+    for top, folders, files in os.walk(folder, onerror=lambda error: entries.append(Path(error.filename))):
+        here = Path(top)
+        folders[:] = [name for name in folders if _searched(name) and not lake.is_lake(here / name)]
+        named = (here / name for name in (*folders, *files) if _searched(name))
+        entries.extend(path for path in named if looks_like_round_log(path))
+    return sorted(entries)
+
+
+def _searched(name: str) -> bool:
+    return name[0] not in "._"
+
+
+def expand(paths: list[Path]) -> list[Path]:
+    """The regular files among what `found` finds (what the landing sensor watches)."""
+    return [path for path in found(paths) if path.is_file()]
 
 
 def sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
+    with streams.open_regular(path) as handle:
+        for block in streams.blocks(handle):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _digest(path: Path) -> str:
+    """The file's sha256 for its log row, empty when its bytes cannot be read."""
+    try:
+        return sha256(path)
+    except OSError:
+        return ""
+
+
+def _failure(path: Path, error: BaseException) -> str:
+    """A failed file's error in one line of words."""
+    message = str(error) if isinstance(error, UnreadableFile) else f"cannot ingest {path.name}: {error}"
+    return message.strip().splitlines()[0] if message.strip() else f"cannot ingest {path.name}: {type(error).__name__}"
 
 
 def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame, source: str) -> pl.DataFrame:
@@ -301,6 +321,11 @@ def _ingest_bets(
     last: bool,
 ) -> FileResult:
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
+    # The bet's own columns only: an extra input column named like one joined in below (`game`,
+    # `net_unit`, ...) must not stand in for it. Extra columns stay in a quarantined row's `raw`.
+    checked = checked.select(
+        name for name in checked.columns if name in BET_COLUMNS or name.startswith("_") or name in ("reason", "detail")
+    )
     bad, good = _split(checked)
     good = with_shoe_key(good)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
@@ -470,9 +495,8 @@ def _ingest_new_file(
             raise
         finally:
             reader.close()
-    except Exception as error:
-        message = str(error) if isinstance(error, UnreadableFile) else f"cannot ingest {path.name}: {error}"
-        result = FileResult(path, kind=kind, status="failed", error=message.strip().splitlines()[0])
+    except FILE_ERRORS as error:
+        result = FileResult(path, kind=kind, status="failed", error=_failure(path, error))
         _log(con, result, digest, started)
     finally:  # the staged rows are in the tables now, or nowhere
         stage.close()
@@ -489,13 +513,12 @@ def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> l
 
 
 def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
-    files = expand(paths)
     kinds, results = {}, []
-    for path in files:
+    for path in found(paths):
         try:
-            kinds[path] = kind_of(columns_of(path))
-        except UnreadableFile as error:
-            results.append(FileResult(path, status="failed", error=str(error)))
+            kinds[path] = kind_of(path)
+        except FILE_ERRORS as error:
+            results.append(FileResult(path, status="failed", error=_failure(path, error)))
     ordered = sorted(kinds, key=lambda p: kinds[p] != "rounds")
     # Each file's first batch is read and checked (and its sha256 taken) ahead: the first file's
     # while the warehouse opens (before its log can tell whether the file is in already: at worst
@@ -508,7 +531,7 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
             # the physical order of rows.
             con.execute("SET preserve_insertion_order = false")
             for result in results:
-                _log(con, result, sha256(result.path), dt.datetime.now(dt.UTC))
+                _log(con, result, _digest(result.path), dt.datetime.now(dt.UTC))
             stored = {
                 "rounds": StoredShoes.load(con, schema.CORE_ROUNDS),
                 "bets": StoredShoes.load(con, schema.CORE_BETS),
@@ -520,9 +543,16 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
                 row[0] for row in con.sql(f"SELECT sha256 FROM {schema.INGEST_LOG} WHERE status = 'ok'").fetchall()
             )
             for path, following in itertools.zip_longest(ordered, ordered[1:]):
-                opened = ahead.pop(path).result()
-                if following is not None:
+                opening = ahead.pop(path)
+                if following is not None:  # queued behind this one: read while this file goes in
                     ahead[following] = opener.submit(OpenedFile.of, following, kinds[following], ingested)
+                try:
+                    opened = opening.result()
+                except FILE_ERRORS as error:  # gone, or its bytes unreadable, since its kind was read
+                    result = FileResult(path, kind=kinds[path], status="failed", error=_failure(path, error))
+                    _log(con, result, _digest(path), dt.datetime.now(dt.UTC))
+                    results.append(result)
+                    continue
                 results.append(ingest_file(con, path, opened, kinds[path], table, stored, staging, lake.folder(db)))
             shutil.rmtree(staging, ignore_errors=True)
             for name in schema.LAKE_TABLES:

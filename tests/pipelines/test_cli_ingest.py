@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
+
 BANCO = shutil.which("banco") or str(Path(sys.executable).with_name("banco"))
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
 
@@ -40,8 +42,16 @@ def test_the_summary_counts_every_row_and_names_each_failed_file(tmp_path):
     assert again.stdout.startswith("1 files (1 already ingested, 0 failed): 0 rows read")
 
 
-def test_a_missing_path_is_one_line_and_a_non_zero_exit(tmp_path):
-    result = banco("ingest", "--db", str(tmp_path / "banco.duckdb"), str(tmp_path / "nowhere"))
-    assert result.returncode != 0
-    assert len(result.stderr.strip().splitlines()) == 1 and "nowhere" in result.stderr
-    assert "Traceback" not in result.stderr
+def test_a_missing_path_is_logged_failed_in_one_line_after_the_summary(tmp_path):
+    good = tmp_path / "rounds.csv"
+    shutil.copy(SAMPLES / "01_rounds_suited.csv", good)
+    db = tmp_path / "banco.duckdb"
+    result = banco("ingest", "--db", str(db), str(tmp_path / "nowhere"), str(good))
+    assert result.returncode == 1 and not result.stderr  # the rest went in, then the exit says a file failed
+    headline, *details = result.stdout.strip().splitlines()
+    assert headline.startswith("2 files (0 already ingested, 1 failed): ")
+    assert [line for line in details if line.startswith("  failed ")] == [
+        f"  failed {tmp_path / 'nowhere'}: cannot read nowhere: no such file or folder"
+    ]
+    log = duckdb.connect(str(db), read_only=True).sql("SELECT path, status FROM meta.ingest_log ORDER BY ALL")
+    assert log.fetchall() == [(str(tmp_path / "nowhere"), "failed"), (str(good), "ok")]
