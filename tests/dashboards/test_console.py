@@ -47,6 +47,13 @@ def test_each_attack_is_refused_on_the_page_in_one_line(warehouse, console, tmp_
     assert not any(tmp_path.iterdir()) and set(lake.folder(warehouse).rglob("*")) == before
 
 
+def test_every_example_query_runs_on_the_locked_reader(console):
+    for example in console.selectbox(key="sql_example").options:
+        at = console.selectbox(key="sql_example").set_value(example).run()
+        assert not at.exception and not at.error, (example, [e.value for e in at.error])
+        assert at.dataframe, example
+
+
 def test_the_cross_join_is_stopped_at_the_time_limit(warehouse, monkeypatch):
     monkeypatch.setenv("BANCO_SQL_TIMEOUT_SECONDS", "2")
     at = open_app(warehouse, monkeypatch, "sql")
