@@ -7,10 +7,12 @@ nothing, become a message with the command to run, never a traceback.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from dashboards import filters, query, signin
-from dashboards.pages import VIEWS, visible
+from dashboards.pages import PAGES, VIEWS, visible
 from models.access import AccessError
 
 
@@ -21,8 +23,9 @@ def main() -> None:
     except AccessError as error:  # sign-in configured but unusable: no page at all, rather than an open one
         st.error(f"The dashboard cannot start: {error}", icon=":material/lock:")
         return
-    if who is None or who.role is None:
-        st.navigation([st.Page(signin.page, title="Sign in", icon=":material/login:")], position="hidden").run()
+    if who is None or who.role is None:  # every page's address shows the sign-in, so a bookmark leads back
+        st.navigation([st.Page(signin.page, title="Sign in", url_path=Path(name).stem, default=not index)
+                       for index, (name, _, _) in enumerate(PAGES)], position="hidden").run()  # fmt: skip
         return
     # a page outside the role's list does not exist for its session, not even by its URL
     page = st.navigation([st.Page(VIEWS / name, title=title, icon=icon) for name, title, icon in visible(who.role)])

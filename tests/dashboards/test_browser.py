@@ -1,8 +1,10 @@
 """End to end: `streamlit run` headless on localhost, driven by headless Chromium through every page and a
-filter change; a screenshot of each page is saved in tests/artifacts/screenshots (git-ignored)."""
+filter change; then sign-in with a users file: required, a wrong password refused, the console an
+analyst's alone. A screenshot of each page is saved in tests/artifacts/screenshots (git-ignored)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -14,8 +16,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from dashboards import signin
 from dashboards.pages import PAGES
+from models.access import Role, users
 from pipelines.commands.dashboard import streamlit_command
+from tests.sockets import listening
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
@@ -31,6 +36,8 @@ CHROMIUM_ARGS = [
 ]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+NAVIGATION = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
+PASSWORDS = {"ana": "ana's long password", "vic": "vic's long password"}
 
 
 def _free_port() -> int:
@@ -39,14 +46,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(warehouse, tmp_path_factory):
+@contextlib.contextmanager
+def _streamlit(warehouse: Path, folder: Path, **settings: str):
+    """`streamlit run` as `banco dashboard` starts it (on 127.0.0.1), with `settings` in its environment
+    and nothing else of sign-in; yields its URL and port once it answers."""
     port = _free_port()
     argv, env = streamlit_command(warehouse, port)
-    log = (tmp_path_factory.mktemp("streamlit") / "server.log").open("w")
+    env = {key: value for key, value in env.items() if key != users.SETTING} | {"HOME": str(folder)} | settings
+    log = (folder / "server.log").open("w")
     process = subprocess.Popen(
-        [*argv, "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
+        [*argv, "--server.fileWatcherType", "none"],
         env=env,
+        cwd=folder,  # no .streamlit/secrets.toml there or in HOME: no identity provider
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group, killed whole below
@@ -63,7 +74,7 @@ def server(warehouse, tmp_path_factory):
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"streamlit did not come up: see {log.name}") from None
                 time.sleep(0.3)
-        yield url
+        yield url, port
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -71,6 +82,30 @@ def server(warehouse, tmp_path_factory):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def open_server(warehouse, tmp_path_factory):
+    """No sign-in configured: the dashboard as a developer runs it on their own machine."""
+    with _streamlit(warehouse, tmp_path_factory.mktemp("streamlit")) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def server(open_server):
+    return open_server[0]
+
+
+@pytest.fixture(scope="module")
+def guarded(warehouse, tmp_path_factory):
+    """A users file configured, with an analyst and a viewer: sign-in is required, even on 127.0.0.1."""
+    folder = tmp_path_factory.mktemp("guarded")
+    users.write(folder / "users.toml", {
+        "ana": users.User("ana", Role.ANALYST, users.hashed(PASSWORDS["ana"])),
+        "vic": users.User("vic", Role.VIEWER, users.hashed(PASSWORDS["vic"])),
+    })  # fmt: skip
+    with _streamlit(warehouse, folder, **{users.SETTING: str(folder / "users.toml")}) as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -122,4 +157,70 @@ def test_a_filter_change_redraws_the_overview(server, browser, warehouse):
     con.close()
     shown = page.locator('[data-testid="stMetricValue"]').first.inner_text()
     assert shown == f"{coups:,}"
+    page.close()
+
+
+def test_the_server_listens_on_this_machine_only(open_server):
+    _, port = open_server
+    assert listening(port) == {"127.0.0.1"}  # not 0.0.0.0 or ::, Streamlit's own default
+
+
+def _sign_in(page, url: str, name: str, password: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("h1:has-text('Banco Analytics')", timeout=60_000)
+    _settled(page)
+    page.get_by_label("User name", exact=True).fill(name)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    _settled(page)
+
+
+def _navigation(page) -> list[str]:
+    """The titles of the pages the sidebar offers (each link's text is its icon's name, then its title)."""
+    return [link.inner_text().strip().splitlines()[-1] for link in page.locator(NAVIGATION).all()]
+
+
+def test_sign_in_is_required_and_a_wrong_password_refused(guarded, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    for path in ("", "/sql", "/integrity"):  # no page by its URL either
+        page.goto(f"{guarded}{path}")
+        page.wait_for_selector("h1:has-text('Banco Analytics')", timeout=60_000)
+        _settled(page)
+        assert page.get_by_label("Password", exact=True).count() == 1 and _navigation(page) == []
+        assert page.locator('[data-testid="stMetricValue"], [data-testid="stDataFrame"]').count() == 0
+    _sign_in(page, guarded, "ana", "not ana's password")
+    page.screenshot(path=str(SCREENSHOTS / "signin-refused.png"), full_page=True)
+    assert page.locator('[data-testid="stAlertContentError"]').inner_text().strip() == signin.REFUSED
+    assert page.locator("h1:has-text('Overview')").count() == 0 and _navigation(page) == []
+    page.close()
+
+
+def test_an_analyst_sees_and_runs_the_console(guarded, browser, warehouse):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    _sign_in(page, guarded, "ana", PASSWORDS["ana"])
+    page.wait_for_selector("h1:has-text('Overview')", timeout=60_000)
+    assert _navigation(page) == [title for _, title, _ in PAGES]
+    page.locator(NAVIGATION).filter(has_text="SQL").click()
+    page.wait_for_selector("h1:has-text('SQL')", timeout=60_000)
+    _settled(page)
+    page.screenshot(path=str(SCREENSHOTS / "sql-analyst.png"), full_page=True)
+    assert page.locator(ERRORS).count() == 0
+    con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
+    tables = con.execute("SELECT count(DISTINCT table_id) FROM core.rounds").fetchall()[0][0]
+    con.close()
+    assert page.locator('[data-testid="stCaptionContainer"]', has_text=f"{tables} rows").count() == 1
+    assert page.locator('[data-testid="stDataFrame"]').count() == 1  # the first example ran: a row per table
+    page.close()
+
+
+def test_a_viewer_never_sees_the_console(guarded, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    _sign_in(page, guarded, "vic", PASSWORDS["vic"])
+    page.wait_for_selector("h1:has-text('Overview')", timeout=60_000)
+    assert _navigation(page) == [title for name, title, _ in PAGES if name != "sql.py"]
+    _sign_in(page, f"{guarded}/sql", "vic", PASSWORDS["vic"])  # by its URL: a new session, signed in again
+    page.wait_for_selector("h1", timeout=60_000)
+    page.screenshot(path=str(SCREENSHOTS / "sql-viewer.png"), full_page=True)
+    assert page.locator("h1:has-text('SQL')").count() == 0 and page.locator("textarea").count() == 0
+    assert page.locator("h1:has-text('Overview')").count() == 1 and "SQL" not in _navigation(page)
     page.close()
