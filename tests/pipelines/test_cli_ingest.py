@@ -1,12 +1,15 @@
 """`banco ingest` as a user runs it: the installed console script in a subprocess, on the samples."""
 
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import duckdb
+import pytest
 
 BANCO = shutil.which("banco") or str(Path(sys.executable).with_name("banco"))
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
@@ -55,3 +58,74 @@ def test_a_missing_path_is_logged_failed_in_one_line_after_the_summary(tmp_path)
     ]
     log = duckdb.connect(str(db), read_only=True).sql("SELECT path, status FROM meta.ingest_log ORDER BY ALL")
     assert log.fetchall() == [(str(tmp_path / "nowhere"), "failed"), (str(good), "ok")]
+
+
+def test_odd_entries_each_fail_in_one_line_after_the_summary_and_the_rest_go_in(tmp_path):
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    shutil.copy(SAMPLES / "01_rounds_suited.csv", landing)
+    os.mkfifo(landing / "fifo.csv")  # opened, it would hang the ingest: the timeout would fail the test
+    (landing / "loop.csv").symlink_to("loop.csv")
+    zstd = (SAMPLES / "04_rounds_chemin_super6.jsonl.zst").read_bytes()
+    (landing / "cut.jsonl.zst").write_bytes(zstd[: len(zstd) * 3 // 4])
+    result = banco("ingest", "--db", str(tmp_path / "banco.duckdb"), str(landing))
+    assert result.returncode == 1 and not result.stderr
+    headline, *details = result.stdout.strip().splitlines()
+    assert headline.startswith("4 files (0 already ingested, 3 failed): ")
+    assert [line for line in details if line.startswith("  failed ")] == [
+        f"  failed {landing / 'cut.jsonl.zst'}: cannot read cut.jsonl.zst as jsonl (zstd): "
+        "the zstd stream ends inside a frame: the file is truncated",
+        f"  failed {landing / 'fifo.csv'}: cannot read fifo.csv as csv: a FIFO (named pipe), not a regular file",
+        f"  failed {landing / 'loop.csv'}: cannot read loop.csv as csv: a symbolic link that loops",
+    ]
+
+
+NOBODY = 65534
+
+
+def _as_nobody() -> None:
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+@pytest.mark.slow  # the checks' compiled kernels are compiled anew for a user without their cache
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the ingest as another user")
+def test_a_file_or_folder_without_permission_fails_alone_for_an_unprivileged_user():
+    # The tests run as root, who reads any file: the ingest runs as `nobody`, in a folder it may use
+    # (pytest's own tmp folders are root's alone).
+    top = Path(tempfile.mkdtemp(prefix="banco-nobody-"))
+    try:
+        top.chmod(0o777)
+        landing = top / "landing"
+        landing.mkdir()
+        shutil.copy(SAMPLES / "01_rounds_suited.csv", landing)
+        shutil.copy(SAMPLES / "03_rounds_value_only.jsonl", landing / "secret.jsonl")
+        (landing / "secret.jsonl").chmod(0o000)
+        closed = landing / "closed"
+        closed.mkdir()
+        shutil.copy(SAMPLES / "06_bets_main.csv", closed)
+        closed.chmod(0o000)
+        db = top / "wh" / "banco.duckdb"
+        (top / "wh").mkdir(mode=0o777)
+        (top / "wh").chmod(0o777)
+        result = subprocess.run(
+            [BANCO, "ingest", "--db", str(db), str(landing)],
+            capture_output=True, text=True, timeout=300, preexec_fn=_as_nobody, cwd=top,
+            env={**os.environ, "HOME": str(top)},
+        )  # fmt: skip
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        headline, *details = result.stdout.strip().splitlines()
+        assert headline.startswith("3 files (0 already ingested, 2 failed): ")
+        assert [line for line in details if line.startswith("  failed ")] == [
+            f"  failed {closed}: cannot read closed: a folder that cannot be listed (permission denied)",
+            f"  failed {landing / 'secret.jsonl'}: cannot read secret.jsonl as jsonl: Permission denied",
+        ]
+        log = duckdb.connect(str(db), read_only=True).sql("SELECT path, status FROM meta.ingest_log ORDER BY ALL")
+        assert log.fetchall() == [
+            (str(landing / "01_rounds_suited.csv"), "ok"),
+            (str(closed), "failed"),
+            (str(landing / "secret.jsonl"), "failed"),
+        ]
+    finally:
+        shutil.rmtree(top)
