@@ -58,7 +58,9 @@ def _instant(frame: pl.DataFrame, name: str) -> pl.Expr:
     if isinstance(dtype, pl.Datetime):
         column = pl.col(name).dt.cast_time_unit("us")  # ns or ms sources compare equal to text ones
         return column.dt.convert_time_zone("UTC") if dtype.time_zone else column.dt.replace_time_zone("UTC")
-    leap = _text(name).str.contains(LEAP_SECOND)
+    # `:60` in a time that parses is its seconds (a leap second): minutes or an offset of 60 do not
+    # parse anyway. A search for it costs a sixth of `LEAP_SECOND`'s.
+    leap = pl.col(name).cast(pl.String).str.contains(":60", literal=True)
     if (
         dtype == pl.String
         and frame.select(pl.col(name).str.contains(FULL_INSTANT).or_(pl.col(name).is_null()).all()).item()
@@ -83,7 +85,7 @@ def _given(frame: pl.DataFrame, name: str) -> pl.Expr:
     return _text(name)
 
 
-def _int64(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+def _int64(column: pl.Expr | pl.Series, dtype: pl.DataType) -> pl.Expr | pl.Series:
     """An integer column as Int64, a UInt64 past its range as `SATURATED` (a strict cast would fail
     the whole file)."""
     return (column.clip(upper_bound=SATURATED) if dtype == pl.UInt64 else column).cast(pl.Int64)
@@ -225,7 +227,7 @@ def _number(frame: pl.DataFrame, name: str) -> pl.Series:
         numbers, read = arrow_text.whole_numbers(frame[name])
         return pl.Series(f"_{name}", numbers).set(~pl.Series(read), None)
     if dtype.is_integer():
-        return frame.select(_int64(pl.col(name), dtype).alias(f"_{name}")).to_series()
+        return _int64(frame[name], dtype).alias(f"_{name}")
     return pl.repeat(None, frame.height, dtype=pl.Int64, eager=True).alias(f"_{name}")
 
 
