@@ -56,7 +56,7 @@ def identity(signin: settings.Signin) -> Identity | None:
     """This session's user, or None until someone signs in."""
     if not signin.required:
         return Identity("", Role.ANALYST, "open")
-    if signin.oidc and st.user.is_logged_in:
+    if signin.oidc and st.user.get("is_logged_in", False):
         claims = st.user.to_dict()
         return Identity(str(claims.get("email", "")), signin.oidc.role_of(claims), "provider")
     if signin.users_file and USER in st.session_state:
@@ -106,7 +106,7 @@ def page() -> None:
     st.title("Banco Analytics")
     signin = configured()
     if signin.oidc:
-        if st.user.is_logged_in:  # signed in with the provider, but identity() found no role
+        if st.user.get("is_logged_in", False):  # signed in with the provider, but identity() found no role
             st.warning(f"`{st.user.get('email') or 'This account'}` has no role on this dashboard: ask for one.")
             st.button("Sign out", on_click=st.logout, key="signin_provider_out")
         else:
