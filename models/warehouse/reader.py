@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +25,7 @@ from models.warehouse import lake
 from models.warehouse.store import EXTENSIONS, FILES, SETTINGS, WRITE, WarehouseError, published, refusal
 
 Result = TypeVar("Result")
-#: How often the watcher looks at the clock and at `stop`: an interrupt lands within milliseconds.
+#: How often a query's caller looks at the clock and at `stop`: an interrupt lands within milliseconds.
 POLL_SECONDS = 0.1
 
 
@@ -123,12 +122,15 @@ def run(
         if refused:
             raise QueryError(refused)
     con = connect(db, limits)
+
+    def work() -> Result:
+        relation = con.sql(sql, params=params or None)
+        if relation is None:  # only a query returns rows, and only queries pass the check
+            raise QueryError(f"the statement returned no rows: {where} shows what a query returns")
+        return fetch(relation)
+
     try:
-        with _deadline(con, limits, stop):
-            relation = con.sql(sql, params=params or None)
-            if relation is None:  # only a query returns rows, and only queries pass the check
-                raise QueryError(f"the statement returned no rows: {where} shows what a query returns")
-            return fetch(relation)
+        return _supervised(con, work, limits, stop)
     except duckdb.Error as error:
         if not user:
             raise
@@ -137,35 +139,44 @@ def run(
         con.close()
 
 
-@contextmanager
-def _deadline(con: duckdb.DuckDBPyConnection, limits: Limits, stop: Callable[[], bool] | None) -> Iterator[None]:
-    """Interrupt what `con` runs inside once the time limit passes or `stop()` turns true, from a
-    watcher thread (DuckDB holds the calling thread until the query ends)."""
-    done = threading.Event()
-    why: list[str] = []
+def _supervised(
+    con: duckdb.DuckDBPyConnection, work: Callable[[], Result], limits: Limits, stop: Callable[[], bool] | None
+) -> Result:
+    """`work()`, which runs on `con`, on a thread of its own while this one watches the clock, `stop`
+    and Ctrl-C (which reaches only this thread, never one held inside a DuckDB query), and interrupts
+    `con` at the first of them."""
+    outcome: dict[str, Any] = {}
+    finished = threading.Event()  # not Thread.join: a join Ctrl-C broke may return before its thread ends
 
-    def watch() -> None:
-        deadline = time.monotonic() + limits.timeout_seconds
-        while not done.wait(min(POLL_SECONDS, max(deadline - time.monotonic(), 0))):
-            if time.monotonic() >= deadline:
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as error:  # handed to the caller's thread
+            outcome["error"] = error
+        finally:
+            finished.set()
+
+    threading.Thread(target=target, name="banco-sql-query", daemon=True).start()
+    deadline, why = time.monotonic() + limits.timeout_seconds, None
+    try:
+        while not finished.wait(min(POLL_SECONDS, max(deadline - time.monotonic(), 0.001))):
+            if why is None and time.monotonic() >= deadline:
                 seconds = f"{limits.timeout_seconds:g} s"
-                why.append(f"the query ran longer than {seconds} and was stopped (BANCO_SQL_TIMEOUT_SECONDS)")
-            elif stop is not None and stop():
-                why.append("the query was stopped: the page that ran it was closed or ran again")
+                why = f"the query ran longer than {seconds} and was stopped (BANCO_SQL_TIMEOUT_SECONDS)"
+            elif why is None and stop is not None and stop():
+                why = "the query was stopped: the page that ran it was closed or ran again"
             else:
                 continue
             con.interrupt()
-            return
-
-    watcher = threading.Thread(target=watch, name="banco-sql-deadline", daemon=True)
-    watcher.start()
-    try:
-        yield
-    except duckdb.InterruptException:
-        raise QueryError(why[0] if why else "the query was interrupted") from None
-    finally:
-        done.set()
-        watcher.join()
+    except KeyboardInterrupt:
+        con.interrupt()
+        finished.wait()
+        raise
+    if "error" not in outcome:
+        return outcome["value"]
+    if isinstance(outcome["error"], duckdb.InterruptException):
+        raise QueryError(why or "the query was interrupted") from None
+    raise outcome["error"]
 
 
 def _explained(error: duckdb.Error, where: str, limits: Limits) -> str:

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -131,6 +132,19 @@ def test_the_installed_command_stops_the_cross_join_too(db):
     result = subprocess.run([BANCO, "sql", "--db", db, CROSS_JOIN], capture_output=True, text=True, env=env)
     assert result.returncode == 2 and "ran longer than 2 s" in result.stderr
     assert time.monotonic() - started < 15  # the limit, plus starting Python and DuckDB on a busy machine
+
+
+def test_ctrl_c_stops_a_running_query_at_once(db):
+    running = subprocess.Popen([BANCO, "sql", "--db", db, CROSS_JOIN], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(3)  # Python started and the query is running
+        asked = time.monotonic()
+        running.send_signal(signal.SIGINT)
+        out, err = running.communicate(timeout=20)
+    finally:
+        running.kill()
+    assert running.returncode == 130 and out == b"" and b"Traceback" not in err
+    assert time.monotonic() - asked < 2  # not the 30 s limit
 
 
 MONEY = (
