@@ -1,18 +1,22 @@
 """The warehouse under stress: random files never crash it or lose a row, a SIGKILL mid-ingest
 leaves it as it was, and readers of the serving snapshot never block or break the writer."""
 
+import codecs
 import gzip
+import json
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
+import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +34,10 @@ GOOD_ROWS = [{k: None if v is None else str(v) for k, v in row.items()} for row 
 junk_text = st.one_of(
     st.none(), st.text(max_size=8), st.sampled_from(["", "0", "-3", "9H 9H 9H 9H", "XX YY", "2026-13-45", "B", "Z"])
 )
+#: Stands for a table_id whose bytes are not UTF-8 (longer than any junk text, so never drawn as one).
+NOT_UTF8 = "@@not-utf-8@@"
+FORMATS = ["csv", "jsonl", "parquet", "csv.gz", "jsonl.gz", "csv.zst", "jsonl.zst"]
+ENDINGS = ["\n", "\r\n", "\r"]
 
 
 @st.composite
@@ -40,53 +48,118 @@ def a_row(draw):
     return row
 
 
+@dataclass
+class LogFile:
+    """A file to write: its rows and how it is written, odd or broken."""
+
+    fmt: str
+    rows: list[dict]
+    endings: list[str]  # one per line of a text file: `\n`, `\r\n` or `\r`, mixed or not
+    bom: bool
+    bad_line: int | None  # where a row whose bytes are not UTF-8 goes (text files)
+    depth: int | None  # how deep a nested JSON value goes on an added line (JSON Lines)
+    cut: float | None  # where a compressed file is cut short, as a share of its bytes
+
+    @property
+    def lines(self) -> int:
+        """The rows written: each one read must be accounted for."""
+        return len(self.rows) + (self.bad_line is not None) + (self.depth is not None)
+
+    @property
+    def broken(self) -> bool:
+        """Whether the file as a whole must fail (a stream cut short); its bad lines are quarantined."""
+        return self.cut is not None
+
+
 @st.composite
 def a_file(draw):
     rows = draw(st.lists(a_row(), min_size=1, max_size=25))
     rows += draw(st.lists(st.sampled_from(rows), max_size=5))  # exact duplicates
-    return draw(st.sampled_from(["csv", "jsonl", "parquet", "csv.gz"])), rows, draw(st.booleans())
+    fmt = draw(st.sampled_from(FORMATS))
+    text = fmt != "parquet"
+    line_endings = draw(
+        st.one_of(st.sampled_from(ENDINGS).map(lambda e: [e]), st.lists(st.sampled_from(ENDINGS), min_size=2))
+    )
+    return LogFile(
+        fmt=fmt,
+        rows=rows,
+        endings=line_endings,
+        bom=text and draw(st.booleans()),
+        bad_line=draw(st.none() | st.integers(0, len(rows))) if text else None,
+        depth=draw(st.none() | st.integers(1, 2_000) | st.just(100_000)) if fmt.startswith("jsonl") else None,
+        cut=draw(st.none() | st.floats(0, 0.999)) if fmt.endswith((".gz", ".zst")) else None,
+    )
 
 
-def _write(path: Path, fmt: str, rows: list[dict], break_encoding: bool) -> None:
-    frame = pl.DataFrame(rows, schema={name: pl.String for name in GOOD.columns})
-    if fmt == "parquet":
-        frame.write_parquet(path)
+def _text_lines(log: LogFile) -> list[str]:
+    """The file's lines (a header first for CSV), each row on its own so that a line ending is
+    chosen for each (a quoted field keeps its own line breaks)."""
+    rows = list(log.rows)
+    if log.bad_line is not None:
+        rows.insert(log.bad_line, {**GOOD_ROWS[0], "table_id": NOT_UTF8})
+    if log.fmt.startswith("csv"):
+        frame = pl.DataFrame(rows, schema={name: pl.String for name in GOOD.columns})
+        return [",".join(GOOD.columns), *(row.write_csv(include_header=False)[:-1] for row in frame.iter_slices(1))]
+    lines = [json.dumps(row) for row in rows]
+    if log.depth is not None:
+        lines.append(json.dumps(GOOD_ROWS[-1])[:-1] + ', "nested": ' + "[" * log.depth + "]" * log.depth + "}")
+    return lines
+
+
+def _write(path: Path, log: LogFile) -> None:
+    if log.fmt == "parquet":
+        pl.DataFrame(log.rows, schema={name: pl.String for name in GOOD.columns}).write_parquet(path)
         return
-    data = frame.write_csv().encode() if fmt.startswith("csv") else frame.write_ndjson().encode()
-    if break_encoding:
-        data = data[: len(data) // 2] + b"\xff\xfe\xfa" + data[len(data) // 2 :]
-    path.write_bytes(gzip.compress(data) if fmt.endswith(".gz") else data)
+    lines = _text_lines(log)
+    text = "".join(line + log.endings[n % len(log.endings)] for n, line in enumerate(lines))
+    data = (codecs.BOM_UTF8 if log.bom else b"") + text.encode().replace(NOT_UTF8.encode(), b"T\xff\xfe01")
+    if log.fmt.endswith(".gz"):
+        data = gzip.compress(data)
+    elif log.fmt.endswith(".zst"):
+        data = zstandard.ZstdCompressor(write_checksum=True).compress(data)
+    if log.cut is not None:
+        data = data[: int(len(data) * log.cut)]
+    path.write_bytes(data)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(files=st.lists(a_file(), min_size=1, max_size=3))
 def test_random_files_never_crash_and_never_lose_a_row(tmp_path_factory, files):
     folder = tmp_path_factory.mktemp("landing")
     written = {}
-    for i, (fmt, rows, broken) in enumerate(files):
-        path = folder / f"rounds_{i}.{fmt}"
-        _write(path, fmt, rows, broken and fmt != "parquet")
-        written[str(path)] = len(rows)
+    for i, log in enumerate(files):
+        path = folder / f"rounds_{i}.{log.fmt}"
+        _write(path, log)
+        written[str(path)] = log
     db = folder / "wh" / "banco.duckdb"
     results = ingest(db, [folder])
+    assert sorted(str(result.path) for result in results) == sorted(written)  # every file, once
     con = read(db)
     for result in results:
+        log = written[str(result.path)]
         stored = con.execute(
             "SELECT (SELECT count(*) FROM core.rounds WHERE source_file = $1),"
             " (SELECT count(*) FROM quarantine.rounds WHERE source_file = $1)",
             [str(result.path)],
         ).fetchone()
-        if result.status == "failed":
-            assert result.error and stored == (0, 0)
+        logged = con.execute("SELECT status, rows_read FROM meta.ingest_log WHERE path = $1", [str(result.path)])
+        if log.broken:  # a stream cut short: failed, whole, with nothing of it stored
+            assert result.status == "failed" and result.error and stored == (0, 0), result
+            assert logged.fetchall() == [("failed", 0)]
             continue
+        assert result.status in ("ok", "skipped"), result.error
         if result.status == "skipped":  # byte for byte the same as a file ingested before it
             assert any(
                 other.read_bytes() == result.path.read_bytes() for other in map(Path, written) if other != result.path
             )
+            assert logged.fetchall() == []
             continue
-        assert result.rows_read == written[str(result.path)]
+        assert logged.fetchall() == [("ok", log.lines)]
+        assert result.rows_read == log.lines
         assert result.rows_read == result.accepted + sum(result.quarantined.values()) + result.duplicates
         assert stored == (result.accepted, sum(result.quarantined.values()))
+        if log.bad_line is not None or log.depth == 100_000:  # a line no row could be made of
+            assert result.quarantined["bad_type"] >= 1
     con.close()
 
 
