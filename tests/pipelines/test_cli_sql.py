@@ -126,6 +126,7 @@ def test_the_cross_join_is_stopped_at_the_time_limit(db, capsys, monkeypatch):
     assert 2 <= took < 3, took
 
 
+@pytest.mark.slow
 def test_the_installed_command_stops_the_cross_join_too(db):
     env = {**os.environ, "BANCO_SQL_TIMEOUT_SECONDS": "2"}
     started = time.monotonic()
@@ -134,6 +135,7 @@ def test_the_installed_command_stops_the_cross_join_too(db):
     assert time.monotonic() - started < 15  # the limit, plus starting Python and DuckDB on a busy machine
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_running_query_at_once(db):
     running = subprocess.Popen([BANCO, "sql", "--db", db, CROSS_JOIN], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
