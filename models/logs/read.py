@@ -42,6 +42,15 @@ READ_ERRORS = (OSError, EOFError, UnicodeError, pa.ArrowException, pl.exceptions
                csv.Error)  # fmt: skip
 
 
+#: Control characters as escapes: a file's name in a message cannot break its line.
+CONTROLS = {code: f"\\x{code:02x}" for code in [*range(32), 127]}
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters escaped (`\\n` as `\\x0a`)."""
+    return text.translate(CONTROLS)
+
+
 class UnreadableFile(Exception):
     """The file is not what it claims to be, or is broken; its message says why."""
 
@@ -55,7 +64,7 @@ def describe(path: Path) -> tuple[str, str | None]:
     fmt = SUFFIXES.get(suffixes[-1]) if suffixes else None
     if fmt is None or (fmt == "parquet" and compression):
         raise UnreadableFile(
-            f"not a round log by its name: {path.name} (csv, jsonl or parquet, csv/jsonl may be .gz or .zst)"
+            f"not a round log by its name: {printable(path.name)} (csv, jsonl or parquet, csv/jsonl may be .gz or .zst)"
         )
     return fmt, compression
 
@@ -80,7 +89,7 @@ def _unreadable(path: Path, error: BaseException) -> UnreadableFile:
         read_as = f" as {fmt}{f' ({compression})' if compression else ''}"
     except UnreadableFile:
         read_as = ""
-    return UnreadableFile(f"cannot read {path.name}{read_as}: {_reason(error)}")
+    return UnreadableFile(f"cannot read {printable(path.name)}{read_as}: {_reason(error)}")
 
 
 def _without_reserved(frame: pl.DataFrame) -> pl.DataFrame:

@@ -28,7 +28,15 @@ from models.contract import BET_INPUT_COLUMNS, MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs import streams
 from models.logs.checks import check_bets, check_rounds
-from models.logs.read import UNPARSED, UnreadableFile, describe, kind_of, looks_like_round_log, read_batches
+from models.logs.read import (
+    UNPARSED,
+    UnreadableFile,
+    describe,
+    kind_of,
+    looks_like_round_log,
+    printable,
+    read_batches,
+)
 from models.warehouse import lake, schema, settlement, shoes
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.reconciliation import reconcile
@@ -119,7 +127,7 @@ class Summary:
     def lines(self) -> list[str]:
         """The headline, then the count of each reason and each failed file, a line each."""
         reasons = [f"  quarantined {reason}: {count:,}" for reason, count in sorted(self.quarantined.items())]
-        return [self.headline(), *reasons, *(f"  failed {r.path}: {r.error}" for r in self.failed)]
+        return [self.headline(), *reasons, *(f"  failed {printable(str(r.path))}: {r.error}" for r in self.failed)]
 
 
 def found(paths: list[Path]) -> list[Path]:
@@ -171,8 +179,10 @@ def _digest(path: Path) -> str:
 
 def _failure(path: Path, error: BaseException) -> str:
     """A failed file's error in one line of words."""
-    message = str(error) if isinstance(error, UnreadableFile) else f"cannot ingest {path.name}: {error}"
-    return message.strip().splitlines()[0] if message.strip() else f"cannot ingest {path.name}: {type(error).__name__}"
+    if isinstance(error, UnreadableFile):
+        return str(error)  # one line already
+    text = str(error).strip()
+    return f"cannot ingest {printable(path.name)}: {text.splitlines()[0] if text else type(error).__name__}"
 
 
 def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame, source: str) -> pl.DataFrame:

@@ -66,17 +66,20 @@ def test_odd_entries_each_fail_in_one_line_after_the_summary_and_the_rest_go_in(
     shutil.copy(SAMPLES / "01_rounds_suited.csv", landing)
     os.mkfifo(landing / "fifo.csv")  # opened, it would hang the ingest: the timeout would fail the test
     (landing / "loop.csv").symlink_to("loop.csv")
+    os.mkfifo(landing / "new\nline.csv")  # its name must not break its line
     zstd = (SAMPLES / "04_rounds_chemin_super6.jsonl.zst").read_bytes()
     (landing / "cut.jsonl.zst").write_bytes(zstd[: len(zstd) * 3 // 4])
     result = banco("ingest", "--db", str(tmp_path / "banco.duckdb"), str(landing))
     assert result.returncode == 1 and not result.stderr
     headline, *details = result.stdout.strip().splitlines()
-    assert headline.startswith("4 files (0 already ingested, 3 failed): ")
+    assert headline.startswith("5 files (0 already ingested, 4 failed): ")
     assert [line for line in details if line.startswith("  failed ")] == [
         f"  failed {landing / 'cut.jsonl.zst'}: cannot read cut.jsonl.zst as jsonl (zstd): "
         "the zstd stream ends inside a frame: the file is truncated",
         f"  failed {landing / 'fifo.csv'}: cannot read fifo.csv as csv: a FIFO (named pipe), not a regular file",
         f"  failed {landing / 'loop.csv'}: cannot read loop.csv as csv: a symbolic link that loops",
+        f"  failed {landing}/new\\x0aline.csv: cannot read new\\x0aline.csv as csv: "
+        "a FIFO (named pipe), not a regular file",
     ]
 
 
