@@ -101,7 +101,7 @@ def _whole(frame: pl.DataFrame, name: str) -> pl.Expr:
     if dtype.is_float():
         number = pl.col(name)
         whole = number.is_finite() & (number == number.floor())
-        return pl.when(whole).then(number.clip(-SATURATED, SATURATED).cast(pl.Int64))
+        return pl.when(whole).then(number.clip(-SATURATED, SATURATED).cast(pl.Int64, strict=False))  # NaN: null
     read, _, places, units = arrow_text.decimals(frame[f"_{name}"], scale=0)
     return pl.lit(pl.Series(units).set(pl.Series(~read | (places > 0)), None))
 

@@ -218,6 +218,8 @@ BET_CASES = {  # column -> (values, {line: (reason, detail)}, amounts or payouts
                              ["10", "10", None]),
     "side uint64": ("side", pa.array([1, BIG, None], pa.uint64()), {2: ("bad_type", f"side {BIG} is not 1 or 2")},
                     None),
+    "seat binary not utf-8": ("seat", pa.array([b"1", b"\xff", b"3"]),
+                              {2: ("bad_type", "seat \\xff is not UTF-8 text")}, None),
     "round_no uint64": ("round_no", pa.array([1, BIG, 1], pa.uint64()),
                         {2: ("bad_type", f"round_no {BIG} is too large (at most 2147483647)")}, None),
 }  # fmt: skip
