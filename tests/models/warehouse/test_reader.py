@@ -253,3 +253,11 @@ def test_queries_pass_the_check(sql):
 def test_writes_names_the_statements_that_write():
     assert all(writes(sql) for sql in ("DELETE FROM t", "COPY t TO 'x.csv'", "EXPORT DATABASE 'x'"))
     assert not any(writes(sql) for sql in ("SELECT 1", "SET threads = 1", "ATTACH 'x.duckdb'"))
+
+
+def test_a_warehouse_named_through_a_symlink_reads_its_lake(db, tmp_path):
+    """The views name the lake as the writer saw it; DuckDB compares the real paths."""
+    (tmp_path / "link").symlink_to(db.parent, target_is_directory=True)
+    linked = tmp_path / "link" / db.name
+    count = reader.run(linked, "SELECT count(*) FROM core.rounds", lambda r: r.fetchall()[0][0], where="t")
+    assert count == reader.run(db, "SELECT count(*) FROM core.rounds", lambda r: r.fetchall()[0][0], where="t") > 0
