@@ -102,7 +102,9 @@ def _readable(frame: pl.DataFrame, dates: list[str]) -> pl.DataFrame:
     if any(dtype == pl.Binary for dtype in dtypes.values()):
         frame = _bytes_as_text(frame)
     durations = [name for name, dtype in dtypes.items() if isinstance(dtype, pl.Duration)]
-    dates = [name for name in dates if dtypes[name] != pl.Date]
+    dates = [name for name in dates if dtypes.get(name, pl.Date) != pl.Date]
+    if not durations and not dates:
+        return frame
     return frame.with_columns(
         *(pl.col(name).dt.to_string("iso") for name in durations),  # Polars has no cast of these to text
         *(pl.col(name).cast(pl.Date) for name in dates),
@@ -115,6 +117,7 @@ def batches(path: Path, batch_rows: int) -> Iterator[pl.DataFrame]:
     dates = [field.name for field in pq.read_schema(path) if pa.types.is_date(field.type)]
     line = 1
     for frame in pl.scan_parquet(path).collect_batches(chunk_size=batch_rows, maintain_order=True):
-        frame = frame.drop(NOT_UTF8, strict=False)  # a file's own column of that name is not ours
+        if NOT_UTF8 in frame.columns:  # a file's own column of that name is not ours
+            frame = frame.drop(NOT_UTF8)
         yield _readable(frame, dates).with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
         line += frame.height
