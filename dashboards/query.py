@@ -5,6 +5,7 @@ or sooner when its browser tab closes or its page runs again."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,11 @@ from pipelines.settings import Settings
 
 TTL_SECONDS = 60
 CONSOLE = "the SQL console"
+#: Console queries this server runs at once, each allowed the reader's memory cap: one more waits
+#: for a slot up to `SLOT_WAIT_SECONDS`, then is told to try again.
+CONSOLE_QUERIES = 2
+CONSOLE_SLOTS = threading.BoundedSemaphore(CONSOLE_QUERIES)
+SLOT_WAIT_SECONDS = 5.0
 
 
 class Unavailable(Exception):
@@ -98,9 +104,13 @@ def console(sql: str, limit: int) -> pl.DataFrame:
     def fetch(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
         return printable(relation.limit(limit), nested_as_json=True).pl()  # the download is CSV
 
+    if not CONSOLE_SLOTS.acquire(timeout=SLOT_WAIT_SECONDS):
+        raise reader.QueryError(f"{CONSOLE} is running {CONSOLE_QUERIES} other queries: try again when one ends")
     try:
         return reader.run(db, sql, fetch, where=CONSOLE, stop=_stopped())
     except reader.QueryError:
         raise
     except WarehouseError as error:
         raise _unopenable(error) from None
+    finally:
+        CONSOLE_SLOTS.release()

@@ -68,6 +68,21 @@ def test_the_cross_join_is_stopped_at_the_time_limit(warehouse, monkeypatch):
     assert not at.error and at.dataframe[0].value["answer"].tolist() == [42]
 
 
+def test_a_third_console_query_at_once_is_told_to_wait(console, monkeypatch):
+    """Each console query may use the memory cap: the server runs two at once, and says so to a third."""
+    monkeypatch.setattr(query, "SLOT_WAIT_SECONDS", 0.5)
+    taken = [query.CONSOLE_SLOTS.acquire(timeout=1) for _ in range(query.CONSOLE_QUERIES)]
+    try:
+        at = ask(console, "SELECT 1 AS one")
+    finally:
+        for _ in filter(None, taken):
+            query.CONSOLE_SLOTS.release()
+    assert all(taken) and not at.exception and not at.dataframe
+    assert [e.value for e in at.error] == ["the SQL console is running 2 other queries: try again when one ends"]
+    at = ask(at, "SELECT 2 AS two")
+    assert not at.error and at.dataframe[0].value["two"].tolist() == [2]
+
+
 def test_a_page_query_past_the_time_limit_is_a_message(warehouse, monkeypatch):
     """The pages' own queries run under the same limit: stopped, they become the pages' message."""
     monkeypatch.setenv("BANCO_SQL_TIMEOUT_SECONDS", "1")
