@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from dashboards import signin
 from dashboards.pages import PAGES
 from models.access import Role, users
 from pipelines.commands.dashboard import streamlit_command
+from tests.dashboards.identity_provider import CLIENT_ID, CLIENT_SECRET, IdentityProvider
 from tests.sockets import listening
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -47,17 +49,18 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _streamlit(warehouse: Path, folder: Path, **settings: str):
-    """`streamlit run` as `banco dashboard` starts it (on 127.0.0.1), with `settings` in its environment
-    and nothing else of sign-in; yields its URL and port once it answers."""
-    port = _free_port()
+def _streamlit(warehouse: Path, folder: Path, port: int | None = None, **settings: str):
+    """`streamlit run` as `banco dashboard` starts it (on 127.0.0.1), in `folder` with `settings` in its
+    environment and no other sign-in than they (or a .streamlit/secrets.toml in `folder`) configure;
+    yields its URL and port once it answers."""
+    port = port or _free_port()
     argv, env = streamlit_command(warehouse, port)
     env = {key: value for key, value in env.items() if key != users.SETTING} | {"HOME": str(folder)} | settings
     log = (folder / "server.log").open("w")
     process = subprocess.Popen(
         [*argv, "--server.fileWatcherType", "none"],
         env=env,
-        cwd=folder,  # no .streamlit/secrets.toml there or in HOME: no identity provider
+        cwd=folder,  # where Streamlit looks for .streamlit/secrets.toml (and in HOME, the same folder)
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group, killed whole below
@@ -106,6 +109,29 @@ def guarded(warehouse, tmp_path_factory):
     })  # fmt: skip
     with _streamlit(warehouse, folder, **{users.SETTING: str(folder / "users.toml")}) as (url, _):
         yield url
+
+
+@pytest.fixture(scope="module")
+def provider(warehouse, tmp_path_factory):
+    """An identity provider configured for st.login (a local one), with roles for ana and vic."""
+    folder, port = tmp_path_factory.mktemp("provider"), _free_port()
+    with IdentityProvider() as idp:
+        (folder / ".streamlit").mkdir()
+        (folder / ".streamlit" / "secrets.toml").write_text(
+            f"""[auth]
+redirect_uri = "http://127.0.0.1:{port}/oauth2callback"
+cookie_secret = "{secrets.token_urlsafe(32)}"
+client_id = "{CLIENT_ID}"
+client_secret = "{CLIENT_SECRET}"
+server_metadata_url = "{idp.url}/.well-known/openid-configuration"
+
+[banco.roles]
+"ana@example.com" = "analyst"
+"vic@example.com" = "viewer"
+"""
+        )
+        with _streamlit(warehouse, folder, port) as (url, _):
+            yield url, idp
 
 
 @pytest.fixture(scope="module")
@@ -224,3 +250,24 @@ def test_a_viewer_never_sees_the_console(guarded, browser):
     assert page.locator("h1:has-text('SQL')").count() == 0 and page.locator("textarea").count() == 0
     assert page.locator("h1:has-text('Overview')").count() == 1 and "SQL" not in _navigation(page)
     page.close()
+
+
+@pytest.mark.slow
+def test_a_providers_user_signs_in_with_st_login_and_gets_their_emails_role(provider, browser):
+    """The whole st.login round trip (Authlib and httpx as pinned); an e-mail without a role is AppTest's."""
+    url, idp = provider
+    for email, role in (("ana@example.com", "analyst"), ("vic@example.com", "viewer")):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})  # its own cookies
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("h1:has-text('Banco Analytics')", timeout=60_000)
+        _settled(page)
+        assert _navigation(page) == [] and page.get_by_label("Password", exact=True).count() == 0
+        idp.email = email
+        page.get_by_role("button", name="Sign in").click()  # to the provider and back, signed in
+        page.wait_for_selector("h1:has-text('Overview')", timeout=60_000)
+        _settled(page)
+        page.screenshot(path=str(SCREENSHOTS / f"provider-{role}.png"), full_page=True)
+        assert page.locator('[data-testid="stSidebar"]', has_text=f"Signed in as {email} ({role})").count() == 1
+        assert ("SQL" in _navigation(page)) is (role == "analyst") and page.locator(ERRORS).count() == 0
+        context.close()
