@@ -160,7 +160,7 @@ WHOLE_TEXTS = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(WHOLE_TEXTS, min_size=1, max_size=30))
 def test_round_numbers_are_whole_numbers_read_from_their_digits(texts):
     """Plain digits go through the compiled sweep, the rest through the full checks: both read the
