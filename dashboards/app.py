@@ -24,8 +24,12 @@ def main() -> None:
         st.error(f"The dashboard cannot start: {error}", icon=":material/lock:")
         return
     if who is None or who.role is None:  # every page's address shows the sign-in, so a bookmark leads back
-        st.navigation([st.Page(signin.page, title="Sign in", url_path=Path(name).stem, default=not index)
-                       for index, (name, _, _) in enumerate(PAGES)], position="hidden").run()  # fmt: skip
+        form = st.navigation([st.Page(signin.page, title="Sign in", url_path=Path(name).stem, default=not index)
+                              for index, (name, _, _) in enumerate(PAGES)], position="hidden")  # fmt: skip
+        try:
+            form.run()
+        except AccessError as error:  # the users file broke while the form was open
+            st.error(f"The dashboard cannot start: {error}", icon=":material/lock:")
         return
     # a page outside the role's list does not exist for its session, not even by its URL
     page = st.navigation([st.Page(VIEWS / name, title=title, icon=icon) for name, title, icon in visible(who.role)])

@@ -124,18 +124,19 @@ def page() -> None:
 
 def _password_form(path: Path) -> None:
     with st.form("signin", clear_on_submit=True):  # the password does not stay in the session's state
-        name = st.text_input("User name", autocomplete="username")
-        password = st.text_input("Password", type="password", autocomplete="current-password")
+        name = st.text_input("User name", max_chars=users.LONGEST_NAME, autocomplete="username")
+        password = st.text_input("Password", type="password", max_chars=1024, autocomplete="current-password")
         submitted = st.form_submit_button("Sign in", type="primary")
     if not submitted:
         return
+    name = name.strip()[: users.LONGEST_NAME]  # the browser's limit is not the server's
     throttle, now = _throttle(), time.monotonic()
-    keys = (f"session:{st.session_state.setdefault(SESSION, secrets.token_hex(16))}", f"name:{name.strip()}")
+    keys = (f"session:{st.session_state.setdefault(SESSION, secrets.token_hex(16))}", f"name:{name}")
     wait = max(throttle.wait(key, now) for key in keys)
     if wait > 0:
         st.error(f"Too many failed sign-ins: try again in {math.ceil(wait)} s.")
         return
-    user = users.authenticate(users.read(path), name.strip(), password)
+    user = users.authenticate(users.read(path), name, password)
     if user is None:
         for key in keys:
             throttle.failed(key, now)

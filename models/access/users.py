@@ -25,7 +25,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from models.access import AccessError, Role, role
 
 SETTING = "BANCO_USERS_FILE"
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+LONGEST_NAME = 64
+NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._@-]{{0,{LONGEST_NAME - 1}}}")
 #: An argon2 hash in its PHC form: nothing in it needs quoting in TOML.
 HASH = re.compile(r"\$argon2(id|i|d)\$[A-Za-z0-9$=,+/.-]+")
 SHORTEST_PASSWORD = 12
