@@ -143,11 +143,12 @@ def test_a_users_file_that_cannot_be_used_shows_no_page(warehouse, tmp_path, mon
 def test_listening_beyond_this_machine_without_sign_in_shows_no_page(warehouse, monkeypatch):
     monkeypatch.setenv("BANCO_DB", str(warehouse))
     monkeypatch.delenv(users.SETTING, raising=False)
+    before = config.get_option("server.address")
     config.set_option("server.address", "0.0.0.0")  # as a bare `streamlit run --server.address 0.0.0.0`
     try:
         at = AppTest.from_file(APP, default_timeout=120).run()
     finally:
-        config.set_option("server.address", None)
+        config.set_option("server.address", before)
     assert not at.exception and not at.title and not at.metric
     assert "configure sign-in first" in at.error[0].value
 
