@@ -138,7 +138,7 @@ def found(paths: list[Path]) -> list[Path]:
     fault labels) and a warehouse's own lake, and does not follow links to folders."""
     entries = []
     for path in paths:
-        entries += _search(path) if path.is_dir() else [path]
+        entries += _search(path) if os.path.isdir(path) else [path]  # False where it cannot be looked at
     return list(dict.fromkeys(entries))
 
 
@@ -146,7 +146,7 @@ def _search(folder: Path) -> list[Path]:
     entries: list[Path] = []
     for top, folders, files in os.walk(folder, onerror=lambda error: entries.append(Path(error.filename))):
         here = Path(top)
-        folders[:] = [name for name in folders if _searched(name) and not lake.is_lake(here / name)]
+        folders[:] = [name for name in folders if _searched(name) and not _is_lake(here / name)]
         named = (here / name for name in (*folders, *files) if _searched(name))
         entries.extend(path for path in named if looks_like_round_log(path))
     return sorted(entries)
@@ -156,9 +156,18 @@ def _searched(name: str) -> bool:
     return name[0] not in "._"
 
 
+def _is_lake(folder: Path) -> bool:
+    """Whether the folder is a warehouse's lake; one that cannot be looked into is searched (and so
+    logged as a folder that cannot be listed)."""
+    try:
+        return lake.is_lake(folder)
+    except OSError:
+        return False
+
+
 def expand(paths: list[Path]) -> list[Path]:
     """The regular files among what `found` finds (what the landing sensor watches)."""
-    return [path for path in found(paths) if path.is_file()]
+    return [path for path in found(paths) if os.path.isfile(path)]
 
 
 def sha256(path: Path) -> str:

@@ -113,21 +113,23 @@ def test_a_file_or_folder_without_permission_fails_alone_for_an_unprivileged_use
         (top / "wh").mkdir(mode=0o777)
         (top / "wh").chmod(0o777)
         result = subprocess.run(
-            [BANCO, "ingest", "--db", str(db), str(landing)],
+            [BANCO, "ingest", "--db", str(db), str(landing), str(closed / "06_bets_main.csv")],
             capture_output=True, text=True, timeout=300, preexec_fn=_as_nobody, cwd=top,
             env={**os.environ, "HOME": str(top)},
         )  # fmt: skip
         assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
         headline, *details = result.stdout.strip().splitlines()
-        assert headline.startswith("3 files (0 already ingested, 2 failed): ")
+        assert headline.startswith("4 files (0 already ingested, 3 failed): ")
         assert [line for line in details if line.startswith("  failed ")] == [
             f"  failed {closed}: cannot read closed: a folder that cannot be listed (permission denied)",
             f"  failed {landing / 'secret.jsonl'}: cannot read secret.jsonl as jsonl: Permission denied",
+            f"  failed {closed / '06_bets_main.csv'}: cannot read 06_bets_main.csv as csv: Permission denied",
         ]
         log = duckdb.connect(str(db), read_only=True).sql("SELECT path, status FROM meta.ingest_log ORDER BY ALL")
         assert log.fetchall() == [
             (str(landing / "01_rounds_suited.csv"), "ok"),
             (str(closed), "failed"),
+            (str(closed / "06_bets_main.csv"), "failed"),  # named, in a folder it may not look into
             (str(landing / "secret.jsonl"), "failed"),
         ]
     finally:
