@@ -72,7 +72,7 @@ def _instants(view, data, starts, given):
             continue
         if day > _days_in_month(year, month):
             continue
-        if hour > 23 or minute > 59 or second > 59:  # a leap second is the full parse's to read
+        if hour > 23 or minute > 59 or second > 59:  # a leap second is the full checks' to refuse, by name
             continue
         pos, fraction = 19, 0
         if d[pos] == 46:  # a fraction of 1 to 9 digits, truncated to microseconds
