@@ -66,18 +66,15 @@ def _utf8(column: pl.Series) -> tuple[pl.Series, pl.Series | None]:
     try:
         return column.cast(pl.String), None
     except pl.exceptions.PolarsError:  # some value is not UTF-8: told apart value by value
-        values = column.to_list()
-        bad = [value is not None and not _decodes(value) for value in values]
-        text = [None if v is None else v.decode("utf-8", "backslashreplace") for v in values]
+        text, bad = [], []
+        for value in column.to_list():
+            try:
+                text.append(None if value is None else value.decode("utf-8"))
+                bad.append(False)
+            except UnicodeDecodeError:
+                text.append(value.decode("utf-8", "backslashreplace"))
+                bad.append(True)
         return pl.Series(column.name, text, pl.String), pl.Series(bad, dtype=pl.Boolean)
-
-
-def _decodes(value: bytes) -> bool:
-    try:
-        value.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _bytes_as_text(frame: pl.DataFrame) -> pl.DataFrame:
