@@ -15,7 +15,6 @@ import contextlib
 import csv
 import io
 import itertools
-import json
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -26,13 +25,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
-from models.logs import parquet, streams
+from models.logs import jsonl, parquet, streams
+from models.logs.columns import RESERVED, without_reserved
 
 BATCH_ROWS = 250_000
-#: Beside a line the reader could not make a row of: its text, and why (the row's `bad_type` detail).
-UNPARSED = ["_unparsed", "_unparsed_detail"]
-#: Input column names beginning so are the pipeline's: dropped as read, so no file can spoof them.
-RESERVED = "_"
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
 #: Polars' errors on a CSV line the csv module reads on its own: more fields than the header, bytes
@@ -92,11 +88,6 @@ def _unreadable(path: Path, error: BaseException) -> UnreadableFile:
     return UnreadableFile(f"cannot read {printable(path.name)}{read_as}: {_reason(error)}")
 
 
-def _without_reserved(frame: pl.DataFrame) -> pl.DataFrame:
-    reserved = [name for name in frame.columns if name.startswith(RESERVED)]
-    return frame.drop(reserved) if reserved else frame
-
-
 @contextlib.contextmanager
 def _plain_csv(path: Path, compression: str | None) -> Iterator[Path]:
     """The file Polars reads: the log itself when it is plain and its first block ends lines with
@@ -126,7 +117,7 @@ def _csv_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
                 chunk_size=BATCH_ROWS, maintain_order=True
             )
             for frame in batches:
-                frame = _without_reserved(frame)
+                frame = without_reserved(frame)
                 yield frame.with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
                 line += frame.height
         except pl.exceptions.ComputeError as error:
@@ -209,99 +200,19 @@ def _csv_rows(rows: list[list], header: list[str], columns: dict, first_line: in
             detail.append(None)
     fitting = [[field or None for field in fields] + [None] * (width - len(fields)) for fields in rows]
     frame = pl.DataFrame([fields[:width] for fields in fitting], schema=columns, orient="row")
-    return _without_reserved(frame).with_columns(
+    return without_reserved(frame).with_columns(
         _line=pl.int_range(first_line, first_line + len(rows), dtype=pl.Int64),
         _unparsed=pl.Series(text, dtype=pl.String),
         _unparsed_detail=pl.Series(detail, dtype=pl.String),
     )
 
 
-def _json_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
-    with streams.open_log(path, compression) as stream:
-        lines: list[bytes] = []
-        first_line = 1
-        for chunk in streams.line_chunks(stream):
-            lines += chunk.splitlines()
-            while len(lines) >= BATCH_ROWS:
-                yield _json_frame(lines[:BATCH_ROWS], first_line)
-                del lines[:BATCH_ROWS]
-                first_line += BATCH_ROWS
-        if lines:
-            yield _json_frame(lines, first_line)
-
-
-class _Number(float):
-    """A JSON number with a fraction or an exponent, keeping the text the log wrote it in."""
-
-    __slots__ = ("text",)
-
-
-def _number(text: str) -> _Number:
-    number = _Number(text)
-    number.text = text
-    return number
-
-
-#: One decoder for every line (`json.loads` with a hook would build one a line, a fifth more time).
-_DECODER = json.JSONDecoder(parse_float=_number)
-
-
-def _as_text(value) -> str | None:
-    """A JSON value as the checks read every field: as text, spelled as the log wrote it (`1e3`,
-    `true`, a number its digits, never through a float), a list or object as its JSON text
-    (`["AS", "KH"]`), so a detail or the raw row quotes what the log said."""
-    if value is None or isinstance(value, str):
-        return value
-    return value.text if type(value) is _Number else json.dumps(value)
-
-
-def _json_record(line: bytes) -> dict[str, str | None] | str:
-    """A JSON line as a row of text, or why it cannot be one. Each line is decoded on its own, so a
-    line that is not UTF-8 is one bad row, not a failed file."""
-    try:
-        record = _DECODER.decode(line.decode("utf-8"))
-        if not isinstance(record, dict):
-            return "not a JSON object"
-        # text and nulls as they are, without a call each (most values of a log are text)
-        return {key: v if v is None or type(v) is str else _as_text(v) for key, v in record.items()}
-    except UnicodeDecodeError:
-        return "not UTF-8"
-    except RecursionError:
-        return "nested too deeply to read"
-    except json.JSONDecodeError:
-        return "not a JSON object"
-    except ValueError:  # an integer past Python's limit of digits
-        return "a number too long to read"
-
-
-def _json_frame(lines: list[bytes], first_line: int) -> pl.DataFrame:
-    """Parse JSON lines; a line that is not a JSON object keeps its text in `_unparsed`."""
-    records, numbers, unparsed = [], [], []
-    for offset, line in enumerate(lines):
-        if not line.strip():
-            continue
-        record = _json_record(line)
-        if isinstance(record, str):
-            text = line.decode("utf-8", "backslashreplace")
-            unparsed.append({"_line": first_line + offset, "_unparsed": text, "_unparsed_detail": record})
-            continue
-        records.append(record)
-        numbers.append(first_line + offset)
-    frames = []
-    if records:
-        frame = _without_reserved(pl.DataFrame(records, infer_schema_length=None))
-        frames.append(frame.with_columns(_line=pl.Series(numbers, dtype=pl.Int64)))
-    if unparsed:
-        frames.append(pl.DataFrame(unparsed, schema={"_line": pl.Int64} | dict.fromkeys(UNPARSED, pl.String)))
-    if not frames:
-        return pl.DataFrame(schema={"_line": pl.Int64})
-    return pl.concat(frames, how="diagonal_relaxed")
-
-
 def _parquet_batches(path: Path) -> Iterator[pl.DataFrame]:
-    """The Parquet reader's batches, less the file's own reserved columns (`_line` it writes anew)."""
+    """The Parquet reader's batches, less the file's own reserved columns (but those it writes anew
+    itself: `_line`, and its mark of bytes that are not UTF-8)."""
     streams.check_regular(path)
-    reserved = [name for name in pq.read_schema(path).names if name.startswith(RESERVED) and name != "_line"]
+    own = {"_line", parquet.NOT_UTF8}
+    reserved = [name for name in pq.read_schema(path).names if name.startswith(RESERVED) and name not in own]
     for frame in parquet.batches(path, BATCH_ROWS):
         yield frame.drop(reserved, strict=False) if reserved else frame
 
@@ -315,7 +226,7 @@ def read_batches(path: Path) -> Iterator[pl.DataFrame]:
         elif fmt == "csv":
             yield from _csv_batches(path, compression)
         else:
-            yield from _json_batches(path, compression)
+            yield from jsonl.batches(path, compression, BATCH_ROWS)
     except UnreadableFile:
         raise
     except READ_ERRORS as error:
@@ -329,30 +240,6 @@ def _csv_header(path: Path, compression: str | None) -> list[str]:
         return _header_names(next(csv.reader(text), [""]))
 
 
-def _first_record(path: Path, compression: str | None) -> dict:
-    """A JSON Lines file's first record: the first line that is not blank, when it is an object."""
-    with streams.open_log(path, compression) as stream:
-        for line in streams.lines(stream):
-            if line.strip():
-                record = _json_record(line)
-                return record if isinstance(record, dict) else {}
-    return {}
-
-
-def _names_bet(path: Path, compression: str | None) -> bool:
-    """Whether any record of a JSON Lines file has a `bet` key: a writer may leave a missing value's
-    key out, so the first record alone does not tell. A block without `"bet"` is passed over unparsed."""
-    with streams.open_log(path, compression) as stream:
-        for chunk in streams.line_chunks(stream):
-            if b'"bet"' not in chunk:
-                continue
-            for line in chunk.splitlines():
-                record = _json_record(line) if b'"bet"' in line else None
-                if isinstance(record, dict) and "bet" in record:
-                    return True
-    return False
-
-
 def columns_of(path: Path) -> list[str]:
     """The file's column names without reading its rows (a JSON Lines file's: its first record's),
     reserved names left out."""
@@ -364,7 +251,7 @@ def columns_of(path: Path) -> list[str]:
         elif fmt == "csv":
             names = _csv_header(path, compression)
         else:
-            names = list(_first_record(path, compression))
+            names = list(jsonl.first_record(path, compression))
     except READ_ERRORS as error:
         raise _unreadable(path, error) from None
     return [name for name in names if not name.startswith(RESERVED)]
@@ -382,6 +269,6 @@ def kind_of(path: Path) -> str:
     if fmt != "jsonl":
         return "bets" if "bet" in columns_of(path) else "rounds"
     try:
-        return "bets" if _names_bet(path, compression) else "rounds"
+        return "bets" if jsonl.names_bet(path, compression) else "rounds"
     except READ_ERRORS as error:
         raise _unreadable(path, error) from None

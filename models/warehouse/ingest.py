@@ -28,8 +28,8 @@ from models.contract import BET_INPUT_COLUMNS, MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs import streams
 from models.logs.checks import check_bets, check_rounds
+from models.logs.columns import UNPARSED
 from models.logs.read import (
-    UNPARSED,
     UnreadableFile,
     describe,
     kind_of,

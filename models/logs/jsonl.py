@@ -1,0 +1,120 @@
+"""Reading JSON Lines round logs: each line decoded and parsed on its own, every value as the text
+the checks read, and a line that cannot be a row kept as `_unparsed` with why."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+
+from models.logs import streams
+from models.logs.columns import UNPARSED, without_reserved
+
+
+def batches(path: Path, compression: str | None, batch_rows: int) -> Iterator[pl.DataFrame]:
+    """The file's rows, `batch_rows` lines at a time, each numbered by its physical line in `_line`."""
+    with streams.open_log(path, compression) as stream:
+        lines: list[bytes] = []
+        first_line = 1
+        for chunk in streams.line_chunks(stream):
+            lines += chunk.splitlines()
+            while len(lines) >= batch_rows:
+                yield _frame(lines[:batch_rows], first_line)
+                del lines[:batch_rows]
+                first_line += batch_rows
+        if lines:
+            yield _frame(lines, first_line)
+
+
+class _Number(float):
+    """A JSON number with a fraction or an exponent, keeping the text the log wrote it in."""
+
+    __slots__ = ("text",)
+
+
+def _number(text: str) -> _Number:
+    number = _Number(text)
+    number.text = text
+    return number
+
+
+#: One decoder for every line (`json.loads` with a hook would build one a line, a fifth more time).
+_DECODER = json.JSONDecoder(parse_float=_number)
+
+
+def _as_text(value) -> str | None:
+    """A JSON value as the checks read every field: as text, spelled as the log wrote it (`1e3`,
+    `true`, a number its digits, never through a float), a list or object as its JSON text
+    (`["AS", "KH"]`), so a detail or the raw row quotes what the log said."""
+    if value is None or isinstance(value, str):
+        return value
+    return value.text if type(value) is _Number else json.dumps(value)
+
+
+def parsed(line: bytes) -> dict[str, str | None] | str:
+    """A JSON line as a row of text, or why it cannot be one. Each line is decoded on its own, so a
+    line that is not UTF-8 is one bad row, not a failed file."""
+    try:
+        record = _DECODER.decode(line.decode("utf-8"))
+        if not isinstance(record, dict):
+            return "not a JSON object"
+        # text and nulls as they are, without a call each (most values of a log are text)
+        return {key: v if v is None or type(v) is str else _as_text(v) for key, v in record.items()}
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    except RecursionError:
+        return "nested too deeply to read"
+    except json.JSONDecodeError:
+        return "not a JSON object"
+    except ValueError:  # an integer past Python's limit of digits
+        return "a number too long to read"
+
+
+def _frame(lines: list[bytes], first_line: int) -> pl.DataFrame:
+    """Parse JSON lines; a line that is not a JSON object keeps its text in `_unparsed`."""
+    records, numbers, unparsed = [], [], []
+    for offset, line in enumerate(lines):
+        if not line.strip():
+            continue
+        record = parsed(line)
+        if isinstance(record, str):
+            text = line.decode("utf-8", "backslashreplace")
+            unparsed.append({"_line": first_line + offset, "_unparsed": text, "_unparsed_detail": record})
+            continue
+        records.append(record)
+        numbers.append(first_line + offset)
+    frames = []
+    if records:
+        frame = without_reserved(pl.DataFrame(records, infer_schema_length=None))
+        frames.append(frame.with_columns(_line=pl.Series(numbers, dtype=pl.Int64)))
+    if unparsed:
+        frames.append(pl.DataFrame(unparsed, schema={"_line": pl.Int64} | dict.fromkeys(UNPARSED, pl.String)))
+    if not frames:
+        return pl.DataFrame(schema={"_line": pl.Int64})
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def first_record(path: Path, compression: str | None) -> dict:
+    """A JSON Lines file's first record: the first line that is not blank, when it is an object."""
+    with streams.open_log(path, compression) as stream:
+        for line in streams.lines(stream):
+            if line.strip():
+                record = parsed(line)
+                return record if isinstance(record, dict) else {}
+    return {}
+
+
+def names_bet(path: Path, compression: str | None) -> bool:
+    """Whether any record of a JSON Lines file has a `bet` key: a writer may leave a missing value's
+    key out, so the first record alone does not tell. A block without `"bet"` is passed over unparsed."""
+    with streams.open_log(path, compression) as stream:
+        for chunk in streams.line_chunks(stream):
+            if b'"bet"' not in chunk:
+                continue
+            for line in chunk.splitlines():
+                record = parsed(line) if b'"bet"' in line else None
+                if isinstance(record, dict) and "bet" in record:
+                    return True
+    return False
