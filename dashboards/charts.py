@@ -36,7 +36,9 @@ def hold_against_theo(daily: pl.DataFrame, title: str) -> alt.Chart:
 
 def road(cells: list[Cell], title: str, derived: bool = False, cell_size: int = 18) -> alt.Chart:
     """A road as a grid of six rows: one circle per cell, ties counted on the cell."""
-    frame = pl.DataFrame(cells, schema=["column", "row", "mark", "ties"], orient="row")
+    # typed even when empty: Altair cannot chart a column of Polars' Null type (a shoe too short for a road)
+    schema = {"column": pl.Int64, "row": pl.Int64, "mark": pl.String, "ties": pl.Int64}
+    frame = pl.DataFrame(cells, schema=schema, orient="row")
     columns = max(frame["column"].max() + 1, 24) if frame.height else 24
     base = alt.Chart(frame, title=title).encode(
         x=alt.X("column:O", axis=None, scale=alt.Scale(domain=list(range(columns)))),

@@ -25,6 +25,13 @@ def gaming_day() -> GamingDay:
     return Settings.from_env().gaming_day
 
 
+def raw_field(name: str, alias: str = "") -> str:
+    """SQL for a field of a quarantined row's `raw` text; null where that text is no JSON object (a
+    line the reader could not make a row of keeps its own text)."""
+    raw = f"{alias}.raw" if alias else "raw"
+    return f"CASE WHEN json_valid({raw}) THEN json_extract_string({raw}, '$.{name}') END"
+
+
 @dataclass(frozen=True)
 class Filters:
     """What the sidebar selects; an empty tuple selects all."""
@@ -46,7 +53,7 @@ class Filters:
             clauses.append(f"{a}started_at >= $since AND {a}started_at < $until")
             params |= dict(zip(("since", "until"), self.instants(), strict=True))
         elif grain == "quarantine":  # a rejected row without a readable time is shown whatever the days
-            played = f"try_cast(json_extract_string({a}raw, '$.started_at') AS TIMESTAMPTZ)"
+            played = f"try_cast({raw_field('started_at', alias)} AS TIMESTAMPTZ)"
             clauses.append(f"({played} IS NULL OR ({played} >= $since AND {played} < $until))")
             params |= dict(zip(("since", "until"), self.instants(), strict=True))
         elif grain == "month":  # marts.tenure_fit: one row per table, game and month

@@ -9,7 +9,7 @@ import streamlit as st
 from dashboards import charts, filters, fmt, query
 
 #: When a rejected row was played, where its raw text says so; else when it was ingested.
-PLAYED = "coalesce(try_cast(json_extract_string(raw, '$.started_at') AS TIMESTAMPTZ), ingested_at)"
+PLAYED = f"coalesce(try_cast({filters.raw_field('started_at')} AS TIMESTAMPTZ), ingested_at)"
 
 
 def render() -> None:
@@ -63,8 +63,8 @@ def render() -> None:
 
     st.subheader("Tableau violations")
     violations = query.frame(
-        "SELECT table_id, shoe_id, round_no, detail, json_extract_string(raw, '$.player_cards') AS player_cards, "
-        "json_extract_string(raw, '$.banker_cards') AS banker_cards, source_file, line_no FROM quarantine.rounds "
+        f"SELECT table_id, shoe_id, round_no, detail, {filters.raw_field('player_cards')} AS player_cards, "
+        f"{filters.raw_field('banker_cards')} AS banker_cards, source_file, line_no FROM quarantine.rounds "
         f"WHERE reason = 'tableau_violation' AND {where} ORDER BY table_id, shoe_id, round_no LIMIT 1000",
         params,
     )
