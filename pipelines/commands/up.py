@@ -130,9 +130,7 @@ def services(args: argparse.Namespace) -> list[Service]:
     location = ["-m", "pipelines.definitions"]
     bin_dir = Path(sys.executable).parent
     argv, env = streamlit_command(Path(os.environ["BANCO_DB"]), args.dashboard_port, args.dashboard_address)
-    # every interface answers on loopback too; a single other address only on itself
-    health = "127.0.0.1" if args.dashboard_address in ("0.0.0.0", "::") else args.dashboard_address.strip("[]")
-    health = f"[{health}]" if ":" in health else health
+    health = _dashboard_host(args.dashboard_address)
     return [
         Service("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", *location], "", logs / "daemon.log"),
         Service(
@@ -145,6 +143,13 @@ def services(args: argparse.Namespace) -> list[Service]:
             "dashboard", argv, f"http://{health}:{args.dashboard_port}/_stcore/health", logs / "dashboard.log", env=env
         ),
     ]
+
+
+def _dashboard_host(address: str) -> str:
+    """The host the dashboard answers on from this machine: every interface answers on loopback too,
+    a single other address only on itself."""
+    host = "127.0.0.1" if address in ("0.0.0.0", "::") else address.strip("[]")
+    return f"[{host}]" if ":" in host else host
 
 
 def _interrupt(signum, frame) -> None:
@@ -164,7 +169,8 @@ def serve(args: argparse.Namespace) -> int:
             service.start()
         wait_until_healthy(started)
         print(f"\nDagster UI:  http://127.0.0.1:{args.dagster_port}")
-        print(f"Dashboard:   http://127.0.0.1:{args.dashboard_port}")
+        every = " (listening on every interface)" if args.dashboard_address in ("0.0.0.0", "::") else ""
+        print(f"Dashboard:   http://{_dashboard_host(args.dashboard_address)}:{args.dashboard_port}{every}")
         print("Ctrl-C stops both.", flush=True)
         while all(service.running() for service in started):
             time.sleep(1)
