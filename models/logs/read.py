@@ -79,7 +79,8 @@ def _reason(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def _unreadable(path: Path, error: BaseException) -> UnreadableFile:
+def unreadable(path: Path, error: BaseException) -> UnreadableFile:
+    """`error`, met reading `path`, as the one line a failed file is logged with."""
     try:
         fmt, compression = describe(path)
         read_as = f" as {fmt}{f' ({compression})' if compression else ''}"
@@ -230,7 +231,7 @@ def read_batches(path: Path) -> Iterator[pl.DataFrame]:
     except UnreadableFile:
         raise
     except READ_ERRORS as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
 
 
 def _csv_header(path: Path, compression: str | None) -> list[str]:
@@ -253,7 +254,7 @@ def columns_of(path: Path) -> list[str]:
         else:
             names = list(jsonl.first_record(path, compression))
     except READ_ERRORS as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     return [name for name in names if not name.startswith(RESERVED)]
 
 
@@ -264,11 +265,11 @@ def kind_of(path: Path) -> str:
     try:
         streams.check_regular(path)
     except OSError as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     fmt, compression = describe(path)
     if fmt != "jsonl":
         return "bets" if "bet" in columns_of(path) else "rounds"
     try:
         return "bets" if jsonl.names_bet(path, compression) else "rounds"
     except READ_ERRORS as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None

@@ -36,6 +36,7 @@ from models.logs.read import (
     looks_like_round_log,
     printable,
     read_batches,
+    unreadable,
 )
 from models.warehouse import lake, schema, settlement, shoes
 from models.warehouse.duplicates import split_duplicates
@@ -190,6 +191,8 @@ def _failure(path: Path, error: BaseException) -> str:
     """A failed file's error in one line of words."""
     if isinstance(error, UnreadableFile):
         return str(error)  # one line already
+    if isinstance(error, OSError):  # met outside the reader: hashing a file gone, or not permitted
+        return str(unreadable(path, error))
     text = str(error).strip()
     return f"cannot ingest {printable(path.name)}: {text.splitlines()[0] if text else type(error).__name__}"
 
