@@ -4,10 +4,14 @@ gets exactly one failed row in meta.ingest_log with its error in words, and the 
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
+from models.simulate.config import Simulation
+from models.simulate.engine import simulate
 from models.warehouse.ingest import expand, ingest
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
@@ -98,3 +102,34 @@ def test_a_file_gone_since_it_was_listed_gets_one_failed_row(tmp_path):
     ]
     assert results[0].error == "cannot read 03_rounds_value_only.jsonl as jsonl: no such file or folder"
     assert _log(db)["03_rounds_value_only.jsonl"] == (None, "failed", results[0].error, "")
+
+
+def test_a_file_gone_while_the_run_goes_on_gets_one_failed_row(tmp_path):
+    """A file that vanishes after its kind was read, before its turn: it is deleted as soon as the
+    warehouse opens (the kinds are read by then), while a large file goes in first."""
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    rounds = pl.concat(chunk.rounds for chunk in simulate(Simulation(shoes=400, tables=4, seed=5, bets=False)))
+    rounds.write_csv(landing / "a_rounds.csv")
+    (landing / "b_rounds.csv").write_bytes((SAMPLES / "01_rounds_suited.csv").read_bytes())
+    victim = landing / "c_bets.csv"
+    victim.write_bytes((SAMPLES / "06_bets_main.csv").read_bytes())
+    db = tmp_path / "banco.duckdb"
+
+    def delete_once_the_warehouse_opens():
+        deadline = time.monotonic() + 60
+        while not db.exists() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        victim.unlink()
+
+    deleter = threading.Thread(target=delete_once_the_warehouse_opens)
+    deleter.start()
+    results = ingest(db, [landing])
+    deleter.join()
+    assert [(r.path.name, r.kind, r.status) for r in results] == [
+        ("a_rounds.csv", "rounds", "ok"),
+        ("b_rounds.csv", "rounds", "ok"),
+        ("c_bets.csv", "bets", "failed"),
+    ]
+    assert results[2].error == "cannot read c_bets.csv as csv: no such file or folder"
+    assert _log(db)["c_bets.csv"] == ("bets", "failed", results[2].error, "")
