@@ -327,3 +327,12 @@ def test_a_parquet_file_polars_cannot_read_fails_with_one_line_and_the_rest_go_i
     assert results["good.parquet"].status == "ok" and results["good.parquet"].accepted == 3
     log = con.execute("SELECT status, error FROM meta.ingest_log WHERE path LIKE '%wide_decimal%'").fetchall()
     assert log == [("failed", bad.error)]
+
+
+def test_a_files_own_column_named_like_the_readers_mark_neither_spoofs_nor_hides_bad_bytes(tmp_path):
+    values = ROUNDS | {"table_id": pa.array([b"T1", b"\xff", b"T1"]), "_not_utf8": pa.array([["table_id"], None, None])}
+    results, con = _ingest(tmp_path, {"rounds.parquet": values})
+    assert (results["rounds.parquet"].accepted, dict(results["rounds.parquet"].quarantined)) == (2, {"bad_type": 1})
+    assert con.execute("SELECT line_no, detail FROM quarantine.rounds").fetchall() == [
+        (2, "table_id \\xff is not UTF-8 text")
+    ]
