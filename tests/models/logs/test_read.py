@@ -276,8 +276,9 @@ def test_a_fifo_or_a_folder_is_never_opened(tmp_path):
     with pytest.raises(UnreadableFile, match="a FIFO"):
         list(read_batches(fifo))
     assert writer.is_alive()  # no reader ever opened the FIFO
-    os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # let the writer go
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # let the writer go
     writer.join(5)
+    os.close(reader)
     folder = tmp_path / "folder.jsonl"
     folder.mkdir()
     with pytest.raises(UnreadableFile, match=r"folder\.jsonl as jsonl: a folder, not a file"):

@@ -38,8 +38,9 @@ class FifoWatch:
 
     def never_opened(self) -> bool:
         waiting = self.writer.is_alive()
-        os.close(os.open(self.fifo, os.O_RDONLY | os.O_NONBLOCK))  # let the writer go
+        reader = os.open(self.fifo, os.O_RDONLY | os.O_NONBLOCK)  # let the writer go
         self.writer.join(5)
+        os.close(reader)
         return waiting
 
 
