@@ -5,13 +5,7 @@ analyst's alone. A screenshot of each page is saved in tests/artifacts/screensho
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
-import signal
-import socket
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import duckdb
@@ -22,30 +16,14 @@ from dashboards.pages import PAGES
 from models.access import Role, users
 from pipelines.commands.dashboard import streamlit_command
 from tests.dashboards.identity_provider import CLIENT_ID, CLIENT_SECRET, IdentityProvider
+from tests.dashboards.servers import chromium, free_port, running
 from tests.sockets import listening
 
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 NAVIGATION = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
 PASSWORDS = {"ana": "ana's long password", "vic": "vic's long password"}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -53,38 +31,12 @@ def _streamlit(warehouse: Path, folder: Path, port: int | None = None, **setting
     """`streamlit run` as `banco dashboard` starts it (on 127.0.0.1), in `folder` with `settings` in its
     environment and no other sign-in than they (or a .streamlit/secrets.toml in `folder`) configure;
     yields its URL and port once it answers."""
-    port = port or _free_port()
+    port = port or free_port()
     argv, env = streamlit_command(warehouse, port)
     env = {key: value for key, value in env.items() if key != users.SETTING} | {"HOME": str(folder)} | settings
-    log = (folder / "server.log").open("w")
-    process = subprocess.Popen(
-        [*argv, "--server.fileWatcherType", "none"],
-        env=env,
-        cwd=folder,  # where Streamlit looks for .streamlit/secrets.toml (and in HOME, the same folder)
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group, killed whole below
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.read() == b"ok":
-                        break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not come up: see {log.name}") from None
-                time.sleep(0.3)
+    # cwd: where Streamlit looks for .streamlit/secrets.toml (and in HOME, the same folder)
+    with running([*argv, "--server.fileWatcherType", "none"], env, port, folder / "server.log", cwd=folder) as (url, _):
         yield url, port
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +66,7 @@ def guarded(warehouse, tmp_path_factory):
 @pytest.fixture(scope="module")
 def provider(warehouse, tmp_path_factory):
     """An identity provider configured for st.login (a local one), with roles for ana and vic."""
-    folder, port = tmp_path_factory.mktemp("provider"), _free_port()
+    folder, port = tmp_path_factory.mktemp("provider"), free_port()
     with IdentityProvider() as idp:
         (folder / ".streamlit").mkdir()
         (folder / ".streamlit" / "secrets.toml").write_text(
@@ -136,13 +88,8 @@ server_metadata_url = "{idp.url}/.well-known/openid-configuration"
 
 @pytest.fixture(scope="module")
 def browser():
-    assert CHROMIUM.exists(), "no /usr/bin/chromium: run `apt-get install -y chromium` (python3 dev.py test does)"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def _settled(page) -> None:

@@ -5,12 +5,8 @@ tab closes or the page runs again (the server's CPU shows it)."""
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -18,10 +14,10 @@ from streamlit.testing.v1 import AppTest
 
 from dashboards import query
 from models.warehouse import lake
+from tests.dashboards.servers import chromium, free_port, running
 from tests.dashboards.test_pages import APP, open_app
 from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack
 
-CHROMIUM = Path("/usr/bin/chromium")
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
 
@@ -96,12 +92,6 @@ def test_a_page_query_past_the_time_limit_is_a_message(warehouse, monkeypatch):
 # In a real browser: the server's own CPU time shows whether a query still runs after its tab closed.
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def cpu_seconds(pid: int) -> float:
     """User and system CPU time of a process so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -118,46 +108,19 @@ def busy(pid: int, seconds: float = 1.0) -> float:
 @pytest.fixture(scope="module")
 def server(warehouse, tmp_path_factory):
     """`streamlit run` of the dashboard, with a time limit long enough that only a stop ends the cross join."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "BANCO_DB": str(warehouse), "BANCO_SQL_TIMEOUT_SECONDS": "120", "BANCO_SQL_THREADS": "2"}
-    log = (tmp_path_factory.mktemp("console") / "server.log").open("w")
     argv = [sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true", "--server.port", str(port),
             "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
             "--browser.gatherUsageStats", "false"]  # fmt: skip
-    process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.read() == b"ok":
-                        break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not come up: see {log.name}") from None
-                time.sleep(0.3)
-        yield url, process.pid
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-        log.close()
+    with running(argv, env, port, tmp_path_factory.mktemp("console") / "server.log") as started:
+        yield started
 
 
 @pytest.fixture(scope="module")
 def browser():
-    assert CHROMIUM.exists(), "no /usr/bin/chromium: run `apt-get install -y chromium` (python3 dev.py test does)"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def start_cross_join(browser, url: str):
