@@ -96,14 +96,30 @@ def _frame(lines: list[bytes], first_line: int) -> pl.DataFrame:
     return pl.concat(frames, how="diagonal_relaxed")
 
 
+def opening(path: Path, compression: str | None) -> tuple[int, bytes, dict[str, str | None] | str] | None:
+    """A JSON Lines file's first line that is not blank: its number, its bytes, and its record or why
+    it is none."""
+    with streams.open_log(path, compression) as stream:
+        for number, line in enumerate(streams.lines(stream), start=1):
+            if line.strip():
+                return number, line, parsed(line)
+    return None
+
+
+def is_a_document(path: Path, compression: str | None) -> bool:
+    """Whether the file is one JSON document (an array, or an object spread over lines, as a pretty
+    printer writes it) rather than JSON Lines: its first line is `[...`, or `{` alone."""
+    first = opening(path, compression)
+    if first is None or isinstance(first[2], dict):
+        return False
+    text = first[1].strip()
+    return text.startswith(b"[") or text == b"{"
+
+
 def first_record(path: Path, compression: str | None) -> dict:
     """A JSON Lines file's first record: the first line that is not blank, when it is an object."""
-    with streams.open_log(path, compression) as stream:
-        for line in streams.lines(stream):
-            if line.strip():
-                record = parsed(line)
-                return record if isinstance(record, dict) else {}
-    return {}
+    first = opening(path, compression)
+    return first[2] if first and isinstance(first[2], dict) else {}
 
 
 def names_bet(path: Path, compression: str | None) -> bool:

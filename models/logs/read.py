@@ -270,6 +270,11 @@ def kind_of(path: Path) -> str:
     if fmt != "jsonl":
         return "bets" if "bet" in columns_of(path) else "rounds"
     try:
+        if jsonl.is_a_document(path, compression):  # no line of it is a row: the file fails, not each line
+            raise UnreadableFile(
+                f"cannot read {printable(path.name)} as jsonl: it is one JSON document, not JSON Lines "
+                "(one object a line)"
+            )
         return "bets" if jsonl.names_bet(path, compression) else "rounds"
     except READ_ERRORS as error:
         raise unreadable(path, error) from None

@@ -251,3 +251,34 @@ def test_extra_bet_columns_named_like_what_settlement_joins_in_change_nothing(tm
     ingest(tmp_path / "clean.duckdb", [clean])
     settled = "SELECT seat, bet, amount, payout, house_net, commission, theo FROM core.bets ORDER BY ALL"
     assert _serving(tmp_path, settled) == _serving(tmp_path, settled, db="clean")
+
+
+@pytest.mark.parametrize("document", ["pretty", "array"])
+def test_a_json_document_named_json_fails_whole_and_the_file_beside_it_goes_in(tmp_path, document):
+    rounds = _rounds()
+    records = list(rounds.head(5).iter_rows(named=True))
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    text = json.dumps({"rounds": records}, indent=1) if document == "pretty" else json.dumps(records)
+    (landing / "a_document.json").write_text(text + "\n")
+    rounds.write_ndjson(landing / "b_good.jsonl")
+    results = ingest(tmp_path / "banco.duckdb", [landing])
+    assert [(r.status, r.rows_read) for r in results] == [("failed", 0), ("ok", rounds.height)]
+    assert (
+        results[0].error
+        == "cannot read a_document.json as jsonl: it is one JSON document, not JSON Lines (one object a line)"
+    )
+    assert _serving(tmp_path, "SELECT count(*) FROM quarantine.rounds") == [(0,)]
+
+
+def test_a_json_lines_file_whose_first_line_is_broken_quarantines_that_line_only(tmp_path):
+    rounds = _rounds().head(10)
+    lines = ["{not json at all", *(json.dumps(row) for row in rounds.iter_rows(named=True))]
+    (tmp_path / "rounds.jsonl").write_text("\n".join(lines) + "\n")
+    (result,) = ingest(tmp_path / "banco.duckdb", [tmp_path / "rounds.jsonl"])
+    assert (result.status, result.rows_read, result.accepted, dict(result.quarantined)) == (
+        "ok",
+        11,
+        10,
+        {"bad_type": 1},
+    )
