@@ -87,6 +87,13 @@ def test_banco_dashboard_serves_on_this_machine_only_until_stopped(tmp_path, cle
     assert f"http://localhost:{port}" in out[0] and "no sign-in: this machine only" in out[0]
 
 
+def test_a_bare_streamlit_run_in_the_projects_root_serves_on_this_machine_only(clean):
+    port = _free_port()  # the root's .streamlit/config.toml, not Streamlit's default of every interface
+    argv = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port)]
+    with serving(argv, clean, port, cwd=APP.parents[1]):
+        assert listening(port) == {"127.0.0.1"}
+
+
 def test_binding_beyond_this_machine_without_sign_in_refuses_in_one_line(tmp_path, clean):
     for address in ("0.0.0.0", "banco.example.com"):  # every address, and a name that may resolve anywhere
         result = subprocess.run(
