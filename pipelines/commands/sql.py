@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+
+import polars as pl
 
 from models.warehouse import reader
 from models.warehouse.store import printable
@@ -15,6 +19,8 @@ FORMATS = ("table", "csv", "json", "markdown")
 MAX_ROWS = 1000
 #: The columns of an EXPLAIN's result.
 EXPLAIN = ["explain_key", "explain_value"]
+#: CSV and JSON are written a batch of rows at a time, so no result is held whole outside DuckDB's cap.
+BATCH_ROWS = 100_000
 
 
 def _rows(text: str) -> int:
@@ -35,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
     fetch = {
         "table": lambda relation: terminal.fetch(relation, args.max_rows or None),
         "markdown": terminal.fetch,
-        "csv": lambda relation: printable(relation, nested_as_json=True).pl(),  # CSV has no nested values
-        "json": lambda relation: printable(relation, nested_as_json=False).pl(),
+        "csv": _write_csv,
+        "json": _write_json,
     }[args.format]
     result = reader.run(Path(args.db), args.query, fetch, where=WHERE)
     if args.format == "table" and result.names == EXPLAIN:
@@ -45,8 +51,42 @@ def run(args: argparse.Namespace) -> int:
         print(terminal.box(result, terminal.terminal_width()))
     elif args.format == "markdown":
         print(terminal.markdown(result))
-    elif args.format == "csv":
-        result.write_csv(sys.stdout)
-    else:
-        sys.stdout.write(result.write_json() + "\n")
     return 0
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Column names made unique as DuckDB's own frames make them: a name used again gets `_1`, `_2`."""
+    seen: Counter[str] = Counter()
+    unique = []
+    for name in names:
+        unique.append(f"{name}_{seen[name]}" if seen[name] else name)
+        seen[name] += 1
+    return unique
+
+
+def _batches(relation, nested_as_json: bool) -> Iterator[pl.DataFrame]:
+    names = _unique(relation.columns)
+    for batch in printable(relation, nested_as_json=nested_as_json).to_arrow_reader(BATCH_ROWS):
+        yield pl.from_arrow(batch.rename_columns(names))
+
+
+def _write_csv(relation) -> None:
+    """The rows as CSV on standard output, a batch at a time (CSV has no nested values: JSON text)."""
+    header = True
+    for frame in _batches(relation, nested_as_json=True):
+        frame.write_csv(sys.stdout, include_header=header)
+        header = False
+    if header:  # no rows: the header alone
+        pl.DataFrame(schema=_unique(relation.columns)).write_csv(sys.stdout)
+
+
+def _write_json(relation) -> None:
+    """The rows as one JSON array of objects on standard output, written a batch at a time."""
+    sys.stdout.write("[")
+    first = True
+    for frame in _batches(relation, nested_as_json=False):
+        rows = frame.write_json()[1:-1]
+        if rows:
+            sys.stdout.write(rows if first else "," + rows)
+            first = False
+    sys.stdout.write("]\n")

@@ -62,6 +62,19 @@ def test_intervals_blobs_and_names_used_twice_print_in_every_format(db):
     assert next(csv.DictReader(io.StringIO(results["csv"].stdout))) == {k: str(v) for k, v in row.items()}
 
 
+def test_csv_and_json_are_written_a_batch_at_a_time_and_whole(db):
+    """More rows than a batch (sql.BATCH_ROWS): one header, every row once, one JSON array; and an
+    empty result is the header alone, or an empty array."""
+    query = "SELECT range AS n, range % 7 AS r FROM range(250005)"
+    lines = sql(db, query, "--format", "csv").stdout.splitlines()
+    assert lines[0] == "n,r" and len(lines) == 250_006 and lines[1:] == [f"{n},{n % 7}" for n in range(250_005)]
+    rows = json.loads(sql(db, query, "--format", "json").stdout)
+    assert rows == [{"n": n, "r": n % 7} for n in range(250_005)]
+    empty = "SELECT 1 AS n, 2 AS n WHERE false"
+    assert sql(db, empty, "--format", "csv").stdout == "n,n_1\n"
+    assert sql(db, empty, "--format", "json").stdout == "[]\n"
+
+
 @pytest.mark.parametrize(
     ("query", "message"),
     [
