@@ -139,8 +139,6 @@ REFUSED = {
     _type.LOAD: EXTENSIONS, _type.EXTENSION: EXTENSIONS,  # INSTALL is a LOAD
     _type.SET: SETTINGS, _type.VARIABLE_SET: SETTINGS, _type.PRAGMA: SETTINGS,  # SET, RESET, USE, PRAGMA
 }  # fmt: skip
-#: Statements that would change a database or write a file.
-WRITING = {kind for kind, message in REFUSED.items() if message in (WRITE, FILES)}
 #: What EXPLAIN [ANALYZE] [(options)] explains: the statement after them.
 EXPLAINED = re.compile(r"\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?(?P<statement>.*)", re.IGNORECASE | re.DOTALL)
 
@@ -169,11 +167,6 @@ def _refusal(statement, where: str, explained: bool) -> str | None:
     if statement.type == _type.PRAGMA and statement.query.lstrip().upper().startswith("IMPORT"):
         return FILES.format(where=where)  # IMPORT DATABASE is a PRAGMA
     return REFUSED.get(statement.type, QUERIES_ONLY).format(where=where)
-
-
-def writes(sql: str) -> bool:
-    """Whether the SQL holds a statement that writes (raises duckdb.Error when it does not parse)."""
-    return any(statement.type in WRITING for statement in duckdb.extract_statements(sql))
 
 
 #: DuckDB types Polars can neither take in nor write out: they are shown as DuckDB's text for them.

@@ -12,7 +12,7 @@ from models.simulate.config import Simulation
 from models.simulate.engine import simulate
 from models.warehouse import lake, schema
 from models.warehouse.ingest import SPLIT_ROWS, ingest
-from models.warehouse.store import read, write, writes
+from models.warehouse.store import WRITE, read, refusal, write
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
 
@@ -73,8 +73,9 @@ def test_a_warehouse_moved_with_its_lake_is_read_where_it_is_after_a_writer_open
 
 
 def test_statements_that_write_are_told_apart():
-    assert all(writes(sql) for sql in ("DELETE FROM core.rounds", "INSERT INTO t VALUES (1)", "CREATE TABLE t (a INT)"))
-    assert not any(writes(sql) for sql in ("SELECT 1", "WITH a AS (SELECT 1) SELECT * FROM a", "FROM range(3)"))
+    written = ("DELETE FROM core.rounds", "INSERT INTO t VALUES (1)", "CREATE TABLE t (a INT)")
+    assert all(refusal(sql, "x") == WRITE.format(where="x") for sql in written)
+    assert not any(refusal(sql, "x") for sql in ("SELECT 1", "WITH a AS (SELECT 1) SELECT * FROM a", "FROM range(3)"))
 
 
 def test_small_files_are_merged_and_their_parts_removed_a_day_later(tmp_path, monkeypatch):

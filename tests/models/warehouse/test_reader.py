@@ -11,9 +11,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from models.warehouse import lake, reader
+from models.warehouse import lake, reader, store
 from models.warehouse.ingest import ingest
-from models.warehouse.store import WarehouseError, read, refusal, writes
+from models.warehouse.store import WarehouseError, read, refusal
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
 CROSS_JOIN = "SELECT count(*) FROM range(100000) a, range(100000) b, range(1000) c"
@@ -250,9 +250,17 @@ def test_queries_pass_the_check(sql):
     assert refusal(sql, "here") is None
 
 
-def test_writes_names_the_statements_that_write():
-    assert all(writes(sql) for sql in ("DELETE FROM t", "COPY t TO 'x.csv'", "EXPORT DATABASE 'x'"))
-    assert not any(writes(sql) for sql in ("SELECT 1", "SET threads = 1", "ATTACH 'x.duckdb'"))
+def test_statements_that_write_are_refused_as_writes_or_file_access():
+    assert [refusal(sql, "x") for sql in ("DELETE FROM t", "COPY t TO 'x.csv'", "EXPORT DATABASE 'x'")] == [
+        store.WRITE.format(where="x"),
+        store.FILES.format(where="x"),
+        store.FILES.format(where="x"),
+    ]
+    assert refusal("SELECT 1", "x") is None
+    assert [refusal(sql, "x") for sql in ("SET threads = 1", "ATTACH 'x.duckdb'")] == [
+        store.SETTINGS.format(where="x"),
+        store.DATABASES.format(where="x"),
+    ]
 
 
 def test_a_warehouse_named_through_a_symlink_reads_its_lake(db, tmp_path):
