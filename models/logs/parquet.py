@@ -1,4 +1,5 @@
-"""Reading a Parquet round log in bounded batches, each row numbered from 1 in `_line`.
+"""Reading a Parquet round log in bounded batches, each row numbered from 1 in `_line` (the file's own
+columns named with the reserved prefix `_` dropped).
 
 Columns of any type come out as the checks read them: numbers, times and text as they are, lists and
 structs as their JSON text, bytes as UTF-8 text, durations as ISO 8601 text (`P1D`), dates as dates.
@@ -15,6 +16,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from models.logs.columns import without_reserved
 
 #: Per row, the columns whose bytes are not UTF-8 text (a list; null where there are none). Only a
 #: batch with such bytes has the column.
@@ -114,7 +117,6 @@ def batches(path: Path, batch_rows: int) -> Iterator[pl.DataFrame]:
     dates = [field.name for field in pq.read_schema(path) if pa.types.is_date(field.type)]
     line = 1
     for frame in pl.scan_parquet(path).collect_batches(chunk_size=batch_rows, maintain_order=True):
-        if NOT_UTF8 in frame.columns:  # a file's own column of that name is not ours
-            frame = frame.drop(NOT_UTF8)
+        frame = without_reserved(frame)  # the file's own `_line`, `_not_utf8`, ... are not ours
         yield _readable(frame, dates).with_columns(_line=pl.int_range(line, line + frame.height, dtype=pl.Int64))
         line += frame.height

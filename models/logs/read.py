@@ -209,13 +209,8 @@ def _csv_rows(rows: list[list], header: list[str], columns: dict, first_line: in
 
 
 def _parquet_batches(path: Path) -> Iterator[pl.DataFrame]:
-    """The Parquet reader's batches, less the file's own reserved columns (but those it writes anew
-    itself: `_line`, and its mark of bytes that are not UTF-8)."""
     streams.check_regular(path)
-    own = {"_line", parquet.NOT_UTF8}
-    reserved = [name for name in pq.read_schema(path).names if name.startswith(RESERVED) and name not in own]
-    for frame in parquet.batches(path, BATCH_ROWS):
-        yield frame.drop(reserved, strict=False) if reserved else frame
+    yield from parquet.batches(path, BATCH_ROWS)
 
 
 def read_batches(path: Path) -> Iterator[pl.DataFrame]:
