@@ -71,7 +71,7 @@ def looks_like_round_log(path: Path) -> bool:
     return any(suffix.lower() in SUFFIXES for suffix in path.suffixes)
 
 
-def _reason(error: BaseException) -> str:
+def reason(error: BaseException) -> str:
     """An error in a line of words: an OS error's own words without its number and path."""
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
@@ -86,7 +86,7 @@ def unreadable(path: Path, error: BaseException) -> UnreadableFile:
         read_as = f" as {fmt}{f' ({compression})' if compression else ''}"
     except UnreadableFile:
         read_as = ""
-    return UnreadableFile(f"cannot read {printable(path.name)}{read_as}: {_reason(error)}")
+    return UnreadableFile(f"cannot read {printable(path.name)}{read_as}: {reason(error)}")
 
 
 @contextlib.contextmanager

@@ -28,7 +28,7 @@ from models.contract import BET_INPUT_COLUMNS, MONEY, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs import streams
 from models.logs.checks import check_bets, check_rounds
-from models.logs.columns import UNPARSED
+from models.logs.columns import RESERVED, UNPARSED
 from models.logs.read import (
     UnreadableFile,
     describe,
@@ -36,6 +36,7 @@ from models.logs.read import (
     looks_like_round_log,
     printable,
     read_batches,
+    reason,
     unreadable,
 )
 from models.warehouse import lake, schema, settlement, shoes
@@ -59,7 +60,8 @@ ROUND_CONTENT = [
     "logged_outcome",
 ]
 BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
-BET_COLUMNS = frozenset(BET_INPUT_COLUMNS)
+#: A checked bet's own columns (its `_` working columns besides).
+BET_COLUMNS = frozenset({*BET_INPUT_COLUMNS, "reason", "detail"})
 THEO = pl.Decimal(18, 6)  # core.bets.theo
 CHECKS = {"rounds": check_rounds, "bets": check_bets}
 #: What a file's ingest may raise and still leave the run going: one failed row in the log, and on
@@ -193,8 +195,7 @@ def _failure(path: Path, error: BaseException) -> str:
         return str(error)  # one line already
     if isinstance(error, OSError):  # met outside the reader: hashing a file gone, or not permitted
         return str(unreadable(path, error))
-    text = str(error).strip()
-    return f"cannot ingest {printable(path.name)}: {text.splitlines()[0] if text else type(error).__name__}"
+    return f"cannot ingest {printable(path.name)}: {reason(error)}"
 
 
 def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame, source: str) -> pl.DataFrame:
@@ -345,9 +346,7 @@ def _ingest_bets(
     result = FileResult(Path(source), kind="bets", rows_read=batch.height)
     # The bet's own columns only: an extra input column named like one joined in below (`game`,
     # `net_unit`, ...) must not stand in for it. Extra columns stay in a quarantined row's `raw`.
-    checked = checked.select(
-        name for name in checked.columns if name in BET_COLUMNS or name.startswith("_") or name in ("reason", "detail")
-    )
+    checked = checked.select(name for name in checked.columns if name in BET_COLUMNS or name.startswith(RESERVED))
     bad, good = _split(checked)
     good = with_shoe_key(good)
     new, result.duplicates, conflicts = split_duplicates(con, good, stored, BET_KEY, BET_CONTENT)
