@@ -4,28 +4,19 @@ which needs sign-in beyond this machine, serving, and bad arguments."""
 import contextlib
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from models.access import Role, users
 from pipelines.commands.dashboard import APP, check_signin, streamlit_command
+from tests.dashboards.servers import free_port, running
 from tests.models.access.test_signin_settings import AUTH, ROLES
 from tests.sockets import listening
 
 BANCO = shutil.which("banco") or str(Path(sys.executable).with_name("banco"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -45,27 +36,12 @@ def users_file(tmp_path) -> Path:
 
 
 @contextlib.contextmanager
-def serving(argv: list[str], env: dict[str, str], port: int, cwd: Path):
-    """`argv` started and answering on 127.0.0.1:`port`; its output once it is stopped."""
-    process = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=cwd, start_new_session=True
-    )
+def serving(argv: list[str], env: dict[str, str], port: int, cwd: Path, log: Path):
+    """`argv` started and answering on 127.0.0.1:`port`; its output (kept in `log`) once it is stopped."""
     out: list[str] = []
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as answer:
-                    assert answer.read() == b"ok"
-                    break
-            except OSError:
-                assert process.poll() is None, f"the dashboard exited: {process.stdout.read()}"
-                assert time.monotonic() < deadline, "the dashboard did not come up"
-                time.sleep(0.3)
+    with running(argv, env, port, log, cwd=cwd):
         yield out
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        out.append(process.communicate(timeout=20)[0])
+    out.append(log.read_text())
 
 
 def test_streamlit_command_serves_the_app_on_loopback_on_the_port_for_the_warehouse(tmp_path):
@@ -80,17 +56,17 @@ def test_streamlit_command_serves_the_app_on_loopback_on_the_port_for_the_wareho
 
 
 def test_banco_dashboard_serves_on_this_machine_only_until_stopped(tmp_path, clean):
-    port = _free_port()
+    port = free_port()
     argv = [BANCO, "dashboard", "--db", str(tmp_path / "none.duckdb"), "--port", str(port)]
-    with serving(argv, clean, port, tmp_path) as out:
+    with serving(argv, clean, port, tmp_path, tmp_path / "dashboard.log") as out:
         assert listening(port) == {"127.0.0.1"}
     assert f"http://localhost:{port}" in out[0] and "no sign-in: this machine only" in out[0]
 
 
-def test_a_bare_streamlit_run_in_the_projects_root_serves_on_this_machine_only(clean):
-    port = _free_port()  # the root's .streamlit/config.toml, not Streamlit's default of every interface
+def test_a_bare_streamlit_run_in_the_projects_root_serves_on_this_machine_only(tmp_path, clean):
+    port = free_port()  # the root's .streamlit/config.toml, not Streamlit's default of every interface
     argv = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port)]
-    with serving(argv, clean, port, cwd=APP.parents[1]):
+    with serving(argv, clean, port, APP.parents[1], tmp_path / "dashboard.log"):
         assert listening(port) == {"127.0.0.1"}
 
 
@@ -118,9 +94,9 @@ def test_banco_up_refuses_the_same_before_materializing_anything(tmp_path, clean
 
 
 def test_with_a_users_file_it_serves_beyond_this_machine(tmp_path, clean, users_file):
-    port = _free_port()
+    port = free_port()
     argv = [BANCO, "dashboard", "--db", str(tmp_path / "none.duckdb"), "--port", str(port), "--address", "0.0.0.0"]
-    with serving(argv, clean | {users.SETTING: str(users_file)}, port, tmp_path) as out:
+    with serving(argv, clean | {users.SETTING: str(users_file)}, port, tmp_path, tmp_path / "dashboard.log") as out:
         assert listening(port) == {"0.0.0.0"}
     assert "sign-in required" in out[0]
 
