@@ -30,7 +30,7 @@ def secrets_files() -> list[Path]:
     """Where the dashboard's Streamlit will read secrets.toml, in its order (later files win): its own
     `secrets.files` setting (the user's ~/.streamlit and the working folder's .streamlit, unless a
     config.toml says otherwise)."""
-    from streamlit import config  # a quarter of a second to import: only the commands that serve need it
+    from streamlit import config  # slow to import: only the commands that serve need it
 
     return [Path(path) for path in config.get_option("secrets.files")]
 
