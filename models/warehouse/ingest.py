@@ -24,7 +24,7 @@ from pathlib import Path
 import polars as pl
 
 from models import collector
-from models.contract import BET_INPUT_COLUMNS, MONEY, NATURAL_KEY
+from models.contract import BET_INPUT_COLUMNS, NATURAL_KEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs import streams
 from models.logs.checks import check_bets, check_rounds
@@ -62,7 +62,6 @@ ROUND_CONTENT = [
 BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
 #: A checked bet's own columns (its `_` working columns besides).
 BET_COLUMNS = frozenset({*BET_INPUT_COLUMNS, "reason", "detail"})
-THEO = pl.Decimal(18, 6)  # core.bets.theo
 CHECKS = {"rounds": check_rounds, "bets": check_bets}
 #: What a file's ingest may raise and still leave the run going: one failed row in the log, and on
 #: to the next file (a Polars panic is no Exception).
@@ -365,68 +364,8 @@ def _ingest_bets(
         detail=pl.format("no accepted round {} / {} / {}", pl.col("table_id"), pl.col("shoe_id"), pl.col("round_no")),
     )
     placed = joined.filter(pl.col("game").is_not_null())
-    second = pl.col("side") == 2
-    player = pl.when(second).then(pl.col("player2_total")).otherwise(pl.col("player_total"))
-    drew = pl.when(second).then(pl.col("player2_drew")).otherwise(pl.col("player_drew")).fill_null(False)
-    cell = ((player.cast(pl.Int16) * 10 + pl.col("banker_total")) * 2 + drew.cast(pl.Int16)) * 2
-    placed = placed.with_columns(
-        cell=(cell + pl.col("banker_drew").cast(pl.Int16)).cast(pl.Int16),
-        pair=pl.when(pl.col("bet") == "player_pair").then(pl.col("player_pair"))
-        .when(pl.col("bet") == "banker_pair").then(pl.col("banker_pair")).otherwise(False),
-        _outcome=pl.when(second).then(pl.col("outcome2")).otherwise(pl.col("outcome")),
-    )  # fmt: skip
-    by_cell = settlement.by_cell(table)
-    by_outcome = settlement.by_outcome(table).rename(
-        {"outcome": "_outcome", "net_unit": "_net_o", "commission_unit": "_com_o"}
-    )
-    placed = (
-        placed.join(by_cell, on=["game", "bet", "cell", "pair"], how="left")
-        .join(by_outcome, on=["game", "bet", "_outcome"], how="left")
-        .join(settlement.house_expectation(table), on=["game", "decks", "bet"], how="left")
-        .with_columns(
-            net_unit=pl.when(pl.col("has_cards")).then(pl.col("net_unit")).otherwise(pl.col("_net_o")),
-            commission_unit=pl.when(pl.col("has_cards")).then(pl.col("commission_unit")).otherwise(pl.col("_com_o")),
-        )
-        .with_columns(  # null where the figure would not fit its decimals: see `too_large`
-            _expected=(pl.col("net_unit") * pl.col("amount")).cast(MONEY, strict=False),
-            commission=(pl.col("commission_unit") * pl.col("amount")).cast(MONEY, strict=False),
-            # through a wide decimal: a float too large for THEO raises even without `strict`
-            theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(pl.Decimal(38, 6)).cast(THEO, strict=False),
-        )
-    )
-    stray_side = pl.col("side").is_not_null() & (pl.col("game") != "baccarat_banque")
-    # an amount whose figures do not fit their decimals (a strict cast would fail the whole file)
-    lost = [("_expected", "net_unit"), ("commission", "commission_unit"), ("theo", "edge")]
-    too_large = ~stray_side & pl.any_horizontal(pl.col(f).is_null() & pl.col(unit).is_not_null() for f, unit in lost)
-    mismatch = pl.concat(
-        [
-            placed.filter(stray_side).with_columns(
-                reason=pl.lit("bad_type"),
-                detail=pl.format("side {} names a second hand, which only baccarat_banque deals", pl.col("side")),
-            ),
-            placed.filter(too_large).with_columns(
-                reason=pl.lit("bad_amount"),
-                detail=pl.format("amount {} is too large: what it pays or earns overflows its decimals", "amount"),
-            ),
-            placed.filter(
-                ~stray_side
-                & ~too_large
-                & pl.col("payout").is_not_null()
-                & pl.col("_expected").is_not_null()
-                & (pl.col("payout") != pl.col("_expected"))
-            ).with_columns(
-                reason=pl.lit("payout_mismatch"),
-                detail=pl.format("payout {} but the pay table gives {}", pl.col("payout"), pl.col("_expected")),
-            ),
-        ]
-    )
-    accepted = placed.join(mismatch.select("_line"), on="_line", how="anti")
-    player_banked = pl.col("game").is_in([game.value for game in settlement.PLAYER_BANKED])
-    accepted = accepted.with_columns(
-        house_net=pl.when(player_banked).then(pl.col("commission"))
-        .otherwise(-pl.coalesce(pl.col("_expected"), pl.col("payout"))).cast(MONEY),
-        source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now),
-    )  # fmt: skip
+    accepted, mismatch = settlement.settle(placed, table)
+    accepted = accepted.with_columns(source_file=pl.lit(source), line_no=pl.col("_line"), ingested_at=pl.lit(now))
     quarantined = pl.concat([bad, conflicts, orphans, mismatch], how="diagonal_relaxed")
     return _stage(stage, stored, result, accepted, _with_raw(quarantined, batch, source), source, now, last)
 

@@ -18,6 +18,7 @@ from models.game.shoe import MAX_DECKS, Composition
 from models.odds.exact import exact_odds
 
 #: Games where a player holds the bank: the house takes only its commission (the cagnotte).
+THEO = pl.Decimal(18, 6)  # core.bets.theo
 PLAYER_BANKED = (Game.CHEMIN_DE_FER, Game.BACCARAT_BANQUE, Game.BANCO)
 OUTCOME_OF_CELL = np.array(
     ["B" if bt > pt else "P" if pt > bt else "T" for pt, bt, _, _ in np.ndindex(*CELL_SHAPE)], dtype=object
@@ -94,3 +95,69 @@ def house_expectation(table: PayTable) -> pl.DataFrame:
                 rows.append((game.value, decks, bet, value, variance))
     schema = {"game": pl.String, "decks": pl.Int64, "bet": pl.String, "edge": pl.Float64, "house_variance": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def settle(placed: pl.DataFrame, table: PayTable) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(settled, mismatched) for bets joined with their rounds' columns: each bet's `house_net`,
+    `commission` and `theo` from the pay table, and the bets quarantined with their reason (a
+    payout the pay table does not give, a side on a one-hand game, an amount too large)."""
+    second = pl.col("side") == 2
+    player = pl.when(second).then(pl.col("player2_total")).otherwise(pl.col("player_total"))
+    drew = pl.when(second).then(pl.col("player2_drew")).otherwise(pl.col("player_drew")).fill_null(False)
+    cell = ((player.cast(pl.Int16) * 10 + pl.col("banker_total")) * 2 + drew.cast(pl.Int16)) * 2
+    placed = placed.with_columns(
+        cell=(cell + pl.col("banker_drew").cast(pl.Int16)).cast(pl.Int16),
+        pair=pl.when(pl.col("bet") == "player_pair").then(pl.col("player_pair"))
+        .when(pl.col("bet") == "banker_pair").then(pl.col("banker_pair")).otherwise(False),
+        _outcome=pl.when(second).then(pl.col("outcome2")).otherwise(pl.col("outcome")),
+    )  # fmt: skip
+    cells = by_cell(table)
+    outcomes = by_outcome(table).rename({"outcome": "_outcome", "net_unit": "_net_o", "commission_unit": "_com_o"})
+    placed = (
+        placed.join(cells, on=["game", "bet", "cell", "pair"], how="left")
+        .join(outcomes, on=["game", "bet", "_outcome"], how="left")
+        .join(house_expectation(table), on=["game", "decks", "bet"], how="left")
+        .with_columns(
+            net_unit=pl.when(pl.col("has_cards")).then(pl.col("net_unit")).otherwise(pl.col("_net_o")),
+            commission_unit=pl.when(pl.col("has_cards")).then(pl.col("commission_unit")).otherwise(pl.col("_com_o")),
+        )
+        .with_columns(  # null where the figure would not fit its decimals: see `too_large`
+            _expected=(pl.col("net_unit") * pl.col("amount")).cast(MONEY, strict=False),
+            commission=(pl.col("commission_unit") * pl.col("amount")).cast(MONEY, strict=False),
+            # through a wide decimal: a float too large for THEO raises even without `strict`
+            theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(pl.Decimal(38, 6)).cast(THEO, strict=False),
+        )
+    )
+    stray_side = pl.col("side").is_not_null() & (pl.col("game") != "baccarat_banque")
+    # an amount whose figures do not fit their decimals (a strict cast would fail the whole file)
+    lost = [("_expected", "net_unit"), ("commission", "commission_unit"), ("theo", "edge")]
+    too_large = ~stray_side & pl.any_horizontal(pl.col(f).is_null() & pl.col(unit).is_not_null() for f, unit in lost)
+    mismatch = pl.concat(
+        [
+            placed.filter(stray_side).with_columns(
+                reason=pl.lit("bad_type"),
+                detail=pl.format("side {} names a second hand, which only baccarat_banque deals", pl.col("side")),
+            ),
+            placed.filter(too_large).with_columns(
+                reason=pl.lit("bad_amount"),
+                detail=pl.format("amount {} is too large: what it pays or earns overflows its decimals", "amount"),
+            ),
+            placed.filter(
+                ~stray_side
+                & ~too_large
+                & pl.col("payout").is_not_null()
+                & pl.col("_expected").is_not_null()
+                & (pl.col("payout") != pl.col("_expected"))
+            ).with_columns(
+                reason=pl.lit("payout_mismatch"),
+                detail=pl.format("payout {} but the pay table gives {}", pl.col("payout"), pl.col("_expected")),
+            ),
+        ]
+    )
+    accepted = placed.join(mismatch.select("_line"), on="_line", how="anti")
+    player_banked = pl.col("game").is_in([game.value for game in PLAYER_BANKED])
+    accepted = accepted.with_columns(
+        house_net=pl.when(player_banked).then(pl.col("commission"))
+        .otherwise(-pl.coalesce(pl.col("_expected"), pl.col("payout"))).cast(MONEY),
+    )  # fmt: skip
+    return accepted, mismatch
