@@ -28,7 +28,7 @@ from models.metrics.money import (
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import SHOE, bank_tenures, chemin_bank, decision_runs, tenure_fit
 from models.metrics.ties import tie_frequency, ties_by_total
-from models.warehouse import lake, schema, settlement
+from models.warehouse import schema, settlement, views
 from models.warehouse.store import WarehouseError, write
 
 ROUND_COLUMNS = (
@@ -107,9 +107,9 @@ def _load(
     and every coup of the shoes those coups belong to."""
     shoes = con.sql(f"SELECT * FROM {schema.CORE_SHOES}").pl()
     if days is None:
-        # every row: Polars reads the lake's files itself, several times faster than DuckDB hands them over
-        rounds = lake.scan(con, db, schema.CORE_ROUNDS).select(ROUND_COLUMNS).collect()
-        return rounds, lake.scan(con, db, schema.CORE_BETS).select(BET_COLUMNS).collect(), shoes
+        # every row: Polars reads the tables' files itself, several times faster than DuckDB hands them over
+        rounds = views.scan(con, schema.CORE_ROUNDS).select(ROUND_COLUMNS).collect()
+        return rounds, views.scan(con, schema.CORE_BETS).select(BET_COLUMNS).collect(), shoes
     spans = " OR ".join(
         f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
         for start, end in (config.day.bounds(day, day) for day in days)

@@ -7,7 +7,7 @@ import polars as pl
 from numba import njit, types
 from numba.typed import Dict
 
-from models.warehouse.lake import frame_schema
+from models.warehouse.columns import frame_schema
 from models.warehouse.staging import StoredShoes
 
 FNV_PRIME = 0x100000001B3

@@ -3,8 +3,8 @@ on a connection locked down before its first query, each query under a time limi
 
 The connection is an in-memory DuckDB with the snapshot attached read-only: its settings are its
 own (a file opened twice in one process would share one instance and one configuration with the
-project's other readers). Before the query it is given the limits, its only file access (the lake's
-Parquet files, which the views over `core.rounds` and `core.bets` read) and then a locked
+project's other readers). Before the query it is given the limits, its only file access (the
+warehouse's folder of Iceberg tables, whose Parquet files the views read) and then a locked
 configuration, so no statement can widen them; statements other than a query are refused up front
 (store.REFUSED).
 """
@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from models.warehouse import lake
+from models.warehouse.iceberg import Settings
 from models.warehouse.store import EXTENSIONS, FILES, SETTINGS, WRITE, WarehouseError, published, refusal
 
 Result = TypeVar("Result")
@@ -85,13 +85,20 @@ def connect(db: Path, limits: Limits) -> duckdb.DuckDBPyConnection:
         con.execute(f"ATTACH '{_quoted(snapshot)}' AS banco (READ_ONLY)")
         con.execute("USE banco")
         # allowed_directories can only be set once the database runs, and only before external access is off
-        con.execute("SET allowed_directories = ?", [[f"{lake.folder(db)}/"]])
+        con.execute("SET allowed_directories = ?", [[readable(db)]])
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     except duckdb.Error as error:
         con.close()
         raise WarehouseError(f"cannot open {snapshot}: {_line(error)}") from None
     return con
+
+
+def readable(db: Path) -> str:
+    """The one folder a reader may read files in: the warehouse's tables (their views' data files)."""
+    settings = Settings.of(db)
+    folder = settings.local_folder
+    return f"{folder.resolve()}/" if folder is not None else f"{settings.warehouse_uri}/"
 
 
 def _quoted(path: Path) -> str:

@@ -10,11 +10,9 @@ CORE_SHOES = "core.shoes"
 QUARANTINE_ROUNDS = "quarantine.rounds"
 QUARANTINE_BETS = "quarantine.bets"
 INGEST_LOG = "meta.ingest_log"
-LAKE_FILES = "meta.lake_files"
 
 #: quarantine.rounds and quarantine.bets share their columns.
-QUARANTINE_DDL = """
-CREATE TABLE IF NOT EXISTS {table} (
+QUARANTINE_COLUMNS = """
     raw VARCHAR NOT NULL,
     reason VARCHAR NOT NULL,
     detail VARCHAR,
@@ -24,10 +22,7 @@ CREATE TABLE IF NOT EXISTS {table} (
     source_file VARCHAR NOT NULL,
     line_no BIGINT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL
-);
 """
-
-#: The columns of core.rounds and core.bets, which are stored as Parquet files (see lake.py).
 CORE_ROUNDS_COLUMNS = """
     table_id VARCHAR NOT NULL,
     shoe_id VARCHAR NOT NULL,
@@ -75,12 +70,7 @@ CORE_BETS_COLUMNS = """
     line_no BIGINT NOT NULL,
     ingested_at TIMESTAMPTZ NOT NULL
 """
-#: The tables kept as Parquet files that a view of the same name reads, with their columns.
-LAKE_TABLES = {CORE_ROUNDS: CORE_ROUNDS_COLUMNS, CORE_BETS: CORE_BETS_COLUMNS}
-
-#: The tables kept in the warehouse file itself.
-DDL = f"""
-CREATE TABLE IF NOT EXISTS {CORE_SHOES} (
+CORE_SHOES_COLUMNS = """
     table_id VARCHAR NOT NULL,
     shoe_id VARCHAR NOT NULL,
     game VARCHAR NOT NULL,
@@ -92,10 +82,8 @@ CREATE TABLE IF NOT EXISTS {CORE_SHOES} (
     reconciled_by VARCHAR NOT NULL,
     overdrawn_rows INTEGER NOT NULL,
     reconciliation VARCHAR NOT NULL
-);
-{QUARANTINE_DDL.format(table=QUARANTINE_ROUNDS)}
-{QUARANTINE_DDL.format(table=QUARANTINE_BETS)}
-CREATE TABLE IF NOT EXISTS {INGEST_LOG} (
+"""
+INGEST_LOG_COLUMNS = """
     path VARCHAR NOT NULL,
     sha256 VARCHAR NOT NULL,
     kind VARCHAR,
@@ -107,15 +95,19 @@ CREATE TABLE IF NOT EXISTS {INGEST_LOG} (
     error VARCHAR,
     started_at TIMESTAMPTZ NOT NULL,
     finished_at TIMESTAMPTZ NOT NULL
-);
-CREATE TABLE IF NOT EXISTS {LAKE_FILES} (
-    table_name VARCHAR NOT NULL,
-    path VARCHAR NOT NULL,  -- within the lake folder
-    rows BIGINT NOT NULL,
-    added_at TIMESTAMPTZ NOT NULL,
-    retired_at TIMESTAMPTZ  -- merged into a larger file; removed a day later
-);
 """
+#: The Iceberg tables (iceberg.py), with their columns; the warehouse's DuckDB file reads each
+#: through a view of the same name. The log comes last: its commit is the warehouse's.
+TABLES = {
+    CORE_ROUNDS: CORE_ROUNDS_COLUMNS,
+    CORE_BETS: CORE_BETS_COLUMNS,
+    CORE_SHOES: CORE_SHOES_COLUMNS,
+    QUARANTINE_ROUNDS: QUARANTINE_COLUMNS,
+    QUARANTINE_BETS: QUARANTINE_COLUMNS,
+    INGEST_LOG: INGEST_LOG_COLUMNS,
+}
+#: The DuckDB file's own table: the Iceberg snapshot each view reads (the warehouse's commit).
+SNAPSHOTS = "meta.snapshots"
 
 MARTS_BANKER_STREAKS = "marts.banker_streaks"
 MARTS_DECISION_RUNS = "marts.decision_runs"

@@ -12,17 +12,13 @@ import numpy as np
 import polars as pl
 
 from models.contract import MONEY
+from models.game.cells import CELL_OUTCOMES, CELLS, cell_expr
 from models.game.games import Game
-from models.game.paytable import BETS, CELL_SHAPE, PayTable, settlement_grid
+from models.game.paytable import BETS, PayTable, settlement_grid
 from models.game.shoe import MAX_DECKS, Composition
 from models.odds.exact import exact_odds
 
-#: Games where a player holds the bank: the house takes only its commission (the cagnotte).
 THEO = pl.Decimal(18, 6)  # core.bets.theo
-PLAYER_BANKED = (Game.CHEMIN_DE_FER, Game.BACCARAT_BANQUE, Game.BANCO)
-OUTCOME_OF_CELL = np.array(
-    ["B" if bt > pt else "P" if pt > bt else "T" for pt, bt, _, _ in np.ndindex(*CELL_SHAPE)], dtype=object
-)
 
 
 @lru_cache(maxsize=8)
@@ -31,8 +27,7 @@ def by_cell(table: PayTable) -> pl.DataFrame:
     frames = []
     for game in Game:
         net, commission = settlement_grid(game, table)
-        cells = np.prod(CELL_SHAPE)
-        index = np.indices((len(BETS), cells, 2)).reshape(3, -1)
+        index = np.indices(net.shape).reshape(3, -1)
         frames.append(
             pl.DataFrame(
                 {
@@ -40,8 +35,8 @@ def by_cell(table: PayTable) -> pl.DataFrame:
                     "bet": np.array(BETS)[index[0]],
                     "cell": index[1].astype(np.int16),
                     "pair": index[2].astype(bool),
-                    "net_unit": [str(v) for v in net.reshape(len(BETS), cells, 2).ravel()],
-                    "commission_unit": [str(v) for v in commission.reshape(len(BETS), cells, 2).ravel()],
+                    "net_unit": [str(v) for v in net.ravel()],
+                    "commission_unit": [str(v) for v in commission.ravel()],
                 }
             )
         )
@@ -56,9 +51,9 @@ def by_outcome(table: PayTable) -> pl.DataFrame:
         net, commission = settlement_grid(game, table)
         for b, bet in enumerate(BETS):
             for outcome in "BPT":
-                cells = outcome == OUTCOME_OF_CELL
-                nets = set(net[b].reshape(-1, 2)[cells].ravel())
-                commissions = set(commission[b].reshape(-1, 2)[cells].ravel())
+                cells = outcome == CELL_OUTCOMES
+                nets = set(net[b, cells].ravel())
+                commissions = set(commission[b, cells].ravel())
                 if len(nets) == 1 and len(commissions) == 1:
                     rows.append((game.value, bet, outcome, str(nets.pop()), str(commissions.pop())))
     schema = {
@@ -84,10 +79,10 @@ def house_expectation(table: PayTable) -> pl.DataFrame:
         for decks in range(1, MAX_DECKS + 1):
             odds = exact_odds(Composition.full(decks), game)
             bets = odds.bets(table)
-            cells = odds.cells.ravel()
+            cells = odds.cells.reshape(CELLS)  # C order: by `cell_index`
             for b, bet in enumerate(BETS):
-                if game in PLAYER_BANKED:
-                    levy = commission[b, ..., 0].reshape(-1).astype(float)
+                if game.player_banked:
+                    levy = commission[b, :, 0].astype(float)
                     mean = float(cells @ levy)
                     value, variance = mean, float(cells @ levy**2) - mean**2
                 else:
@@ -104,9 +99,8 @@ def settle(placed: pl.DataFrame, table: PayTable) -> tuple[pl.DataFrame, pl.Data
     second = pl.col("side") == 2
     player = pl.when(second).then(pl.col("player2_total")).otherwise(pl.col("player_total"))
     drew = pl.when(second).then(pl.col("player2_drew")).otherwise(pl.col("player_drew")).fill_null(False)
-    cell = ((player.cast(pl.Int16) * 10 + pl.col("banker_total")) * 2 + drew.cast(pl.Int16)) * 2
     placed = placed.with_columns(
-        cell=(cell + pl.col("banker_drew").cast(pl.Int16)).cast(pl.Int16),
+        cell=cell_expr(player, pl.col("banker_total"), drew, pl.col("banker_drew")),
         pair=pl.when(pl.col("bet") == "player_pair").then(pl.col("player_pair"))
         .when(pl.col("bet") == "banker_pair").then(pl.col("banker_pair")).otherwise(False),
         _outcome=pl.when(second).then(pl.col("outcome2")).otherwise(pl.col("outcome")),
@@ -128,7 +122,8 @@ def settle(placed: pl.DataFrame, table: PayTable) -> tuple[pl.DataFrame, pl.Data
             theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(pl.Decimal(38, 6)).cast(THEO, strict=False),
         )
     )
-    stray_side = pl.col("side").is_not_null() & (pl.col("game") != "baccarat_banque")
+    two_hands = [game.value for game in Game if game.second_player_hand]
+    stray_side = pl.col("side").is_not_null() & ~pl.col("game").is_in(two_hands)
     # an amount whose figures do not fit their decimals (a strict cast would fail the whole file)
     lost = [("_expected", "net_unit"), ("commission", "commission_unit"), ("theo", "edge")]
     too_large = ~stray_side & pl.any_horizontal(pl.col(f).is_null() & pl.col(unit).is_not_null() for f, unit in lost)
@@ -136,7 +131,7 @@ def settle(placed: pl.DataFrame, table: PayTable) -> tuple[pl.DataFrame, pl.Data
         [
             placed.filter(stray_side).with_columns(
                 reason=pl.lit("bad_type"),
-                detail=pl.format("side {} names a second hand, which only baccarat_banque deals", pl.col("side")),
+                detail=pl.format(f"side {{}} names a second hand, which only {' and '.join(two_hands)} deals", "side"),
             ),
             placed.filter(too_large).with_columns(
                 reason=pl.lit("bad_amount"),
@@ -155,7 +150,8 @@ def settle(placed: pl.DataFrame, table: PayTable) -> tuple[pl.DataFrame, pl.Data
         ]
     )
     accepted = placed.join(mismatch.select("_line"), on="_line", how="anti")
-    player_banked = pl.col("game").is_in([game.value for game in PLAYER_BANKED])
+    # a player holds the bank: the house takes only its commission (the cagnotte)
+    player_banked = pl.col("game").is_in([game.value for game in Game if game.player_banked])
     accepted = accepted.with_columns(
         house_net=pl.when(player_banked).then(pl.col("commission"))
         .otherwise(-pl.coalesce(pl.col("_expected"), pl.col("payout"))).cast(MONEY),

@@ -1,4 +1,4 @@
-"""core.shoes: one row per shoe, kept current by each ingest from the rounds it adds.
+"""core.shoes: one row per shoe, rewritten by each ingest of rounds from the rows it adds.
 
 A file's batches give their shoes' sums (`shoe_parts`), which pool exactly (`pool`): counts and
 cards add, times take their extremes, and a shoe is reconciled by card only if every part was.
@@ -13,6 +13,7 @@ import polars as pl
 from models.logs import arrow_text
 from models.logs.hands import HAND_COLUMNS
 from models.warehouse import schema
+from models.warehouse.columns import conform
 from models.warehouse.staging import SHOE, with_shoe_key
 
 HANDS = list(HAND_COLUMNS)
@@ -83,12 +84,15 @@ def pool(parts: pl.DataFrame, overdrawn: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
 
 
-def refresh(con, parts: list[pl.DataFrame], overdrawn: list[pl.DataFrame], in_table: pl.DataFrame) -> None:
-    """Replace the core.shoes rows of the shoes a file touched, inside its transaction and before
-    its own rows are listed: pooled from its batches' parts and overdrawn rounds (one frame of each
-    a batch), and for shoes with rows before the file (`in_table`), from those rows too."""
-    if not parts:  # a file without rows
-        return
+def refreshed(
+    con, parts: list[pl.DataFrame], overdrawn: list[pl.DataFrame], in_table: pl.DataFrame
+) -> pl.DataFrame | None:
+    """core.shoes whole with the shoes a file touched made current (None for a file without rows),
+    read before the file's own rows are committed: pooled from its batches' parts and overdrawn
+    rounds (one frame of each a batch), and for shoes with rows before the file (`in_table`), from
+    those rows too."""
+    if not parts:
+        return None
     parts, overdrawn = pl.concat(parts, how="vertical_relaxed"), pl.concat(overdrawn, how="vertical_relaxed")
     touched = pl.concat([parts.select(SHOE), overdrawn.select(SHOE)]).unique()
     earlier = touched.join(in_table, on=SHOE, how="semi")
@@ -96,14 +100,8 @@ def refresh(con, parts: list[pl.DataFrame], overdrawn: list[pl.DataFrame], in_ta
         stored, stored_overdrawn = _earlier_rows(con, earlier)
         parts = pl.concat([parts, shoe_parts(stored)], how="vertical_relaxed")
         overdrawn = pl.concat([overdrawn, stored_overdrawn], how="vertical_relaxed")
-    con.register("touched_shoes", touched)
-    con.register("pooled_shoes", pool(parts, overdrawn))
-    con.execute(
-        f"DELETE FROM {schema.CORE_SHOES} WHERE (table_id, shoe_id) IN (SELECT table_id, shoe_id FROM touched_shoes);"
-        f"INSERT INTO {schema.CORE_SHOES} SELECT * FROM pooled_shoes"
-    )
-    con.unregister("touched_shoes")
-    con.unregister("pooled_shoes")
+    kept = con.sql(f"SELECT * FROM {schema.CORE_SHOES}").pl().join(touched, on=SHOE, how="anti")
+    return pl.concat([conform(schema.CORE_SHOES, kept), conform(schema.CORE_SHOES, pool(parts, overdrawn))])
 
 
 def _earlier_rows(con, shoes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:

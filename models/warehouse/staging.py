@@ -1,4 +1,4 @@
-"""Where a file's rows wait until its transaction: staged batches, and the shoes already stored."""
+"""Where a file's rows wait until its commit: staged data files, and the shoes already stored."""
 
 from __future__ import annotations
 
@@ -6,17 +6,16 @@ import contextlib
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.ipc as ipc
 
-from models.warehouse import lake as lake_files
-from models.warehouse.schema import LAKE_TABLES
+from models.warehouse import files
+from models.warehouse.columns import frame_schema
+from models.warehouse.iceberg import Tables
+from models.warehouse.schema import INGEST_LOG, TABLES
 
 SHOE = ["table_id", "shoe_id"]
-#: Batches whose lake files may be being written at once.
+#: Batches whose data files may be being written at once.
 IN_FLIGHT = 2
 
 
@@ -40,19 +39,21 @@ class StoredShoes:
 
     table: str
     in_table: pl.DataFrame
-    staged: list[tuple[Path, pl.DataFrame]] = field(default_factory=list)
-    recent: dict[Path, pl.DataFrame] = field(default_factory=dict)
+    io: object  # the FileIO the staged files are read back through
+    staged: list[tuple[str, pl.DataFrame]] = field(default_factory=list)
+    recent: dict[str, pl.DataFrame] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, con, table: str) -> StoredShoes:
-        return cls(table, with_shoe_key(con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl()))
+    def load(cls, con, table: str, io) -> StoredShoes:
+        shoes = con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl()
+        return cls(table, with_shoe_key(shoes), io)
 
     def rows(self, con, shoes: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
         """`columns` of the stored rows of `shoes`: the table's, then those of the staged batches
         that have rows of these shoes (a shoe seldom spans more than two batches)."""
         shoes = shoes.select(SHOE).unique()
         keys = with_shoe_key(shoes)["_shoe"].implode()
-        types = lake_files.frame_schema(self.table)
+        types = frame_schema(self.table)
         found = [types.to_frame().select(columns)]
         # the few wanted keys against the table's many shoes: a scan of numbers, no hash of texts
         if self.in_table["_shoe"].is_in(keys).any():
@@ -69,7 +70,8 @@ class StoredShoes:
                     rows = with_shoe_key(self.recent[path])
                     found.append(rows.filter(pl.col("_shoe").is_in(keys)).select(columns))
                 else:
-                    found.append(pl.read_parquet(path, columns=columns).join(shoes, on=SHOE, how="semi"))
+                    rows = files.read(self.io, [path], self.table, columns)
+                    found.append(rows.join(shoes, on=SHOE, how="semi"))
         return pl.concat(found, how="vertical_relaxed")
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
@@ -81,7 +83,7 @@ class StoredShoes:
         )
         return frame.join(keys, on="_shoe", how="semi") if keys.height else frame.head(0)
 
-    def add(self, path: Path, frame: pl.DataFrame) -> None:
+    def add(self, path: str, frame: pl.DataFrame) -> None:
         """A staged batch of `frame`'s rows (as written to `path`), whose shoes are stored from now on."""
         self.staged.append((path, with_shoe_key(frame).select(*SHOE, "_shoe").unique("_shoe")))
         self.recent[path] = frame
@@ -99,91 +101,57 @@ class StoredShoes:
 
 @dataclass
 class Stage:
-    """A file's batches until the file is done, then moved in within one transaction: the lake
-    tables' rows as new lake files (listed at `commit`), the other tables' as Arrow IPC beside the
-    warehouse (written and read back at memory speed, inserted at `commit`). The warehouse never
-    holds a half-ingested file, however large. Lake files are written on threads of their own while
-    the next batch is checked, `IN_FLIGHT` batches at most: Arrow writes a file on one core, and two
-    files at once keep both of a small machine's cores busy."""
+    """A file's rows until the file is done, as data files of their tables, not yet committed: then
+    committed table by table, the log last (iceberg.py), or left for maintenance to remove. Files
+    are written on threads of their own while the next batch is checked, `IN_FLIGHT` at most:
+    Arrow writes a file on one core, and two at once keep both of a small machine's cores busy."""
 
-    folder: Path
-    lake: Path
-    files: dict[str, list[Path]] = field(default_factory=dict)
-    rows: dict[Path, int] = field(default_factory=dict)
-    schemas: dict[str, pl.Schema] = field(default_factory=dict)
+    tables: Tables
+    by: str  # the ingest's id, in every file's name and every snapshot's summary
+    files: dict[str, list[str]] = field(default_factory=dict)
+    rows: dict[str, int] = field(default_factory=dict)
     writing: deque[Future] = field(default_factory=deque)
-    writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="lake"))
+    writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(IN_FLIGHT, "stage"))
 
-    def write(self, table: str, frame: pl.DataFrame) -> Path | None:
+    def write(self, table: str, frame: pl.DataFrame) -> str | None:
+        """Start writing `frame`'s rows as a data file of `table`; returns its location."""
         if frame.height == 0:
             return None
-        if table in LAKE_TABLES:
-            path = lake_files.new_path(self.lake, table)
-            while len(self.writing) >= IN_FLIGHT:  # memory stays bounded
-                self.writing.popleft().result()
-            self.writing.append(self.writer.submit(lake_files.write_to, path, table, frame))
-        else:
-            path = self.folder / f"{table}.{len(self.files.get(table, []))}.arrow"
-            schema = self.schemas.setdefault(table, frame.schema)
-            if frame.schema != schema:  # one stream per table: a column null all through a batch, say
-                frame = frame.cast(dict(schema))
-            frame.write_ipc(path, compression="uncompressed")
-        self.files.setdefault(table, []).append(path)
-        self.rows[path] = frame.height
-        return path
+        location = self.tables.location(table, self.by)
+        while len(self.writing) >= IN_FLIGHT:  # memory stays bounded
+            self.writing.popleft().result()
+        self.writing.append(self.writer.submit(files.write, self.tables.io, location, table, frame))
+        self.files.setdefault(table, []).append(location)
+        self.rows[location] = frame.height
+        return location
 
     def later(self, work, *args) -> Future:
-        """Run `work(*args)` on a writer's thread, after the lake files already handed to them: for
+        """Run `work(*args)` on a writer's thread, after the files already handed to them: for
         what the file needs only at its end."""
         return self.writer.submit(work, *args)
 
     def written(self) -> None:
-        """Wait for every lake file being written; the first error, if any, is raised here."""
+        """Wait for every file being written; the first error, if any, is raised here."""
         writing, self.writing = list(self.writing), deque()
         wait(writing)
         for done in writing:
             done.result()
 
-    def commit(self, con) -> None:
-        """List the lake files and insert every other table's staged batches; the caller holds the
-        transaction."""
+    def commit(self, replaced: frozenset[str] = frozenset()) -> None:
+        """Commit every table's staged files but the log's, each in one snapshot (the tables in
+        `replaced` get them as their whole new contents); the log's commit, which makes them the
+        warehouse's, is the caller's."""
         self.written()
-        for table, paths in self.files.items():
-            if table in LAKE_TABLES:
-                lake_files.add(con, self.lake, table, [(path, self.rows[path]) for path in paths])
+        for table in TABLES:
+            if table == INGEST_LOG or table not in self.files:
                 continue
-            con.register("staged", pa.RecordBatchReader.from_batches(_schema(paths[0]), _batches(paths)))
-            try:
-                con.execute(f"INSERT INTO {table} SELECT * FROM staged")
-            finally:
-                con.unregister("staged")
+            commit = self.tables.replace if table in replaced else self.tables.add
+            commit(table, self.files[table], self.by)
 
     def abort(self) -> None:
-        """Remove the lake files written (no view lists them yet)."""
+        """Wait for the writers; the files written stay uncommitted, for maintenance to remove."""
         with contextlib.suppress(Exception):  # the file is given up anyway: its error is the writer's
             self.written()
-        for table, paths in self.files.items():
-            if table in LAKE_TABLES:
-                for path in paths:
-                    path.unlink(missing_ok=True)
 
     def close(self) -> None:
         self.writer.shutdown(wait=True)
-
-
-def _schema(path: Path) -> pa.Schema:
-    with pa.OSFile(str(path)) as source:
-        return ipc.open_file(source).schema
-
-
-def _file_batches(path: Path):
-    """A staged file's record batches, read when the stream reaches them."""
-    with pa.OSFile(str(path)) as source:
-        reader = ipc.open_file(source)
-        for i in range(reader.num_record_batches):
-            yield reader.get_batch(i)
-
-
-def _batches(paths: list[Path]):
-    for path in paths:
-        yield from _file_batches(path)

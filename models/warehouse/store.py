@@ -1,8 +1,10 @@
-"""The warehouse file: one writer at a time (a file lock), and a serving snapshot for readers.
+"""The warehouse's writer (one at a time: a file lock) and a serving snapshot for readers.
 
-Writers open `banco.duckdb` under `banco.duckdb.lock`. After each successful write the file is
-copied and atomically renamed to `banco.serving.duckdb`, which readers open read-only: a reader never
-holds the writer's file, and a reader with the old snapshot open keeps reading it undisturbed.
+The writer holds the Iceberg tables (iceberg.py) and `banco.duckdb` under `banco.duckdb.lock`:
+the marts, and views over the tables at the warehouse's last commit. After each successful write
+the file is copied and atomically renamed to `banco.serving.duckdb`, which readers open read-only:
+a reader never holds the writer's file, and a reader with the old snapshot open keeps reading it,
+and the data files its views name, undisturbed.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+from sqlalchemy.exc import SQLAlchemyError
 
-from models.warehouse import lake
-from models.warehouse.schema import DDL, SCHEMAS
+from models.logs.read import reason
+from models.warehouse import maintenance, migrate, views
+from models.warehouse.iceberg import Tables
 
 
 class WarehouseError(Exception):
@@ -52,21 +57,55 @@ def writer_lock(path: Path, wait_seconds: float = 600.0) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+@dataclass
+class Writer:
+    """The warehouse as its one writer holds it: the DuckDB file (the marts, and views over the
+    Iceberg tables at the warehouse's last commit) and the Iceberg tables."""
+
+    con: duckdb.DuckDBPyConnection
+    tables: Tables
+
+    def commit(self, by: str, log_files: list[str] = ()) -> None:
+        """The warehouse's commit (the log's, naming every table's snapshot), and the views on it."""
+        views.point_at(self.con, self.tables, self.tables.record(by, log_files))
+
+    def maintain(self) -> None:
+        """Merge small files, expire old snapshots, and point the views at the result."""
+        maintenance.run(self.tables)
+        views.point_at(self.con, self.tables, self.tables.commit_point())
+
+
 @contextmanager
-def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A writer connection with the schema in place; publishes the serving snapshot afterwards."""
+def writer(path: Path) -> Iterator[Writer]:
+    """The warehouse's writer, with every table in place and any half-done commit rolled back;
+    publishes the serving snapshot afterwards."""
     with writer_lock(path):
         con = _connect(path)
         try:
-            if prepare(con, path):  # tables moved out to the lake: their space stays until rewritten
+            tables = _tables(path)
+            if prepare(con, tables, path):  # tables moved out of the file: their space stays until rewritten
                 con.close()
                 _compact(path)
                 con = _connect(path)
-            yield con
+            yield Writer(con, tables)
             con.execute("CHECKPOINT")
         finally:
             con.close()
         publish(path)
+
+
+@contextmanager
+def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A writer's DuckDB connection (marts, and views over the tables); publishes afterwards."""
+    with writer(path) as w:
+        yield w.con
+
+
+def _tables(path: Path) -> Tables:
+    try:
+        return Tables.open(path)
+    except (OSError, SQLAlchemyError, ValueError) as error:
+        raise WarehouseError(f"cannot open the tables of {path}: {reason(error)}") from None
 
 
 def _connect(path: Path) -> duckdb.DuckDBPyConnection:
@@ -80,13 +119,14 @@ def _connect(path: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def prepare(con, path: Path) -> bool:
-    """The warehouse's schemas, tables and lake views in place (see lake.py); whether tables an
-    older release kept in the file were moved out to the lake."""
-    for schema in SCHEMAS:
-        con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-    con.execute(DDL)
-    return lake.ensure(con, path)
+def prepare(con, tables: Tables, path: Path) -> bool:
+    """At a writer's open: a warehouse of an earlier release moved onto the Iceberg tables (returns
+    whether it was), tables a stopped writer left ahead of the warehouse's commit rolled back, and
+    the views pointed at that commit."""
+    tables.recover()
+    migrated = migrate.run(con, tables, path)
+    views.point_at(con, tables, tables.commit_point())
+    return migrated
 
 
 def _compact(path: Path) -> None:
@@ -120,7 +160,7 @@ def snapshot_current(path: Path) -> bool:
 #: What a reader is told for each kind of statement it does not run: readers run one query (a
 #: SELECT, or an EXPLAIN of one) and refuse everything else up front, by statement type. DuckDB's
 #: locked connection (reader.py) refuses most of these too, but in words that do not say why, and a
-#: few it would run: COPY into the lake's own folder, CHECKPOINT, CREATE TEMP TABLE.
+#: few it would run: COPY into the tables' own folder, CHECKPOINT, CREATE TEMP TABLE.
 WRITE = "{where} is read-only: it runs queries on the serving snapshot, never writes"
 FILES = "file access is not allowed in {where}: it reads the warehouse only"
 DATABASES = "attaching or detaching databases is not allowed in {where}"

@@ -1,0 +1,271 @@
+"""The warehouse's tables on Apache Iceberg, through pyiceberg's SQL catalog.
+
+Six tables (schema.TABLES) live in one catalog: a SQLite file and a local folder beside the DuckDB
+file by default, or any SQLAlchemy catalog and any warehouse pyiceberg's FileIO reaches (Postgres
+and `s3://`) from `BANCO_CATALOG_URI` and `BANCO_WAREHOUSE_URI`.
+
+Iceberg commits one table at a time, so the warehouse's own commit is the log's: every commit of
+meta.ingest_log records, in its snapshot's summary, the snapshot of each other table it goes with
+(`banco.tables`). Readers read the tables at exactly those snapshots; a writer that finds a table
+ahead of them (a crash between a file's commits) rolls it back before it writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pyiceberg.catalog import Catalog, load_catalog
+from pyiceberg.exceptions import CommitFailedException, NamespaceAlreadyExistsError, TableAlreadyExistsError
+from pyiceberg.io.pyarrow import parquet_file_to_data_file
+from pyiceberg.manifest import DataFile
+from pyiceberg.table import Table
+
+from models.warehouse.columns import arrow_schema
+from models.warehouse.schema import INGEST_LOG, TABLES
+
+#: The summary key of a log commit that names every other table's snapshot (JSON: name -> id).
+TABLES_KEY = "banco.tables"
+#: The summary key naming what made a snapshot: an ingest's id, or `compact`, `migrate`.
+BY_KEY = "banco.by"
+PROPERTIES = {
+    # appends merge small manifests, so planning a scan reads a few, not one a file ever ingested
+    "commit.manifest-merge.enabled": "true",
+    "commit.manifest.min-count-to-merge": "16",
+    # the metadata JSON of each commit is kept for the last 20 commits only
+    "write.metadata.delete-after-commit.enabled": "true",
+    "write.metadata.previous-versions-max": "20",
+    "format-version": "2",
+}
+#: Tries of a commit another writer got in first (Iceberg's commits are optimistic).
+COMMIT_TRIES = 5
+
+# pyiceberg warns for every column our files keep no statistics for (on purpose: files.STATISTICS)
+logging.getLogger("pyiceberg.io.pyarrow").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the catalog and the tables' files are."""
+
+    catalog_uri: str
+    warehouse_uri: str
+
+    @classmethod
+    def of(cls, db: Path) -> Settings:
+        """`BANCO_CATALOG_URI` and `BANCO_WAREHOUSE_URI`, by default a SQLite catalog and a folder
+        beside the warehouse's DuckDB file: `banco.catalog.db` and `banco.iceberg/`."""
+        db = db.absolute()
+        catalog = os.environ.get("BANCO_CATALOG_URI") or f"sqlite:///{db.with_name(db.stem + '.catalog.db')}"
+        warehouse = os.environ.get("BANCO_WAREHOUSE_URI") or db.with_name(db.stem + ".iceberg").as_uri()
+        return cls(catalog, warehouse.rstrip("/"))
+
+    @property
+    def local_folder(self) -> Path | None:
+        """The warehouse's folder when it is on this machine's filesystem."""
+        parsed = urlparse(self.warehouse_uri)
+        return Path(parsed.path) if parsed.scheme in ("", "file") else None
+
+
+def is_table_folder(path: Path) -> bool:
+    """Whether `path` is a warehouse's folder of Iceberg tables (`banco.iceberg/` beside
+    `banco.duckdb`): its Parquet files hold rows already stored, never round logs to ingest."""
+    if path.suffix != ".iceberg" or not path.is_dir():
+        return False
+    return any(table.is_dir() for table in path.glob("*/*/metadata"))
+
+
+def local_path(location: str) -> str:
+    """A data file's location as DuckDB and Polars name it: a plain path for a local file."""
+    return location.removeprefix("file://")
+
+
+@dataclass
+class Tables:
+    """The warehouse's Iceberg tables, as one writer or reader of them sees them."""
+
+    settings: Settings
+    catalog: Catalog
+    loaded: dict[str, Table] = field(default_factory=dict)
+    #: Each table's data files at a snapshot: (location, rows) in the order they were added.
+    listed: dict[tuple[str, int], list[tuple[str, int]]] = field(default_factory=dict)
+    #: The rows of each data file this process added.
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, db: Path) -> Tables:
+        """The catalog, with every table in place (created on first use, with the first commit)."""
+        settings = Settings.of(db)
+        if settings.local_folder is not None:
+            settings.local_folder.mkdir(parents=True, exist_ok=True)
+        if settings.catalog_uri.startswith("sqlite:///"):
+            Path(settings.catalog_uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        catalog = load_catalog("banco", type="sql", uri=settings.catalog_uri, warehouse=settings.warehouse_uri)
+        tables = cls(settings, catalog)
+        tables._create()
+        return tables
+
+    def _create(self) -> None:
+        for name in TABLES:
+            namespace = name.split(".")[0]
+            with contextlib.suppress(NamespaceAlreadyExistsError):
+                self.catalog.create_namespace(namespace)
+            if self.catalog.table_exists(name):
+                continue
+            try:
+                table = self.catalog.create_table(name, schema=arrow_schema(name), properties=PROPERTIES)
+            except TableAlreadyExistsError:  # another writer made it first
+                continue
+            # our files carry no field ids: columns are read by name (what add_files would set)
+            mapping = table.schema().name_mapping.model_dump_json()
+            table.transaction().set_properties({"schema.name-mapping.default": mapping}).commit_transaction()
+            self._empty_snapshot(table, name)
+        if self.commit_point().get(INGEST_LOG) is None:
+            self.record("create")
+
+    def _empty_snapshot(self, table: Table, name: str) -> None:
+        """A first snapshot without files: a commit point can name every table from the start."""
+        with table.transaction() as tx, tx.update_snapshot(snapshot_properties={BY_KEY: "create"}).fast_append():
+            pass
+        self.loaded.pop(name, None)
+
+    def table(self, name: str) -> Table:
+        if name not in self.loaded:
+            self.loaded[name] = self.catalog.load_table(name)
+        return self.loaded[name]
+
+    def snapshot_id(self, name: str) -> int | None:
+        snapshot = self.table(name).current_snapshot()
+        return snapshot.snapshot_id if snapshot else None
+
+    def location(self, name: str, by: str) -> str:
+        """A new data file's location in the table's `data/` folder, named after what writes it."""
+        return f"{self.table(name).location()}/data/{by}-{uuid.uuid4().hex[:12]}.parquet"
+
+    @property
+    def io(self):
+        return self.table(INGEST_LOG).io
+
+    # -- the warehouse's commit --------------------------------------------------------------
+
+    def commit_point(self) -> dict[str, int]:
+        """The snapshot of every table that the log's current commit names (readers read these)."""
+        snapshot = self.table(INGEST_LOG).current_snapshot()
+        point = json.loads(snapshot.summary.additional_properties.get(TABLES_KEY, "{}")) if snapshot else {}
+        if snapshot is not None:
+            point[INGEST_LOG] = snapshot.snapshot_id
+        return {name: int(point[name]) for name in point}
+
+    def recover(self) -> list[str]:
+        """Roll back every table whose current snapshot is not the one the log's commit names (a
+        writer stopped between a file's commits); returns the tables rolled back."""
+        point = self.commit_point()
+        rolled = []
+        for name in TABLES:
+            if name == INGEST_LOG or name not in point or self.snapshot_id(name) == point[name]:
+                continue
+            self.table(name).manage_snapshots().set_current_snapshot(point[name]).commit()
+            self.loaded.pop(name, None)
+            rolled.append(name)
+        return rolled
+
+    def record(self, by: str, log_files: list[str] = ()) -> dict[str, int]:
+        """Commit the log (its new data files, if any) with the snapshot of every other table: the
+        warehouse's commit. Returns the new commit point."""
+        self.add(INGEST_LOG, list(log_files), by)
+        return self.commit_point()
+
+    def _properties(self, name: str, by: str, properties: dict[str, str] | None) -> dict[str, str]:
+        """A snapshot's summary: what made it, and for the log every other table's snapshot."""
+        properties = {BY_KEY: by, **(properties or {})}
+        if name == INGEST_LOG and TABLES_KEY not in properties:
+            point = {other: self.snapshot_id(other) for other in TABLES if other != INGEST_LOG}
+            properties[TABLES_KEY] = json.dumps(point)
+        return properties
+
+    # -- one table's commits -----------------------------------------------------------------
+
+    def add(self, name: str, locations: list[str], by: str, properties: dict[str, str] | None = None) -> None:
+        """Append data files written by files.write to the table, in one snapshot."""
+        properties = self._properties(name, by, properties)
+        before = self._files_now(name)
+
+        def commit(table: Table) -> None:
+            with table.transaction() as tx, tx.update_snapshot(snapshot_properties=properties).fast_append() as append:
+                for data_file in self._data_files(table, locations):
+                    append.append_data_file(data_file)
+
+        self._commit(name, commit)
+        added = [(location, rows) for location, rows in self._described(locations)]
+        self.listed[(name, self.snapshot_id(name))] = [*before, *added]
+
+    def replace(self, name: str, locations: list[str], by: str, properties: dict[str, str] | None = None) -> None:
+        """Replace every data file of the table with `locations`, in one snapshot."""
+        self.rewrite(name, [location for location, _ in self._files_now(name)], locations, by, properties)
+
+    def rewrite(
+        self, name: str, removed: list[str], added: list[str], by: str, properties: dict[str, str] | None = None
+    ) -> None:
+        """Swap data files `removed` for `added` (the same rows, or a table's new contents) in one
+        snapshot; the files removed stay on disk for readers of older snapshots until they expire."""
+        properties = self._properties(name, by, properties)
+        gone = set(removed)
+        before = self._files_now(name)
+
+        def commit(table: Table) -> None:
+            current = table.current_snapshot()
+            files = [task.file for task in table.scan(snapshot_id=current.snapshot_id).plan_files()] if current else []
+            with table.transaction() as tx, tx.update_snapshot(snapshot_properties=properties).overwrite() as swap:
+                for data_file in files:
+                    if data_file.file_path in gone:
+                        swap.delete_data_file(data_file)
+                for data_file in self._data_files(table, added):
+                    swap.append_data_file(data_file)
+
+        self._commit(name, commit)
+        kept = [(location, rows) for location, rows in before if location not in gone]
+        self.listed[(name, self.snapshot_id(name))] = [*kept, *self._described(added)]
+
+    def _commit(self, name: str, commit) -> None:
+        """Run `commit` on the table, again on a fresh copy when another writer committed first."""
+        for attempt in range(COMMIT_TRIES):
+            try:
+                commit(self.table(name))
+                break
+            except CommitFailedException:
+                self.loaded.pop(name, None)
+                if attempt == COMMIT_TRIES - 1:
+                    raise
+                time.sleep(0.05 * 2**attempt)
+        self.loaded.pop(name, None)
+
+    def _data_files(self, table: Table, locations: list[str]) -> list[DataFile]:
+        files = [parquet_file_to_data_file(table.io, table.metadata, location) for location in locations]
+        self.sizes.update({f.file_path: f.record_count for f in files})
+        return files
+
+    def _described(self, locations: list[str]) -> list[tuple[str, int]]:
+        return [(location, self.sizes[location]) for location in locations]
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _files_now(self, name: str) -> list[tuple[str, int]]:
+        snapshot_id = self.snapshot_id(name)
+        return [] if snapshot_id is None else self.files(name, snapshot_id)
+
+    def files(self, name: str, snapshot_id: int) -> list[tuple[str, int]]:
+        """The table's data files (location, rows) at `snapshot_id`."""
+        key = (name, snapshot_id)
+        if key not in self.listed:
+            tasks = list(self.table(name).scan(snapshot_id=snapshot_id).plan_files())
+            if any(task.delete_files for task in tasks):  # our writers delete by rewriting files
+                raise ValueError(f"{name} has delete files, which the warehouse's readers do not apply")
+            self.listed[key] = [(task.file.file_path, task.file.record_count) for task in tasks]
+        return self.listed[key]

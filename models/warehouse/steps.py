@@ -1,0 +1,158 @@
+"""The rounds step and the bets step: what becomes of one checked batch of a file.
+
+Each reads as its stages: the rows that failed a check apart, duplicates split off by natural key,
+then the rounds reconciled against their shoes (or the bets settled against their rounds), and the
+accepted and quarantined rows staged as data files of their tables.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from models.contract import BET_INPUT_COLUMNS, NATURAL_KEY
+from models.game.paytable import PayTable
+from models.logs.columns import RESERVED
+from models.logs.read import describe
+from models.warehouse import schema, settlement, shoes
+from models.warehouse.duplicates import split_duplicates
+from models.warehouse.readahead import Batch
+from models.warehouse.reconciliation import reconcile
+from models.warehouse.staging import SHOE, Stage, StoredShoes, with_shoe_key
+
+KEY = list(NATURAL_KEY)
+BET_KEY = [*KEY, "seat", "bet", "side"]
+ROUND_CONTENT = [
+    *KEY, "started_at", "player_cards", "banker_cards", "player2_cards", "game", "decks", "dealer_id",
+    "bank_holder", "logged_outcome",
+]  # fmt: skip
+BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
+#: A checked bet's own columns (its `_` working columns besides).
+BET_COLUMNS = frozenset({*BET_INPUT_COLUMNS, "reason", "detail"})
+QUARANTINE_OF = {schema.CORE_ROUNDS: schema.QUARANTINE_ROUNDS, schema.CORE_BETS: schema.QUARANTINE_BETS}
+#: The rounds' columns a bet is settled by.
+SETTLED_BY = (
+    "SELECT r.table_id, r.shoe_id, r.round_no, r.game, r.decks, r.outcome, r.outcome2, r.has_cards, "
+    "r.player_total, r.banker_total, r.player2_total, r.player_third IS NOT NULL AS player_drew, "
+    "r.banker_third IS NOT NULL AS banker_drew, r.player_pair, r.banker_pair, "
+    "length(string_split(r.player2_cards, ' ')) = 3 AS player2_drew "
+    f"FROM {schema.CORE_ROUNDS} r SEMI JOIN bet_keys USING (table_id, shoe_id, round_no)"
+)
+
+
+@dataclass
+class Counts:
+    """What became of a file's rows so far."""
+
+    rows_read: int = 0
+    accepted: int = 0
+    duplicates: int = 0
+    quarantined: Counter = field(default_factory=Counter)
+
+
+@dataclass
+class FileContext:
+    """Everything one file's steps need: where it came from, the warehouse as it was before the
+    file (`con`, read through views), the shoes already stored, and the file's stage."""
+
+    con: object  # a DuckDB connection whose views show the warehouse's last commit
+    source: str  # the path as given, in every row's source_file
+    started: dt.datetime  # the file's ingested_at
+    paytable: PayTable
+    stored: StoredShoes
+    stage: Stage
+    counts: Counts = field(default_factory=Counts)
+    shoe_parts: list = field(default_factory=list)  # futures of each batch's shoe sums
+    overdrawn: list[pl.DataFrame] = field(default_factory=list)
+
+    def provenance(self, rows: pl.DataFrame) -> pl.DataFrame:
+        started = pl.lit(self.started)
+        return rows.with_columns(source_file=pl.lit(self.source), line_no=pl.col("_line"), ingested_at=started)
+
+
+def rounds_step(ctx: FileContext, batch: Batch) -> None:
+    """Check, split duplicates, reconcile against the shoes, stage."""
+    bad, good = _split(batch.checked)
+    new, duplicates, conflicts = split_duplicates(ctx.con, with_shoe_key(good), ctx.stored, KEY, ROUND_CONTENT)
+    accepted, overdrawn = reconcile(ctx.con, new, ctx.stored)
+    ctx.shoe_parts.append(ctx.stage.later(shoes.shoe_parts, accepted))
+    ctx.overdrawn.append(overdrawn.select(*SHOE, "round_no"))
+    _stage(ctx, batch, ctx.provenance(accepted), [bad, conflicts, overdrawn], duplicates)
+
+
+def bets_step(ctx: FileContext, batch: Batch) -> None:
+    """Check, split duplicates, settle against the rounds, stage."""
+    # The bet's own columns only: an extra input column named like one joined in below (`game`,
+    # `net_unit`, ...) must not stand in for it. Extra columns stay in a quarantined row's `raw`.
+    columns = batch.checked.columns
+    own = batch.checked.select(name for name in columns if name in BET_COLUMNS or name.startswith(RESERVED))
+    bad, good = _split(own)
+    new, duplicates, conflicts = split_duplicates(ctx.con, with_shoe_key(good), ctx.stored, BET_KEY, BET_CONTENT)
+    joined = new.join(_rounds_of(ctx.con, new), on=KEY, how="left")
+    orphans = joined.filter(pl.col("game").is_null()).with_columns(
+        reason=pl.lit("orphan_bet"),
+        detail=pl.format("no accepted round {} / {} / {}", pl.col("table_id"), pl.col("shoe_id"), pl.col("round_no")),
+    )
+    accepted, mismatched = settlement.settle(joined.filter(pl.col("game").is_not_null()), ctx.paytable)
+    _stage(ctx, batch, ctx.provenance(accepted), [bad, conflicts, orphans, mismatched], duplicates)
+
+
+def _rounds_of(con, bets: pl.DataFrame) -> pl.DataFrame:
+    """The stored rounds' columns the bets are settled by."""
+    con.register("bet_keys", bets.select(KEY).unique())
+    try:
+        return con.sql(SETTLED_BY).pl()
+    finally:
+        con.unregister("bet_keys")
+
+
+def _split(checked: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(rows that failed a check, rows that passed)."""
+    if checked["reason"].null_count() == checked.height:
+        return checked.head(0), checked
+    return checked.filter(pl.col("reason").is_not_null()), checked.filter(pl.col("reason").is_null())
+
+
+def _stage(ctx: FileContext, batch: Batch, accepted: pl.DataFrame, rejected: list[pl.DataFrame], duplicates: int):
+    """Stage a batch's accepted rows and its quarantined ones (with the row as read), and count them."""
+    quarantined = _with_raw(pl.concat(rejected, how="diagonal_relaxed"), batch.rows, ctx.source)
+    _quarantine(ctx, QUARANTINE_OF[ctx.stored.table], quarantined)
+    staged = ctx.stage.write(ctx.stored.table, accepted)
+    if staged:
+        ctx.stored.add(staged, accepted)
+    ctx.counts.rows_read += batch.rows.height
+    ctx.counts.accepted += accepted.height
+    ctx.counts.duplicates += duplicates
+    ctx.counts.quarantined.update(dict(quarantined["reason"].value_counts().iter_rows()))
+
+
+def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame, source: str) -> pl.DataFrame:
+    """Quarantined rows with `raw`: the row exactly as read, as JSON text (or a broken JSON line).
+    A CSV file's nulls were empty fields, and show as such."""
+    if quarantined.height == 0:
+        return quarantined.with_columns(raw=pl.lit(None, pl.String))
+    columns = [name for name in batch.columns if not name.startswith("_")]
+    rows = batch.join(quarantined.select("_line"), on="_line", how="semi")
+    as_read = [pl.col(name).cast(pl.String) for name in columns]
+    if describe(Path(source))[0] == "csv":
+        as_read = [column.fill_null("") for column in as_read]
+    text = pl.struct(as_read).struct.json_encode() if columns else None
+    if "_unparsed" in rows.columns:
+        text = pl.col("_unparsed") if text is None else pl.coalesce(pl.col("_unparsed"), text)
+    return quarantined.join(rows.select("_line", raw=text), on="_line", how="left")
+
+
+def _quarantine(ctx: FileContext, table: str, frame: pl.DataFrame) -> None:
+    if frame.height == 0:
+        return
+    frame = frame.with_columns(pl.lit(None, pl.String).alias(c) for c in KEY if c not in frame.columns)
+    rows = frame.select(
+        "raw", "reason", "detail",
+        pl.col("table_id").cast(pl.String), pl.col("shoe_id").cast(pl.String),
+        pl.col("round_no").cast(pl.Int32, strict=False), "_line",
+    )  # fmt: skip
+    ctx.stage.write(table, ctx.provenance(rows))
