@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 import polars as pl
 
+from models.warehouse.schema import SNAPSHOTS
 from models.warehouse.store import read
 
 
@@ -20,6 +21,17 @@ def preview(frame: pl.DataFrame, rows: int = 5) -> dg.MetadataValue:
         return dg.MetadataValue.md(str(frame.head(rows)))
 
 
+def snapshot(con, table: str) -> dict[str, dg.MetadataValue]:
+    """The Iceberg snapshot and data files the snapshot's view of `table` reads, if it is one."""
+    found = con.sql(f"SELECT snapshot_id, files FROM {SNAPSHOTS} WHERE table_name = ?", params=[table]).fetchall()
+    if not found:
+        return {}
+    return {
+        "iceberg_snapshot_id": dg.MetadataValue.text(str(found[0][0])),
+        "data_files": dg.MetadataValue.int(found[0][1]),
+    }
+
+
 def table_metadata(db, tables: list[str], count_key: str = "dagster/row_count") -> dict[str, dict]:
     """Per table: its total rows (under `count_key`) and a preview, from the snapshot readers see."""
     con = read(db)
@@ -30,6 +42,7 @@ def table_metadata(db, tables: list[str], count_key: str = "dagster/row_count") 
             out[table] = {
                 count_key: dg.MetadataValue.int(rows),
                 "preview": preview(con.sql(f"SELECT * FROM {table} LIMIT 5").pl()),
+                **snapshot(con, table),
             }
         return out
     finally:

@@ -44,7 +44,7 @@ class IngestConfig(dg.Config):
             key_of(table),
             description=text,
             deps=[landing_files, simulated_shoes],
-            kinds={"duckdb"},
+            kinds={"iceberg", "polars"},
             group_name="core",
         )
         for table, text in DESCRIPTIONS.items()
@@ -52,7 +52,8 @@ class IngestConfig(dg.Config):
     pool="duckdb",
 )
 def ingest_landing(context: dg.AssetExecutionContext, config: IngestConfig, warehouse: Warehouse):
-    """Each file in one transaction; rounds before bets; the serving snapshot published after."""
+    """Each file committed whole (its tables, then its log row); rounds before bets; the serving
+    snapshot published after."""
     started = dt.datetime.now(dt.UTC)
     paths = [Path(path) for path in config.paths] or [warehouse.landing_path]
     done = Summary.of(ingest(warehouse.db_path, paths))
