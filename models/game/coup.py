@@ -8,9 +8,8 @@ from dataclasses import dataclass
 
 from models.game.cards import Card, hand_total, is_pair
 from models.game.games import Game
+from models.game.outcome import outcome
 from models.game.tableau import DEFAULT_POLICY, Draw, DrawPolicy, Hand, tableau
-
-BANKER, PLAYER, TIE = "B", "P", "T"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,9 +25,7 @@ class Coup:
 
     @property
     def outcome(self) -> str:
-        if self.banker_total > self.player_total:
-            return BANKER
-        return PLAYER if self.player_total > self.banker_total else TIE
+        return outcome(self.player_total, self.banker_total)
 
 
 def score(player: Sequence[Card], banker: Sequence[Card]) -> Coup:
@@ -83,14 +80,15 @@ def tableau_violation(game: Game, player: Sequence[int], banker: Sequence[int]) 
     """Why the logged draws break the tableau (point values in dealing order), or None if they don't.
 
     Hands must already hold two or three cards. Optional cells accept either choice. In
-    baccarat_banque the banker plays two hands at once, so only the banker's own natural stops it.
+    a game with a second Player hand (baccarat_banque) the banker plays both hands at once, so only
+    the banker's own natural stops it.
     """
     player_two, banker_two = hand_total(player[:2]), hand_total(banker[:2])
     player_drew, banker_drew = len(player) == 3, len(banker) == 3
     if player_two >= 8 or banker_two >= 8:
         if player_drew:
             return f"player drew on {player_two} after a natural"
-        if banker_drew and (banker_two >= 8 or game is not Game.BACCARAT_BANQUE):
+        if banker_drew and (banker_two >= 8 or not game.second_player_hand):
             return f"banker drew on {banker_two} after a natural"
         return None
     rule = tableau(game, Hand.PLAYER, player_two)

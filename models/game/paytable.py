@@ -8,8 +8,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from models.game.coup import BANKER, PLAYER, TIE, Coup
+from models.game.cells import CELL_FACTS, CELLS
+from models.game.coup import Coup
 from models.game.games import Game
+from models.game.outcome import BANKER, PLAYER, TIE
 
 MAIN_BETS = ("banker", "player", "tie")
 SIDE_BETS = ("player_pair", "banker_pair", "dragon7", "panda8")
@@ -119,25 +121,21 @@ def settle(game: Game, table: PayTable, bet: str, amount: Decimal, coup: Coup) -
     return Settlement(house_net=-result.net * amount, commission=result.commission * amount)
 
 
-#: Axes of a coup cell: player total, banker total, player drew (0/1), banker drew (0/1).
-CELL_SHAPE = (10, 10, 2, 2)
-
-
 @lru_cache(maxsize=64)
 def settlement_grid(game: Game, table: PayTable) -> tuple[np.ndarray, np.ndarray]:
     """`bet_result` tabulated for vectorised use: net and commission per unit, as Decimal.
 
-    Both arrays are indexed [bet (index in BETS), *CELL_SHAPE, pair], where `pair` is the flag of
-    the hand a pair bet is on (ignored by the other bets).
+    Both arrays are indexed [bet (index in BETS), cell (`models.game.cells.cell_index`), pair],
+    where `pair` is the flag of the hand a pair bet is on (ignored by the other bets).
     """
-    shape = (len(BETS), *CELL_SHAPE, 2)
+    shape = (len(BETS), CELLS, 2)
     net, commission = np.empty(shape, dtype=object), np.empty(shape, dtype=object)
     for b, bet in enumerate(BETS):
-        for pt, bt, p3, b3 in np.ndindex(*CELL_SHAPE):
+        for cell, (pt, bt, p3, b3) in enumerate(CELL_FACTS.tolist()):
             for pair in (False, True):
                 coup = Coup(pt, bt, 2 + p3, 2 + b3, player_pair=pair, banker_pair=pair)
                 result = bet_result(game, table, bet, coup)
-                net[b, pt, bt, p3, b3, int(pair)] = result.net
-                commission[b, pt, bt, p3, b3, int(pair)] = result.commission
+                net[b, cell, int(pair)] = result.net
+                commission[b, cell, int(pair)] = result.commission
     net.flags.writeable = commission.flags.writeable = False
     return net, commission
