@@ -12,8 +12,8 @@ import polars as pl
 import pyarrow as pa
 
 from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS, ROUND_NO_MAX
-from models.game.coup import BANKER, PLAYER, TIE
 from models.game.games import Game
+from models.game.outcome import OUTCOMES, outcome_expr
 from models.game.paytable import BETS
 from models.logs import arrow_text, hands, rules, sweep
 from models.logs.arrow_text import SATURATED
@@ -215,8 +215,7 @@ def check_rounds(batch: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([swept.filter(pl.Series(plain)), checked]).sort("_line")
 
 
-#: The outcomes in the order the sweep codes them (0, 1, 2), and the game a row without one plays.
-OUTCOMES = (BANKER, PLAYER, TIE)
+#: The game a row without one plays (the sweep codes outcomes as indexes of OUTCOMES).
 PUNTO_BANCO = rules.GAMES.index(Game.PUNTO_BANCO)
 
 
@@ -343,13 +342,7 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
             )
         ),
     )
-    computed = (
-        pl.when(pl.col("banker_total") > pl.col("player_total"))
-        .then(pl.lit("B"))
-        .when(pl.col("player_total") > pl.col("banker_total"))
-        .then(pl.lit("P"))
-        .otherwise(pl.lit("T"))
-    )
+    computed = outcome_expr(pl.col("player_total"), pl.col("banker_total"))
     hands_given = pl.col("has_cards")
     needs_cards = pl.col("_outcome").is_null()
     checks: list[Check] = [
@@ -442,11 +435,7 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
         started_at=pl.col("_started"),
         outcome=pl.when(hands_given).then(computed).otherwise(pl.col("logged_outcome")),
         outcome2=pl.when(pl.col("player2_count") > 0).then(
-            pl.when(pl.col("banker_total") > pl.col("player2_total"))
-            .then(pl.lit("B"))
-            .when(pl.col("player2_total") > pl.col("banker_total"))
-            .then(pl.lit("P"))
-            .otherwise(pl.lit("T"))
+            outcome_expr(pl.col("player2_total"), pl.col("banker_total"))
         ),
         natural=pl.when(hands_given).then(
             (pl.col("player_count") == 2)

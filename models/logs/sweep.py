@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from models.game.outcome import compiled_outcome_code
 from models.logs import hands
 from models.logs.arrow_text import length
 from models.logs.rules import AXES, NO_THIRD, violations
@@ -98,11 +99,6 @@ def _breaks_tableau(bad_case, game, player_two, third, banker_two, banker_drew) 
     return bad_case[(((game * AXES[1] + player_two) * AXES[2] + third) * AXES[3] + banker_two) * AXES[4] + banker_drew]
 
 
-@njit(cache=True, inline="always")
-def _outcome(player: int, banker: int) -> int:
-    return 0 if banker > player else (1 if player > banker else 2)
-
-
 @njit(cache=True)
 def sweep(player, banker, player2, has_player, has_banker, has_player2, game, banque, logged, bad_case):
     """Per row: `plain` (the row's hands and outcome are vouched for), the cards (value, rank, suit
@@ -138,7 +134,7 @@ def sweep(player, banker, player2, has_player, has_banker, has_player2, game, ba
         if _breaks_tableau(bad_case, g, player_two, third, banker_two, bc == 3):
             continue
         p, b = _total(cards, i, 0, pc), _total(cards, i, 3, bc)
-        outcome = _outcome(p, b)
+        outcome = compiled_outcome_code(p, b)
         if said >= 0 and said != outcome:
             continue
         if qc:
@@ -146,7 +142,7 @@ def sweep(player, banker, player2, has_player, has_banker, has_player2, game, ba
             if _breaks_tableau(bad_case, g, _total(cards, i, 6, 2), third2, banker_two, False):  # banker judged once
                 continue
             q = _total(cards, i, 6, qc)
-            facts[2, i], facts[4, i] = q, _outcome(q, b)
+            facts[2, i], facts[4, i] = q, compiled_outcome_code(q, b)
         plain[i] = True
         facts[0, i], facts[1, i], facts[3, i] = p, b, outcome
         facts[5, i] = pc == 2 and bc == 2 and max(player_two, banker_two) >= 8

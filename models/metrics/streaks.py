@@ -8,18 +8,13 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from models.game.bank import bank_passes_expr
 from models.metrics.expectation import tenure_hazard
 from models.metrics.theory import outcome_rates
 
 SHOE = ["table_id", "shoe_id"]
 #: Whether a coup passes the bank, by game, when the log does not say who holds it (data.md).
-PASSES = (
-    pl.when(pl.col("game") == "banco")
-    .then(pl.col("outcome") != "T")
-    .when(pl.col("game") == "baccarat_banque")
-    .then(False)
-    .otherwise(pl.col("outcome") == "P")
-)
+PASSES = bank_passes_expr(pl.col("game"), pl.col("outcome"))
 
 
 #: What every span (tenure or run) takes from its first row: its shoe and the shoe's game.

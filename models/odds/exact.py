@@ -7,16 +7,15 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from models.game.cells import CELL_OUTCOMES
 from models.game.games import Game
+from models.game.outcome import BANKER, PLAYER, TIE
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PAIR_BETS, PayTable, settlement_grid
 from models.game.shoe import MIN_CARDS_FOR_A_COUP, Composition, CompositionError
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy, draw_table
 from models.odds.kernel import WEIGHTS_SHAPE, outcome_weights
 
-_PLAYER_TOTAL, _BANKER_TOTAL = np.indices(WEIGHTS_SHAPE)[:2]
-_BANKER_WINS = _BANKER_TOTAL > _PLAYER_TOTAL
-_PLAYER_WINS = _PLAYER_TOTAL > _BANKER_TOTAL
-_TIES = _PLAYER_TOTAL == _BANKER_TOTAL
+_BANKER_WINS, _PLAYER_WINS, _TIES = (CELL_OUTCOMES.reshape(WEIGHTS_SHAPE) == letter for letter in (BANKER, PLAYER, TIE))
 
 
 @lru_cache(maxsize=64)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from models.game.paytable import CELL_SHAPE
+from models.game.cells import CELL_SHAPE
 
-#: Axes of the weights array: player total, banker total, player drew (0/1), banker drew (0/1).
+#: Axes of the weights array: player total, banker total, player drew (0/1), banker drew (0/1);
+#: flattened in C order, a cell's weight sits at its `cell_index`.
 WEIGHTS_SHAPE = CELL_SHAPE
 
 

@@ -20,7 +20,6 @@ NO_CARD = -1
 #: Columns of a dealt coup's cards: Player 1..3, Banker 1..3, second Player hand 1..3 (banque).
 P1, B1, Q1 = 0, 3, 6
 CARD_SLOTS = 9
-BANKER_WINS, PLAYER_WINS, TIE = 0, 1, 2
 
 # Card codes 0..51: rank index (A=0 .. K=12) * 4 + suit index (C, D, H, S).
 CARD_VALUE = np.array([(code // 4 + 1) % 10 if code // 4 < 9 else 0 for code in range(52)], np.int64)
@@ -119,10 +118,3 @@ def deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, side, row
         pos += 1
         banker = (banker + CARD_VALUE[row[B1 + 2]]) % 10
     return pos, player, banker, second
-
-
-@njit(inline="always", cache=True)
-def outcome(player, banker):
-    if banker > player:
-        return BANKER_WINS
-    return PLAYER_WINS if player > banker else TIE

@@ -26,14 +26,6 @@ from models.simulate.dealing import max_coups, new_deck
 from models.simulate.frames import Labels, ShoeBatch, as_frame, bets_table, net_units, rounds_table, trim
 from models.simulate.memory import keep_freed_memory
 
-BANK_KIND = {
-    Game.PUNTO_BANCO: kernels.HOUSE_BANK,
-    Game.SUPER6: kernels.HOUSE_BANK,
-    Game.EZ_BACCARAT: kernels.HOUSE_BANK,
-    Game.CHEMIN_DE_FER: kernels.CHEMIN_DE_FER,
-    Game.BACCARAT_BANQUE: kernels.BANQUE,
-    Game.BANCO: kernels.ROTATING,
-}
 DEFAULT_CHUNK_COUPS = 500_000
 BATCH_SHOES = 512
 
@@ -155,7 +147,8 @@ def deal_batch(sim: Simulation, batch: ShoeBatch, slots: Slots | None = None):
         new_deck(sim.decks),
         table.player,
         table.banker,
-        BANK_KIND[batch.game],
+        int(batch.game.passing),
+        batch.game.second_player_hand,
         population_vector(sim),
         net_units(batch.game, sim.paytable)[0],
         coups,

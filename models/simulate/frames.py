@@ -195,7 +195,7 @@ def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels
     shift = into_day // round(sim.shift_hours * 3600 * 1e6)
     dealer = (np.take(first_dealer, shoe) + shift) % (sim.tables * sim.dealers_per_table)
     rows = len(shoe)
-    three_hands = batch.game is Game.BACCARAT_BANQUE
+    three_hands = batch.game.second_player_hand
     return pa.table(
         {
             "table_id": _dictionary(labels.tables, np.take(batch.table.astype(np.int32), shoe)),

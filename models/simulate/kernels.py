@@ -10,24 +10,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from models.simulate.dealing import (
-    B1,
-    BANKER_WINS,
-    CARD_SLOTS,
-    CUT_CARD_FROM_BACK,
-    NO_CARD,
-    P1,
-    PLAYER_WINS,
-    Q1,
-    TIE,
-    deal_coup,
-    outcome,
-    start_shoe,
-)
+from models.game.bank import compiled_bank_passes
+from models.game.cells import compiled_cell_index
+from models.game.games import BankPassing
+from models.game.outcome import BANKER_WINS, compiled_outcome_code
+from models.simulate.dealing import B1, CARD_SLOTS, CUT_CARD_FROM_BACK, NO_CARD, P1, Q1, deal_coup, start_shoe
 from models.simulate.rng import CARDS, POPULATION, bounded, seed_stream, uniform
 
-# How each game moves the bank; see models/simulate/population.py for the names.
-HOUSE_BANK, CHEMIN_DE_FER, BANQUE, ROTATING = 0, 1, 2, 3
+# How each game moves the bank (`Game.passing`), as the plain ints the kernel compiles in.
+HOUSE_BANK, CHEMIN_DE_FER = int(BankPassing.HOUSE), int(BankPassing.CHEMIN_DE_FER)
+BANQUE, ROTATING = int(BankPassing.BANQUE), int(BankPassing.ROTATING)
 # Bet codes are indexes into models.game.paytable.BETS.
 BANKER_BET, PLAYER_BET, TIE_BET, FIRST_SIDE_BET, PLAYER_PAIR_BET, BANKER_PAIR_BET = 0, 1, 2, 3, 3, 4
 SIDE_BETS = 14
@@ -83,7 +75,7 @@ def count_outcomes(seed, first_shoe, n_shoes, template, player_draw, banker_draw
         while pos + need <= n:
             last = _last_coup(pos, cut, last)
             pos, player, banker, _ = deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, 1, row)
-            counts[i, outcome(player, banker)] += 1
+            counts[i, compiled_outcome_code(player, banker)] += 1
             if last:
                 break
             last = pos > cut
@@ -111,12 +103,6 @@ def _round_to(cents, unit):
 def _stake(state, unit, pop):
     amount = np.int64(unit * STAKE_SWING[bounded(state, STAKE_SWING.shape[0])])
     return min(max(_round_to(amount, np.int64(pop[MIN_BET])), np.int64(pop[MIN_BET])), np.int64(pop[MAX_BET]))
-
-
-@njit(inline="always", cache=True)
-def _cell(player, banker, player_drew, banker_drew):
-    """Index of a coup in the settlement grid's flattened (10, 10, 2, 2) cells."""
-    return ((player * 10 + banker) * 2 + player_drew) * 2 + banker_drew
 
 
 @njit(inline="always", cache=True)
@@ -151,9 +137,10 @@ def slots(n_shoes: int, max_coups: int, seats: int) -> tuple[tuple, tuple]:
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, net_units, coups, bets):
+def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, three_hands, pop, net_units, coups, bets):
     """Deal every shoe in `shoes` with its betting population into the first len(shoes) of `slots()`.
 
+    `bank_kind` is the game's `BankPassing` code, `three_hands` whether it deals a second Player hand;
     `net_units[bet, cell, pair]` is the settlement grid (models.game.paytable) in integer units.
     Fills per-coup slots (cards, outcome against the first Player hand, seconds from the shoe's
     start, bank holder seat) and per-bet slots (round index, seat, bet code, amount in cents, player
@@ -162,7 +149,6 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
     """
     n_shoes = shoes.shape[0]
     seats = np.int64(pop[SEATS])
-    three_hands = bank_kind == BANQUE
     need = 9 if three_hands else 6
     n = template.shape[0]
     cut = n - CUT_CARD_FROM_BACK
@@ -231,7 +217,7 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
                         code = PLAYER_BET
                     amount = _stake(people, unit[seat], pop)
                 side = 0
-                if bank_kind == BANQUE:
+                if three_hands:
                     side = 1 + (seat % 2)  # odd seats (1, 3, ...) on the right table
                     if side == 1:
                         stake_right += amount
@@ -279,30 +265,28 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, pop, 
             pos, player_total, banker_total, second_total = deal_coup(
                 deck_state, deck, pos, player_draw, banker_draw, three_hands, side, row
             )
-            result = outcome(player_total, banker_total)
+            result = compiled_outcome_code(player_total, banker_total)
             outcomes[i, k] = result
 
             # settle this coup's wagers from the grid
             banker_drew = 1 if row[B1 + 2] != NO_CARD else 0
-            cell = _cell(player_total, banker_total, 1 if row[P1 + 2] != NO_CARD else 0, banker_drew)
-            cell2 = _cell(second_total, banker_total, 1 if row[Q1 + 2] != NO_CARD else 0, banker_drew)
+            cell = compiled_cell_index(player_total, banker_total, 1 if row[P1 + 2] != NO_CARD else 0, banker_drew)
+            cell2 = compiled_cell_index(second_total, banker_total, 1 if row[Q1 + 2] != NO_CARD else 0, banker_drew)
             pairs = (1 if row[P1] // 4 == row[P1 + 1] // 4 else 0) + (2 if row[B1] // 4 == row[B1 + 1] // 4 else 0)
             for j in range(first_bet, b):
                 on = cell2 if bet_side[i, j] == 2 else cell
                 bet_payout[i, j] = bet_cents[i, j] * _settle(net_units, bet_code[i, j], on, pairs)
 
-            passes = (bank_kind == HOUSE_BANK and result == PLAYER_WINS) or (bank_kind == ROTATING and result != TIE)
-            if passes:
+            if compiled_bank_passes(bank_kind, result):
                 seat_of_bank = _next_seat(occupied, seat_of_bank)
+                if bank_kind == CHEMIN_DE_FER:
+                    bank_size = np.int64(pop[INITIAL_BANK])
             elif bank_kind == CHEMIN_DE_FER and result == BANKER_WINS:
                 # the bank rides: it grows by its win, less the house's levy
                 bank_size += covered - np.int64(covered * pop[LEVY_PERCENT]) // 100
-                if uniform(people) < pop[WITHDRAW]:
+                if uniform(people) < pop[WITHDRAW]:  # the holder withdraws: a choice, not the rule
                     seat_of_bank = _next_seat(occupied, seat_of_bank)
                     bank_size = np.int64(pop[INITIAL_BANK])
-            elif bank_kind == CHEMIN_DE_FER and result == PLAYER_WINS:
-                seat_of_bank = _next_seat(occupied, seat_of_bank)
-                bank_size = np.int64(pop[INITIAL_BANK])
             k += 1
             if last:
                 break

@@ -87,7 +87,7 @@ def reference_shoe(
     seed: int, shoe: int, decks: int = 8, game: Game = Game.PUNTO_BANCO, policy: DrawPolicy = DEFAULT_POLICY
 ) -> list[tuple[list[Card], list[Card]]]:
     """Every coup of one shoe as (player cards, banker cards)."""
-    if game is Game.BACCARAT_BANQUE:
+    if game.second_player_hand:
         raise ValueError("the reference simulator deals the two-hand games only")
     stream = Stream(seed, shoe, CARDS)
     deck = Shoe(stream, list(range(52)) * decks)

@@ -17,7 +17,7 @@ from models.simulate.frames import ShoeBatch
 from models.simulate.kernels import count_outcomes
 from models.simulate.reference import card_of, reference_shoe
 
-TWO_HAND_GAMES = [game for game in Game if game is not Game.BACCARAT_BANQUE]
+TWO_HAND_GAMES = [game for game in Game if not game.second_player_hand]
 
 
 def _deal(game, decks, shoes, seed=11, policy=None):
@@ -69,9 +69,9 @@ def test_every_coup_passes_the_tableau_and_every_shoe_holds_its_composition(game
 @pytest.mark.parametrize("decks", [1, 6, 8])
 def test_win_and_tie_frequencies_match_the_exact_odds(game, decks):
     table = draw_table(game)
-    cards_per_coup = 7.5 if game is Game.BACCARAT_BANQUE else 4.94
+    cards_per_coup = 7.5 if game.second_player_hand else 4.94
     shoes = int(1_050_000 / ((52 * decks - 22) / cards_per_coup + 1))
-    counts = count_outcomes(2026, 0, shoes, new_deck(decks), table.player, table.banker, game is Game.BACCARAT_BANQUE)
+    counts = count_outcomes(2026, 0, shoes, new_deck(decks), table.player, table.banker, game.second_player_hand)
     coups = counts[:, :3].sum()
     assert coups >= 1_000_000
     odds = exact_odds(Composition.full(decks), game)
@@ -79,7 +79,7 @@ def test_win_and_tie_frequencies_match_the_exact_odds(game, decks):
         z = (observed - coups * p) / np.sqrt(coups * p * (1 - p))
         assert abs(z) < 4, (observed / coups, p, z)
     expected_cards = odds.expected_cards
-    if game is Game.BACCARAT_BANQUE:  # the second hand: two cards, and a third as often as the first
+    if game.second_player_hand:  # the second hand: two cards, and a third as often as the first
         expected_cards += 2 + odds.cells[:, :, 1, :].sum()
     assert counts[:, 3].sum() / coups == pytest.approx(expected_cards, abs=0.03)
 
