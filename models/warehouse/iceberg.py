@@ -26,6 +26,7 @@ from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.exceptions import CommitFailedException, NamespaceAlreadyExistsError, TableAlreadyExistsError
 from pyiceberg.io.pyarrow import parquet_file_to_data_file
 from pyiceberg.manifest import DataFile
+from pyiceberg.schema import assign_fresh_schema_ids
 from pyiceberg.table import Table
 from sqlalchemy import event
 
@@ -133,27 +134,16 @@ class Tables:
 
     def _create(self) -> None:
         for name in TABLES:
-            namespace = name.split(".")[0]
             with contextlib.suppress(NamespaceAlreadyExistsError):
-                self.catalog.create_namespace(namespace)
+                self.catalog.create_namespace(name.split(".")[0])
             if self.catalog.table_exists(name):
                 continue
-            try:
-                table = self.catalog.create_table(name, schema=arrow_schema(name), properties=PROPERTIES)
-            except TableAlreadyExistsError:  # another writer made it first
-                continue
-            # our files carry no field ids: columns are read by name (what add_files would set)
-            mapping = table.schema().name_mapping.model_dump_json()
-            table.transaction().set_properties({"schema.name-mapping.default": mapping}).commit_transaction()
-            self._empty_snapshot(table, name)
-        if self.commit_point().get(INGEST_LOG) is None:
-            self.record("create")
-
-    def _empty_snapshot(self, table: Table, name: str) -> None:
-        """A first snapshot without files: a commit point can name every table from the start."""
-        with table.transaction() as tx, tx.update_snapshot(snapshot_properties={BY_KEY: "create"}).fast_append():
-            pass
-        self.loaded.pop(name, None)
+            # ids as the catalog assigns them (in order), so the mapping can go in with the table
+            schema = assign_fresh_schema_ids(Catalog._convert_schema_if_needed(arrow_schema(name)))
+            # our files carry no field ids: their columns are read by name
+            mapping = {"schema.name-mapping.default": schema.name_mapping.model_dump_json()}
+            with contextlib.suppress(TableAlreadyExistsError):  # another writer made it first
+                self.catalog.create_table(name, schema=schema, properties={**PROPERTIES, **mapping})
 
     def table(self, name: str) -> Table:
         if name not in self.loaded:
@@ -180,7 +170,7 @@ class Tables:
         point = json.loads(snapshot.summary.additional_properties.get(TABLES_KEY, "{}")) if snapshot else {}
         if snapshot is not None:
             point[INGEST_LOG] = snapshot.snapshot_id
-        return {name: int(point[name]) for name in point}
+        return {name: int(value) for name, value in point.items() if value is not None}
 
     def recover(self) -> list[str]:
         """Roll back every table whose current snapshot is not the one the log's commit names (a
@@ -188,11 +178,16 @@ class Tables:
         point = self.commit_point()
         rolled = []
         for name in TABLES:
-            if name == INGEST_LOG or name not in point or self.snapshot_id(name) == point[name]:
+            if name == INGEST_LOG or self.snapshot_id(name) == point.get(name):
                 continue
-            self.table(name).manage_snapshots().set_current_snapshot(point[name]).commit()
-            self.loaded.pop(name, None)
+            if point.get(name) is None:  # ahead of a commit made before its first snapshot: emptied
+                self.replace(name, [], "recover")
+            else:
+                self.table(name).manage_snapshots().set_current_snapshot(point[name]).commit()
+                self.loaded.pop(name, None)
             rolled.append(name)
+        if rolled and any(point.get(name) is None for name in rolled):
+            self.record("recover")
         return rolled
 
     def record(self, by: str, log_files: list[str] = ()) -> dict[str, int]:
