@@ -11,6 +11,11 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", help="benchmarks to run, e.g. odds (default: all)")
+    parser.add_argument(
+        "--against",
+        metavar="REVISION",
+        help="also run each at this git revision first (a worktree) and print the two side by side",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -19,5 +24,10 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise ValueError(f"unknown benchmark {', '.join(unknown)}: choose from {', '.join(available)}")
     for name in args.names or available:
-        runpy.run_path(str(available[name]), run_name="__main__")
+        if args.against:
+            from benchmarks.side_by_side import compare
+
+            compare(name, args.against)
+        else:
+            runpy.run_path(str(available[name]), run_name="__main__")
     return 0
