@@ -3,10 +3,20 @@ Arrow, wherever the warehouse lives (a local folder or object storage, through I
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.io import FileIO
+from pyiceberg.io.pyarrow import (
+    _check_pyarrow_schema_compatible,
+    compute_statistics_plan,
+    data_file_statistics_from_parquet_metadata,
+    parquet_path_to_id_mapping,
+)
+from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
+from pyiceberg.table.metadata import TableMetadata
 
 from models.warehouse.columns import conform, frame_schema, template
 
@@ -24,8 +34,22 @@ PLAIN_TEXT = ("player_cards", "banker_cards", "player2_cards", "raw", "detail", 
 UNCOMPRESSED = ("started_at",)
 
 
-def write(io: FileIO, location: str, table: str, frame: pl.DataFrame) -> str:
-    """Write rows of `table` to a new data file at `location`; returns the location.
+@dataclass(frozen=True)
+class Written:
+    """A data file just written: where, and its footer and size as the writer knew them (a commit
+    needs them; reading the footer back costs an open of every file)."""
+
+    location: str
+    metadata: pq.FileMetaData
+    size: int
+
+    @property
+    def rows(self) -> int:
+        return self.metadata.num_rows
+
+
+def write(io: FileIO, location: str, table: str, frame: pl.DataFrame) -> Written:
+    """Write rows of `table` to a new data file at `location`.
 
     Written by Arrow's writer, which Polars' cannot match column by column: text is dictionary
     encoded (ids, games and outcomes repeat), the line numbers, which count up, are delta encoded,
@@ -40,10 +64,12 @@ def write(io: FileIO, location: str, table: str, frame: pl.DataFrame) -> str:
     optional = [field.name not in required and rows[field.name].null_count > 0 for field in rows.schema]
     rows = rows.cast(pa.schema([field.with_nullable(null) for field, null in zip(rows.schema, optional, strict=True)]))
     text = [name for name, dtype in frame_schema(table).items() if dtype == pl.String and name not in PLAIN_TEXT]
+    footer: list[pq.FileMetaData] = []
     with io.new_output(location).create(overwrite=True) as out:
         pq.write_table(
             rows,
             out,
+            metadata_collector=footer,
             row_group_size=ROW_GROUP_ROWS,
             compression={name: "none" if name in UNCOMPRESSED else "lz4" for name in rows.column_names},
             use_dictionary=text,
@@ -51,7 +77,32 @@ def write(io: FileIO, location: str, table: str, frame: pl.DataFrame) -> str:
             write_statistics=[name for name in STATISTICS if name in rows.column_names],
             store_schema=False,
         )
-    return location
+        size = out.tell()
+    return Written(location, footer[0], size)
+
+
+def data_file(metadata: TableMetadata, written: Written) -> DataFile:
+    """The Iceberg entry of a file just written, from its footer in memory: what pyiceberg's
+    `parquet_file_to_data_file` makes after reading the footer back."""
+    schema = metadata.schema()
+    _check_pyarrow_schema_compatible(schema, written.metadata.schema.to_arrow_schema(), metadata.format_version)
+    statistics = data_file_statistics_from_parquet_metadata(
+        parquet_metadata=written.metadata,
+        stats_columns=compute_statistics_plan(schema, metadata.properties),
+        parquet_column_mapping=parquet_path_to_id_mapping(schema),
+    )
+    return DataFile.from_args(
+        content=DataFileContent.DATA,
+        file_path=written.location,
+        file_format=FileFormat.PARQUET,
+        partition=statistics.partition(metadata.spec(), schema),
+        file_size_in_bytes=written.size,
+        sort_order_id=None,
+        spec_id=metadata.default_spec_id,
+        equality_ids=None,
+        key_metadata=None,
+        **statistics.to_serialized_dict(),
+    )
 
 
 def read(io: FileIO, locations: list[str], table: str, columns: list[str] | None = None) -> pl.DataFrame:

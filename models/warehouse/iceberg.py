@@ -31,6 +31,7 @@ from pyiceberg.table import Table
 from sqlalchemy import event
 
 from models.warehouse.columns import arrow_schema
+from models.warehouse.files import Written, data_file
 from models.warehouse.schema import INGEST_LOG, TABLES
 
 #: The summary key of a log commit that names every other table's snapshot (JSON: name -> id).
@@ -190,7 +191,7 @@ class Tables:
             self.record("recover")
         return rolled
 
-    def record(self, by: str, log_files: list[str] = ()) -> dict[str, int]:
+    def record(self, by: str, log_files: list[str | Written] = ()) -> dict[str, int]:
         """Commit the log (its new data files, if any) with the snapshot of every other table: the
         warehouse's commit. Returns the new commit point."""
         self.add(INGEST_LOG, list(log_files), by)
@@ -206,8 +207,8 @@ class Tables:
 
     # -- one table's commits -----------------------------------------------------------------
 
-    def add(self, name: str, locations: list[str], by: str, properties: dict[str, str] | None = None) -> None:
-        """Append data files written by files.write to the table, in one snapshot."""
+    def add(self, name: str, locations: list[str | Written], by: str, properties: dict[str, str] | None = None) -> None:
+        """Append data files (as files.write returned them, or their locations) in one snapshot."""
         properties = self._properties(name, by, properties)
         before = self._files_now(name)
 
@@ -220,12 +221,19 @@ class Tables:
         added = [(location, rows) for location, rows in self._described(locations)]
         self.listed[(name, self.snapshot_id(name))] = [*before, *added]
 
-    def replace(self, name: str, locations: list[str], by: str, properties: dict[str, str] | None = None) -> None:
+    def replace(
+        self, name: str, locations: list[str | Written], by: str, properties: dict[str, str] | None = None
+    ) -> None:
         """Replace every data file of the table with `locations`, in one snapshot."""
         self.rewrite(name, [location for location, _ in self._files_now(name)], locations, by, properties)
 
     def rewrite(
-        self, name: str, removed: list[str], added: list[str], by: str, properties: dict[str, str] | None = None
+        self,
+        name: str,
+        removed: list[str],
+        added: list[str | Written],
+        by: str,
+        properties: dict[str, str] | None = None,
     ) -> None:
         """Swap data files `removed` for `added` (the same rows, or a table's new contents) in one
         snapshot; the files removed stay on disk for readers of older snapshots until they expire."""
@@ -260,12 +268,19 @@ class Tables:
                 time.sleep(0.05 * 2**attempt)
         self.loaded.pop(name, None)
 
-    def _data_files(self, table: Table, locations: list[str]) -> list[DataFile]:
-        files = [parquet_file_to_data_file(table.io, table.metadata, location) for location in locations]
-        self.sizes.update({f.file_path: f.record_count for f in files})
-        return files
+    def _data_files(self, table: Table, added: list[str | Written]) -> list[DataFile]:
+        """Each file's Iceberg entry: from its footer in memory when it was just written, else read."""
+        entries = [
+            data_file(table.metadata, file)
+            if isinstance(file, Written)
+            else parquet_file_to_data_file(table.io, table.metadata, file)
+            for file in added
+        ]
+        self.sizes.update({entry.file_path: entry.record_count for entry in entries})
+        return entries
 
-    def _described(self, locations: list[str]) -> list[tuple[str, int]]:
+    def _described(self, added: list[str | Written]) -> list[tuple[str, int]]:
+        locations = [file.location if isinstance(file, Written) else file for file in added]
         return [(location, self.sizes[location]) for location in locations]
 
     # -- reading -----------------------------------------------------------------------------

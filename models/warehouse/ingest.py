@@ -223,8 +223,8 @@ class Run:
             schema=frame_schema(schema.INGEST_LOG),
         )  # fmt: skip
         tables = self.writer.tables
-        location = files.write(tables.io, tables.location(schema.INGEST_LOG, by), schema.INGEST_LOG, rows)
-        self.writer.commit(by, [location])
+        written = files.write(tables.io, tables.location(schema.INGEST_LOG, by), schema.INGEST_LOG, rows)
+        self.writer.commit(by, [written])
 
 
 KIND_TABLES = {"rounds": schema.CORE_ROUNDS, "bets": schema.CORE_BETS}

@@ -108,7 +108,7 @@ class Stage:
 
     tables: Tables
     by: str  # the ingest's id, in every file's name and every snapshot's summary
-    files: dict[str, list[str]] = field(default_factory=dict)
+    files: dict[str, list[Future[files.Written]]] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
     writing: deque[Future] = field(default_factory=deque)
     writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(IN_FLIGHT, "stage"))
@@ -120,8 +120,9 @@ class Stage:
         location = self.tables.location(table, self.by)
         while len(self.writing) >= IN_FLIGHT:  # memory stays bounded
             self.writing.popleft().result()
-        self.writing.append(self.writer.submit(files.write, self.tables.io, location, table, frame))
-        self.files.setdefault(table, []).append(location)
+        writing = self.writer.submit(files.write, self.tables.io, location, table, frame)
+        self.writing.append(writing)
+        self.files.setdefault(table, []).append(writing)
         self.rows[location] = frame.height
         return location
 
@@ -146,7 +147,7 @@ class Stage:
             if table == INGEST_LOG or table not in self.files:
                 continue
             commit = self.tables.replace if table in replaced else self.tables.add
-            commit(table, self.files[table], self.by)
+            commit(table, [writing.result() for writing in self.files[table]], self.by)
 
     def abort(self) -> None:
         """Wait for the writers; the files written stay uncommitted, for maintenance to remove."""
