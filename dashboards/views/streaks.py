@@ -8,9 +8,11 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from models.game.games import BankPassing, Game
 from models.metrics.expectation import tenure_hazard
 
-FIXED_RULE = ("banco", "baccarat_banque")
+#: Games whose bank passes by a fixed rule, not by who wins: a tenure's length is no streak.
+FIXED_RULE = tuple(game.value for game in Game if game.passing in (BankPassing.ROTATING, BankPassing.BANQUE))
 
 
 def render() -> None:

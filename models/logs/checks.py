@@ -38,6 +38,8 @@ MONEY_FAULTS = (
     f"is too large (at most {MONEY.precision - MONEY.scale} digits before the point)",
     f"has more than {MONEY.scale} decimal places",
 )
+#: The games that deal a second Player hand (player2_cards).
+SECOND_HAND = [game.value for game in Game if game.second_player_hand]
 
 
 def _with_all_columns(frame: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
@@ -357,7 +359,7 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
                     pl.lit("only one hand is logged"),
                 ),
                 (
-                    (pl.col("game") == "baccarat_banque") & hands_given & pl.col("_player2_cards").is_null(),
+                    pl.col("game").is_in(SECOND_HAND) & hands_given & pl.col("_player2_cards").is_null(),
                     pl.lit("player2_cards is missing (baccarat_banque deals two player hands)"),
                 ),
             ],
@@ -373,7 +375,7 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
                 _bad_type("game", pl.col("game").is_in(GAMES), "a known game"),
                 _bad_type("outcome", pl.col("logged_outcome").is_in(["B", "P", "T"]), "B, P or T"),
                 (
-                    pl.col("_player2_cards").is_not_null() & (pl.col("game") != "baccarat_banque"),
+                    pl.col("_player2_cards").is_not_null() & ~pl.col("game").is_in(SECOND_HAND),
                     pl.lit("player2_cards is for baccarat_banque only"),
                 ),
             ],
