@@ -55,18 +55,20 @@ def compact(tables: Tables, name: str) -> int:
     return sum(len(group) for group in groups)
 
 
-def expire(tables: Tables, now: dt.datetime | None = None) -> int:
-    """Expire every table's snapshots older than the retention but the current one, then remove
-    the files no kept snapshot names; returns the number of files removed."""
+def expire(tables: Tables, keep: frozenset[int] = frozenset(), now: dt.datetime | None = None) -> int:
+    """Expire every table's snapshots older than the retention but the current one and those in
+    `keep` (the ones the published serving file reads, however old), then remove the files no kept
+    snapshot names; returns the number of files removed."""
     older = (now or dt.datetime.now(dt.UTC)) - retention()
     removed = 0
     for name in TABLES:
         table = tables.table(name)
         current = table.current_snapshot()
+        kept = keep | ({current.snapshot_id} if current else set())
         old = [
             s.snapshot_id
             for s in table.snapshots()
-            if s.timestamp_ms < older.timestamp() * 1000 and (current is None or s.snapshot_id != current.snapshot_id)
+            if s.timestamp_ms < older.timestamp() * 1000 and s.snapshot_id not in kept
         ]
         if old:
             table.maintenance.expire_snapshots().by_ids(old).commit()
@@ -130,10 +132,10 @@ def _plain(location: str) -> str:
     return f"{parsed.netloc}{parsed.path}" if parsed.scheme not in ("", "file") else parsed.path
 
 
-def run(tables: Tables) -> dict[str, int]:
+def run(tables: Tables, keep: frozenset[int] = frozenset()) -> dict[str, int]:
     """Compact every table, the log last (its commit, naming the others' new snapshots, is the
-    warehouse's), then expire and clean. Returns what was done."""
+    warehouse's), then expire (never the snapshots in `keep`) and clean. Returns what was done."""
     merged = {name: compact(tables, name) for name in TABLES}
     if any(merged.values()) and not merged[INGEST_LOG]:
         tables.record("compact")
-    return {**merged, "files_removed": expire(tables)}
+    return {**merged, "files_removed": expire(tables, keep)}

@@ -25,6 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from models.logs.read import reason
 from models.warehouse import maintenance, migrate, views
 from models.warehouse.iceberg import Tables
+from models.warehouse.schema import SNAPSHOTS
 
 
 class WarehouseError(Exception):
@@ -64,14 +65,16 @@ class Writer:
 
     con: duckdb.DuckDBPyConnection
     tables: Tables
+    path: Path
 
     def commit(self, by: str, log_files: list[str] = ()) -> None:
         """The warehouse's commit (the log's, naming every table's snapshot), and the views on it."""
         views.point_at(self.con, self.tables, self.tables.record(by, log_files))
 
     def maintain(self) -> None:
-        """Merge small files, expire old snapshots, and point the views at the result."""
-        maintenance.run(self.tables)
+        """Merge small files, expire old snapshots (never the ones the published serving file
+        reads), and point the views at the result."""
+        maintenance.run(self.tables, keep=_published_snapshots(self.path))
         views.point_at(self.con, self.tables, self.tables.commit_point())
 
 
@@ -87,7 +90,7 @@ def writer(path: Path) -> Iterator[Writer]:
                 con.close()
                 _compact(path)
                 con = _connect(path)
-            yield Writer(con, tables)
+            yield Writer(con, tables, path)
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -99,6 +102,25 @@ def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A writer's DuckDB connection (marts, and views over the tables); publishes afterwards."""
     with writer(path) as w:
         yield w.con
+
+
+def _published_snapshots(path: Path) -> frozenset[int]:
+    """The Iceberg snapshots the serving file's views read (none before the first publish)."""
+    snapshot = serving_path(path)
+    if not snapshot.exists():
+        return frozenset()
+    con = duckdb.connect()  # attached, not opened: the process may hold the file open elsewhere
+    try:
+        con.execute("ATTACH ? AS published (READ_ONLY)", [str(snapshot)])
+        query = (
+            "SELECT count(*) FROM duckdb_tables() "
+            "WHERE database_name = 'published' AND schema_name || '.' || table_name = ?"
+        )
+        if not con.execute(query, [SNAPSHOTS]).fetchall()[0][0]:
+            return frozenset()
+        return frozenset(row[0] for row in con.sql(f"SELECT snapshot_id FROM published.{SNAPSHOTS}").fetchall())
+    finally:
+        con.close()
 
 
 def _tables(path: Path) -> Tables:
