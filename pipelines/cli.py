@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from models.contract import DEFAULT_DB
 from models.warehouse.store import WarehouseError
-from pipelines.commands import bench, build, dashboard, ingest, odds, simulate, sql, up, users
+from pipelines.commands import bench, build, dashboard, ingest, migrate, odds, simulate, sql, up, users
 from pipelines.services import ServiceError
 
 COMMANDS = {
@@ -17,6 +17,7 @@ COMMANDS = {
     "simulate": simulate,
     "ingest": ingest,
     "build": build,
+    "migrate": migrate,
     "sql": sql,
     "odds": odds,
     "dashboard": dashboard,
