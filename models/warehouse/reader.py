@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import duckdb
 
+from models.warehouse import migrate
 from models.warehouse.iceberg import Settings
 from models.warehouse.store import EXTENSIONS, FILES, SETTINGS, WRITE, WarehouseError, published, refusal
 
@@ -84,6 +85,9 @@ def connect(db: Path, limits: Limits) -> duckdb.DuckDBPyConnection:
     try:
         con.execute(f"ATTACH '{_quoted(snapshot)}' AS banco (READ_ONLY)")
         con.execute("USE banco")
+        if migrate.needed(con):  # its views read banco.lake/, which is no reader's to read
+            con.close()
+            raise WarehouseError(migrate.EARLIER.format(db=db))
         # allowed_directories can only be set once the database runs, and only before external access is off
         con.execute("SET allowed_directories = ?", [[readable(db)]])
         con.execute("SET enable_external_access = false")
