@@ -112,7 +112,7 @@ def _rows(tables: Tables, name: str) -> int:
     return 0 if snapshot_id is None else sum(rows for _, rows in tables.files(name, snapshot_id))
 
 
-def _copy(con, tables: Tables, db: Path, name: str) -> tuple[list[str], int]:
+def _copy(con, tables: Tables, db: Path, name: str) -> tuple[list[files.Written], int]:
     """The old table's rows written as data files of the new one, `FILE_ROWS` at a time (DuckDB
     streams them: a table of tens of millions of rows never sits in memory); returns their
     locations and the rows written."""
