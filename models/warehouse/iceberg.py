@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+import fsspec
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.exceptions import CommitFailedException, NamespaceAlreadyExistsError, TableAlreadyExistsError
 from pyiceberg.io.pyarrow import parquet_file_to_data_file
 from pyiceberg.manifest import DataFile
 from pyiceberg.schema import assign_fresh_schema_ids
 from pyiceberg.table import Table
+from pyiceberg.utils.config import Config
 from sqlalchemy import event
 
 from models.warehouse.columns import arrow_schema
@@ -91,6 +93,45 @@ def _write_ahead(engine) -> None:
         cursor.close()
 
     engine.dispose()  # the catalog's first connection was opened without them
+
+
+def catalog_properties() -> dict[str, str]:
+    """pyiceberg's own settings of the `banco` catalog (`PYICEBERG_CATALOG__BANCO__S3__ENDPOINT`
+    and the like, or ~/.pyiceberg.yaml): the object store's endpoint, keys and region."""
+    return Config().get_catalog_config("banco") or {}
+
+
+def object_store(settings: Settings):
+    """The warehouse's object store as an fsspec filesystem (what DuckDB reads it through), or None
+    for a local folder. Keys not set in the catalog's settings come from the usual AWS variables."""
+    if settings.local_folder is not None:
+        return None
+    props = catalog_properties()
+    return fsspec.filesystem(
+        urlparse(settings.warehouse_uri).scheme,
+        endpoint_url=props.get("s3.endpoint"),
+        key=props.get("s3.access-key-id"),
+        secret=props.get("s3.secret-access-key"),
+        client_kwargs={"region_name": props["s3.region"]} if "s3.region" in props else {},
+    )
+
+
+def polars_options() -> dict[str, str]:
+    """Polars' `storage_options` for the object store (its reader ignores pyiceberg's settings)."""
+    props = catalog_properties()
+    names = {"s3.endpoint": "aws_endpoint_url", "s3.access-key-id": "aws_access_key_id",
+             "s3.secret-access-key": "aws_secret_access_key", "s3.region": "aws_region"}  # fmt: skip
+    options = {option: props[key] for key, option in names.items() if key in props}
+    if options.get("aws_endpoint_url", "").startswith("http://"):
+        options["aws_allow_http"] = "true"
+    return options
+
+
+def register(con, db: Path) -> None:
+    """Let a DuckDB connection read the warehouse's object store, if it is on one."""
+    store = object_store(Settings.of(db))
+    if store is not None:
+        con.register_filesystem(store)
 
 
 def is_table_folder(path: Path) -> bool:

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from models.warehouse import migrate
-from models.warehouse.iceberg import Settings
+from models.warehouse.iceberg import Settings, register
 from models.warehouse.store import EXTENSIONS, FILES, SETTINGS, WRITE, WarehouseError, published, refusal
 
 Result = TypeVar("Result")
@@ -83,6 +83,7 @@ def connect(db: Path, limits: Limits) -> duckdb.DuckDBPyConnection:
             f"{_line(error)}"
         ) from None
     try:
+        register(con, db)  # an object store the views' files are on, before external access is off
         con.execute(f"ATTACH '{_quoted(snapshot)}' AS banco (READ_ONLY)")
         con.execute("USE banco")
         if migrate.needed(con):  # its views read banco.lake/, which is no reader's to read

@@ -24,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from models.logs.read import reason
 from models.warehouse import maintenance, migrate, views
-from models.warehouse.iceberg import Tables
+from models.warehouse.iceberg import Tables, register
 from models.warehouse.schema import SNAPSHOTS
 
 
@@ -138,6 +138,7 @@ def _connect(path: Path) -> duckdb.DuckDBPyConnection:
     # Bounded memory however large the file: DuckDB spills to disk past this.
     con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
     con.execute("SET enable_progress_bar = false")  # it would print into the commands' output
+    register(con, path)
     return con
 
 
@@ -264,6 +265,8 @@ def read(path: Path) -> duckdb.DuckDBPyConnection:
     own code; SQL a user wrote goes through reader.py's locked connection."""
     snapshot = published(path)
     try:
-        return duckdb.connect(str(snapshot), read_only=True)
+        con = duckdb.connect(str(snapshot), read_only=True)
     except duckdb.Error as error:
         raise WarehouseError(f"cannot open {snapshot}: {error}") from None
+    register(con, path)
+    return con

@@ -9,7 +9,7 @@ import datetime as dt
 import polars as pl
 
 from models.warehouse.columns import frame_schema, template
-from models.warehouse.iceberg import Tables, local_path
+from models.warehouse.iceberg import Tables, local_path, polars_options
 from models.warehouse.schema import SCHEMAS, SNAPSHOTS, TABLES
 
 
@@ -62,4 +62,6 @@ def scan(con, name: str) -> pl.LazyFrame:
     listed = locations(con, name)
     if not listed:
         return pl.LazyFrame(schema=frame_schema(name))
-    return pl.scan_parquet(listed).select(frame_schema(name).names()).cast(dict(frame_schema(name)))
+    remote = "://" in listed[0]  # local files are named by their path
+    scanned = pl.scan_parquet(listed, storage_options=polars_options() if remote else None)
+    return scanned.select(frame_schema(name).names()).cast(dict(frame_schema(name)))
