@@ -78,8 +78,9 @@ def expire(tables: Tables, keep: frozenset[int] = frozenset(), now: dt.datetime 
 
 
 def _named(tables: Tables, name: str) -> set[str]:
-    """Every file a kept snapshot of the table names: data files, manifests, manifest lists and
-    the metadata files."""
+    """Every file a kept snapshot of the table names: its live data files, manifests, manifest
+    lists and the metadata files. A manifest's DELETED entries name files of an older snapshot
+    (pyiceberg's overwrite keeps such manifests in every later list), not of this one."""
     table = tables.table(name)
     named = {table.metadata_location, *(entry.metadata_file for entry in table.metadata.metadata_log)}
     manifests = {}
@@ -88,7 +89,7 @@ def _named(tables: Tables, name: str) -> set[str]:
         manifests |= {manifest.manifest_path: manifest for manifest in snapshot.manifests(table.io)}
     for path, manifest in manifests.items():  # a manifest is in many snapshots' lists: read once
         named.add(path)
-        entries = manifest.fetch_manifest_entry(table.io, discard_deleted=False)
+        entries = manifest.fetch_manifest_entry(table.io, discard_deleted=True)
         named.update(entry.data_file.file_path for entry in entries)
     return {_plain(location) for location in named}
 
