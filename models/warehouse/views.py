@@ -58,10 +58,12 @@ def locations(con, name: str) -> list[str]:
 
 def scan(con, name: str) -> pl.LazyFrame:
     """The table's rows as Polars reads them straight from the files its view reads (several times
-    faster than DuckDB hands them over)."""
+    faster than DuckDB hands them over). A column a file holds beyond the table's (one an earlier
+    release stored, such as `content_hash`, or one dropped from the table since) is passed over,
+    as the view and any Iceberg reader pass it over."""
     listed = locations(con, name)
     if not listed:
         return pl.LazyFrame(schema=frame_schema(name))
     remote = "://" in listed[0]  # local files are named by their path
-    scanned = pl.scan_parquet(listed, storage_options=polars_options() if remote else None)
+    scanned = pl.scan_parquet(listed, extra_columns="ignore", storage_options=polars_options() if remote else None)
     return scanned.select(frame_schema(name).names()).cast(dict(frame_schema(name)))
