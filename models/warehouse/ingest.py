@@ -279,6 +279,8 @@ class OneFile:
             self.ctx.stage.abort()
             self.ctx.stage.close()
             self.ctx.stored.settle(self.ctx.stage.rows, committed=not self.failed)
+        if self.failed and self.committing is not None:  # some of its tables may be in: taken back
+            self.run.writer.tables.recover()
         counts = self.ctx.counts
         if self.failed:
             result = FileResult(opened.path, kind=opened.kind, status="failed", error=_failure(opened.path, self.error))
