@@ -8,13 +8,15 @@ belongs to one gaming day, so a new day recomputes that day's rows and leaves th
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
+from models.metrics.coups import number
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import (
     Rounding,
@@ -28,6 +30,7 @@ from models.metrics.money import (
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import SHOE, bank_tenures, chemin_bank, decision_runs, tenure_fit
 from models.metrics.ties import tie_frequency, ties_by_total
+from models.metrics.wager_sums import stint_sums
 from models.warehouse import schema, settlement, views
 from models.warehouse.store import WarehouseError, write
 
@@ -37,8 +40,6 @@ ROUND_COLUMNS = (
 )  # fmt: skip
 BET_COLUMNS = ("table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo")
 DAY = ["gaming_day"]
-#: Text keys held as categoricals while computing: grouping, joining and sorting on them is cheaper.
-CATEGORICAL = ("table_id", "shoe_id", "dealer_id", "bank_holder", "outcome")
 
 
 @dataclass(frozen=True)
@@ -52,52 +53,65 @@ def compute_marts(
     rounds: pl.DataFrame, bets: pl.DataFrame, shoes: pl.DataFrame, config: MartConfig
 ) -> dict[str, pl.DataFrame]:
     """Every day-grained mart from the core tables, as frames keyed by table name."""
-    rounds, bets, shoes = (_categorical(frame) for frame in (rounds, bets, shoes))
-    # computed once: every metric below reads the same frame, sorted once for those that walk shoes
-    # (by shoe day first, so that the per-tenure and per-run marts come out in gaming-day order)
-    lazy = (
-        rounds.lazy()
-        .with_columns(gaming_day(pl.col("started_at"), config.day))
-        .with_columns(shoe_day())
-        .sort("shoe_day", *SHOE, "round_no")
-        .collect()
-        .lazy()
-    )
-    placed = wagers(bets.lazy(), lazy).collect().lazy()
+    return dict(each_mart(rounds, bets, shoes, config))
+
+
+def each_mart(
+    rounds: pl.DataFrame, bets: pl.DataFrame, shoes: pl.DataFrame, config: MartConfig
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """`compute_marts` one mart at a time, the largest first: a caller can store each while the next
+    is computed."""
     variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
     variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
-    tenures = bank_tenures(lazy, in_order=True).collect()
+    coups = number(rounds, config.day)
+    if coups is None:  # a coup's key twice: sorted and joined as text
+        lazy = (
+            rounds.lazy()
+            .with_columns(gaming_day(pl.col("started_at"), config.day))
+            .with_columns(shoe_day())
+            .sort("shoe_day", *SHOE, "round_no")
+            .collect()
+            .lazy()
+        )
+    else:
+        # by shoe day first, so that the per-tenure and per-run marts come out in gaming-day order
+        lazy = coups.rows.gather(coups.order()).lazy()
     runs = decision_runs(lazy, in_order=True).collect()
-    # the money sums are taken once over the wagers, per dealer's stint at a table on a day, and
-    # totalled from there per table and per dealer (they pool exactly)
-    stint = ("gaming_day", "dealer_id", "table_id")
-    fees = commission_sums(placed, stint, config.rounding, config.paytable).collect().lazy()
-    money = table_day_sums(placed, variance, stint).collect().lazy()
-    by_shoe = tie_frequency(
-        lazy.with_columns(gaming_day="shoe_day"), ["table_id", "shoe_id", "gaming_day"], compared_within=DAY
+    yield schema.MARTS_DECISION_RUNS, runs
+    tenures = bank_tenures(lazy, in_order=True).collect()
+    # only chemin de fer tenures ride a bank: without one, no wager is looked at
+    chemin = (bets if (tenures["game"] == "chemin_de_fer").any() else bets.clear()).lazy()
+    yield (
+        schema.MARTS_BANKER_STREAKS,
+        tenures.join(chemin_bank(tenures.lazy(), chemin).collect(), on=[*SHOE, "tenure"], how="left"),
     )
-    marts = {
-        schema.MARTS_BANKER_STREAKS: tenures.join(
-            chemin_bank(tenures.lazy(), bets.lazy()).collect(), on=[*SHOE, "tenure"], how="left"
+    # the money sums are taken once, per dealer's stint at a table on a day, and totalled from there
+    # per table and per dealer (they pool exactly)
+    stint = ("gaming_day", "dealer_id", "table_id")
+    sums = None if coups is None else stint_sums(bets, coups, variance, config.rounding, config.paytable)
+    if sums is None:
+        placed = wagers(bets.lazy(), lazy).collect().lazy()
+        sums = (
+            commission_sums(placed, stint, config.rounding, config.paytable).collect().lazy(),
+            table_day_sums(placed, variance, stint).collect().lazy(),
+        )
+    fees, money = sums
+    yield schema.MARTS_COMMISSION, commission_totals(fees, ("table_id", "gaming_day"))
+    yield schema.MARTS_COMMISSION_BY_DEALER, commission_totals(fees, ("dealer_id", "gaming_day"))
+    yield schema.MARTS_TABLE_DAY, table_day_totals(money, ("table_id", "gaming_day"))
+    # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
+    yield schema.MARTS_DEALER_DAY, table_day_totals(money, stint)
+    yield schema.MARTS_SHOE_SUMMARY, shoe_summary(lazy, shoes.lazy(), runs.lazy())
+    yield (
+        schema.MARTS_TIE_FREQUENCY_BY_SHOE,
+        tie_frequency(
+            lazy.with_columns(gaming_day="shoe_day"), ["table_id", "shoe_id", "gaming_day"], compared_within=DAY
         ),
-        schema.MARTS_DECISION_RUNS: runs,
-        schema.MARTS_COMMISSION: commission_totals(fees, ("table_id", "gaming_day")),
-        schema.MARTS_COMMISSION_BY_DEALER: commission_totals(fees, ("dealer_id", "gaming_day")),
-        schema.MARTS_COMMISSION_PER_UNIT: commission_per_unit(lazy, ("table_id", "gaming_day"), config.paytable),
-        schema.MARTS_TIE_FREQUENCY: tie_frequency(lazy, ["table_id", "gaming_day"], compared_within=DAY),
-        schema.MARTS_TIE_FREQUENCY_BY_SHOE: by_shoe,
-        schema.MARTS_TIE_FREQUENCY_BY_DEALER: tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY),
-        schema.MARTS_TIES_BY_TOTAL: ties_by_total(lazy, ["table_id", "gaming_day"]),
-        schema.MARTS_TABLE_DAY: table_day_totals(money, ("table_id", "gaming_day")),
-        # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
-        schema.MARTS_DEALER_DAY: table_day_totals(money, stint),
-        schema.MARTS_SHOE_SUMMARY: shoe_summary(lazy, shoes.lazy(), runs.lazy()),
-    }
-    return {name: frame.with_columns(pl.col(pl.Categorical).cast(pl.String)) for name, frame in marts.items()}
-
-
-def _categorical(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.with_columns(pl.col(name).cast(pl.Categorical) for name in CATEGORICAL if name in frame.columns)
+    )
+    yield schema.MARTS_TIE_FREQUENCY, tie_frequency(lazy, ["table_id", "gaming_day"], compared_within=DAY)
+    yield schema.MARTS_TIE_FREQUENCY_BY_DEALER, tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY)
+    yield schema.MARTS_TIES_BY_TOTAL, ties_by_total(lazy, ["table_id", "gaming_day"])
+    yield schema.MARTS_COMMISSION_PER_UNIT, commission_per_unit(lazy, ("table_id", "gaming_day"), config.paytable)
 
 
 def _load(
@@ -189,29 +203,45 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
             raise WarehouseError(f"the warehouse at {db} holds no coups of gaming day {asked}: nothing to build")
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
+        if days is None:  # each mart is stored while the next is computed
+            return store_marts(con, each_mart(rounds, bets, shoes, config), None)
         marts = compute_marts(rounds, bets, shoes, config)
-        if days is not None and _outdated(con, marts):
+        if _outdated(con, marts):
             # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
-            days = None
-            marts = compute_marts(*_load(con, db, None, config), config)
-        if days is not None:  # a shoe that began the day before belongs to that day
-            marts = {name: frame.filter(pl.col("gaming_day").is_in(list(days))) for name, frame in marts.items()}
-        listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups
-        con.execute("BEGIN TRANSACTION")
-        for name, frame in marts.items():
-            # stored in gaming-day order, so a day's rows share a few row groups at the table's end:
-            # replacing a day then touches those groups only, not one in every table's stretch
-            in_day_order = frame if frame["gaming_day"].is_sorted() else frame.sort("gaming_day", maintain_order=True)
-            con.register("mart_frame", in_day_order)
-            exists = con.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_schema || '.' || table_name = ?", [name]
-            ).fetchall()[0][0]
-            if days is None or not exists:
-                con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM mart_frame")
-            else:
-                con.execute(f"DELETE FROM {name} WHERE gaming_day IN ({listed})")
-                con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
-            con.unregister("mart_frame")
-        fit = _refit(con, days, marts[schema.MARTS_BANKER_STREAKS])
-        con.execute("COMMIT")
-    return {name: frame.height for name, frame in marts.items()} | {schema.MARTS_TENURE_FIT: fit.height}
+            return store_marts(con, each_mart(*_load(con, db, None, config), config), None)
+        # a shoe that began the day before belongs to that day
+        return store_marts(con, ((n, f.filter(pl.col("gaming_day").is_in(list(days)))) for n, f in marts.items()), days)
+
+
+def store_marts(con, marts: Iterable[tuple[str, pl.DataFrame]], days: Sequence[dt.date] | None) -> dict[str, int]:
+    """Replace the marts' rows (of `days`, or all) and refit the tenures of their months, in one
+    transaction, each mart on a thread of its own as `marts` yields it; the rows written to each."""
+    listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups
+
+    def replace(name: str, frame: pl.DataFrame) -> int:
+        # stored in gaming-day order, so a day's rows share a few row groups at the table's end:
+        # replacing a day then touches those groups only, not one in every table's stretch
+        in_day_order = frame if frame["gaming_day"].is_sorted() else frame.sort("gaming_day", maintain_order=True)
+        con.register("mart_frame", in_day_order)
+        exists = con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema || '.' || table_name = ?", [name]
+        ).fetchall()[0][0]
+        if days is None or not exists:
+            con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM mart_frame")
+        else:
+            con.execute(f"DELETE FROM {name} WHERE gaming_day IN ({listed})")
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
+        con.unregister("mart_frame")
+        if name == schema.MARTS_BANKER_STREAKS:
+            fitted[schema.MARTS_TENURE_FIT] = _refit(con, days, frame).height
+        return frame.height
+
+    con.execute("BEGIN TRANSACTION")
+    fitted: dict[str, int] = {}
+    # one writer thread, so the connection runs one statement at a time; DuckDB and Polars both let
+    # go of Python's lock, so the next mart is computed meanwhile
+    with ThreadPoolExecutor(1) as writer:
+        written = {name: writer.submit(replace, name, frame) for name, frame in marts}
+    rows = {name: future.result() for name, future in written.items()}
+    con.execute("COMMIT")
+    return rows | fitted
