@@ -13,10 +13,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboards import query
-from models.warehouse import lake
 from tests.dashboards.servers import chromium, free_port, running
 from tests.dashboards.test_pages import APP, open_app
-from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack
+from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack, stored
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
@@ -34,13 +33,13 @@ def console(warehouse, monkeypatch):
 
 @pytest.mark.parametrize("name", ATTACKS)
 def test_each_attack_is_refused_on_the_page_in_one_line(warehouse, console, tmp_path, name):
-    before = set(lake.folder(warehouse).rglob("*"))
+    before = stored(warehouse)
     at = ask(console, attack(name, warehouse, tmp_path))
     assert not at.exception and not at.dataframe and len(at.error) == 1
     message = at.error[0].value
     assert ATTACKS[name][1] in message and "the SQL console" in message and "\n" not in message, message
     assert "root:" not in message and "PATH=" not in message
-    assert not any(tmp_path.iterdir()) and set(lake.folder(warehouse).rglob("*")) == before
+    assert not any(tmp_path.iterdir()) and stored(warehouse) == before
 
 
 def test_every_example_query_runs_on_the_locked_reader(console):

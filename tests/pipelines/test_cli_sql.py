@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from models.warehouse import lake
 from pipelines.cli import main
-from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack
+from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack, stored
 from tests.pipelines.test_cli_ingest import BANCO, SAMPLES, banco
 
 
@@ -106,13 +105,13 @@ def cli(capsys, db, query, *options):
 
 @pytest.mark.parametrize("name", ATTACKS)
 def test_each_attack_is_one_line_and_a_non_zero_exit_and_leaks_nothing(db, tmp_path, capsys, name):
-    before = set(lake.folder(Path(db)).rglob("*"))
+    before = stored(Path(db))
     status, out, err = cli(capsys, db, attack(name, Path(db), tmp_path))
     assert status != 0 and out == ""
     assert err.startswith("banco: error: ") and len(err.strip().splitlines()) == 1, err
     assert ATTACKS[name][1] in err and "banco sql" in err, err
     assert "Traceback" not in err and "root:" not in err and "PATH=" not in err
-    assert not any(tmp_path.iterdir()) and set(lake.folder(Path(db)).rglob("*")) == before
+    assert not any(tmp_path.iterdir()) and stored(Path(db)) == before
 
 
 def test_the_installed_command_refuses_the_password_file_in_one_line(db):
@@ -152,7 +151,8 @@ def test_the_installed_command_stops_the_cross_join_too(db):
 def test_ctrl_c_stops_a_running_query_at_once(db):
     running = subprocess.Popen([BANCO, "sql", "--db", db, CROSS_JOIN], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        time.sleep(3)  # Python started and the query is running
+        _wait_until_it_reads(running, Path(db))
+        time.sleep(0.5)  # the query is running
         asked = time.monotonic()
         running.send_signal(signal.SIGINT)
         out, err = running.communicate(timeout=20)
@@ -160,6 +160,22 @@ def test_ctrl_c_stops_a_running_query_at_once(db):
         running.kill()
     assert running.returncode == 130 and out == b"" and b"Traceback" not in err
     assert time.monotonic() - asked < 2  # not the 30 s limit
+
+
+def _wait_until_it_reads(process: subprocess.Popen, db: Path) -> None:
+    """Wait (however long its imports take on a busy machine) until the command holds the serving
+    snapshot open: it has started and is about to run its query."""
+    serving = str(db.with_name(f"{db.stem}.serving{db.suffix}").resolve())
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            held = {os.readlink(fd) for fd in Path(f"/proc/{process.pid}/fd").iterdir()}
+        except OSError:  # a descriptor closed while listed
+            held = set()
+        if serving in held:
+            return
+        time.sleep(0.05)
+    raise AssertionError("banco sql never opened the serving snapshot")
 
 
 MONEY = (

@@ -6,7 +6,6 @@ import datetime as dt
 import random
 from collections import Counter
 
-import duckdb
 import polars as pl
 import pytest
 
@@ -15,7 +14,7 @@ from models.logs import arrow_text, checks, hands
 from models.warehouse import schema
 from models.warehouse.reconciliation import reconcile
 from models.warehouse.staging import StoredShoes
-from models.warehouse.store import prepare
+from models.warehouse.store import writer
 
 TOKENS = [r + s for r in [*RANKS, "10"] for s in ["", *SUITS]] + ["0", "1", "9h", "10s", "XX", "1H", ""]
 
@@ -132,9 +131,9 @@ def test_reconciliation_with_shoes_passed_over_agrees_with_the_rule_row_by_row(t
     checked = checks.check_rounds(frame.sample(fraction=1.0, shuffle=True, seed=3))  # not in round order
     good = checked.filter(pl.col("reason").is_null() | (pl.col("reason") == "outcome_mismatch"))
     good = good.with_columns(reason=pl.lit(None, pl.String), detail=pl.lit(None, pl.String))
-    con = duckdb.connect()
-    prepare(con, tmp_path / "banco.duckdb")
-    accepted, overdrawn = reconcile(con, good, StoredShoes.load(con, schema.CORE_ROUNDS))
+    with writer(tmp_path / "banco.duckdb") as w:  # an empty warehouse: every shoe is new
+        stored = StoredShoes.load(w.con, schema.CORE_ROUNDS, w.tables.io)
+        accepted, overdrawn = reconcile(w.con, good, stored)
     expected = _overdrawn_by_rule(good.select(frame.columns))
     assert 0 < len(expected) < good.height
     assert set(overdrawn["_line"]) == expected

@@ -9,9 +9,10 @@ import polars as pl
 from models.metrics.bands import banker_share_band
 from models.metrics.days import coups_of_days, days_touched_since, days_with_coups
 from models.metrics.gaming_day import GamingDay
-from models.warehouse import audit, lake
+from models.warehouse import audit, files, iceberg
+from models.warehouse.iceberg import Tables
 from models.warehouse.ingest import ingest
-from models.warehouse.store import write
+from models.warehouse.store import writer
 
 SAMPLES = Path(__file__).resolve().parents[3] / "data" / "samples"
 EPOCH = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
@@ -35,9 +36,13 @@ def test_a_sound_warehouse_passes_every_audit(tmp_path):
 
 
 def tamper(db: Path, change) -> None:
-    """Rewrite every file of core.rounds in the lake through `change` (files are never rewritten
-    otherwise: this is the tampering the audits must catch)."""
-    for path in (lake.folder(db) / "core" / "rounds").glob("*.parquet"):
+    """Rewrite in place every data file of core.rounds at the warehouse's commit through `change`
+    (data files are never rewritten otherwise: this is the tampering the audits must catch)."""
+    tables = Tables.open(db)
+    listed = tables.files("core.rounds", tables.commit_point()["core.rounds"])
+    assert listed
+    for location, _ in listed:
+        path = iceberg.local_path(location)
         change(pl.read_parquet(path)).write_parquet(path)
 
 
@@ -71,11 +76,11 @@ def test_a_stored_coup_that_overdraws_its_shoe_is_found(tmp_path):
     con.close()
     in_shoe = (pl.col("table_id") == shoe[0]) & (pl.col("shoe_id") == shoe[1])
     tamper(db, lambda frame: frame.with_columns(decks=pl.when(in_shoe).then(1).otherwise("decks").cast(pl.Int8)))
-    with write(db) as con:
-        con.execute("BEGIN TRANSACTION")
-        written = lake.write_file(lake.folder(db), "core.rounds", first.with_columns(decks=pl.lit(1, pl.Int8)))
-        lake.add(con, lake.folder(db), "core.rounds", [(written, 1)])
-        con.execute("COMMIT")
+    with writer(db) as w:  # the coup committed as a writer commits: the table, then the log
+        location = w.tables.location("core.rounds", "tampered")
+        files.write(w.tables.io, location, "core.rounds", first.with_columns(decks=pl.lit(1, pl.Int8)))
+        w.tables.add("core.rounds", [location], "tampered")
+        w.commit("tampered")
     bad = audit.overdrawn_shoes(duckdb.connect(str(db)), EPOCH)
     assert bad.height >= 1 and set(zip(bad["table_id"], bad["shoe_id"], strict=True)) == {shoe}
 

@@ -1,6 +1,6 @@
 """Broken files through the real ingest: a file that breaks after some of its batches were already
-written to the lake leaves the warehouse as it was (those lake files removed, its transaction rolled
-back, the file logged failed); a compressed file cut short is failed, never half in; a line the
+staged as data files leaves the warehouse as it was (no table commits them, maintenance removes them,
+the file is logged failed); a compressed file cut short is failed, never half in; a line the
 reader cannot make a row of is quarantined and its neighbours go in; and a file's columns can
 neither change its kind nor spoof what the pipeline adds."""
 
@@ -17,8 +17,10 @@ import zstandard
 from models.logs import read, streams
 from models.simulate.config import Simulation
 from models.simulate.engine import simulate
-from models.warehouse import lake
+from models.warehouse import iceberg
+from models.warehouse.iceberg import Settings, Tables
 from models.warehouse.ingest import ingest
+from models.warehouse.store import writer
 
 CHUNK = next(simulate(Simulation(shoes=6, decks=8, seed=9)))
 
@@ -38,6 +40,12 @@ def _counts(db: Path) -> tuple[int, int, list[tuple]]:
     return rounds, shoes, log
 
 
+def _committed(tables: Tables) -> set[Path]:
+    """The data files of every table at the warehouse's commit."""
+    point = tables.commit_point()
+    return {Path(iceberg.local_path(location)) for name in point for location, _ in tables.files(name, point[name])}
+
+
 def _serving(tmp_path: Path, sql: str, db: str = "banco") -> list[tuple]:
     con = duckdb.connect(str(tmp_path / f"{db}.serving.duckdb"), read_only=True)
     try:
@@ -47,7 +55,7 @@ def _serving(tmp_path: Path, sql: str, db: str = "banco") -> list[tuple]:
 
 
 def test_a_file_breaking_after_batches_went_in_is_rolled_back_and_logged(tmp_path, monkeypatch):
-    monkeypatch.setattr(read, "BATCH_ROWS", 1000)  # many batches: several are in the lake before the break
+    monkeypatch.setattr(read, "BATCH_ROWS", 1000)  # many batches: several are staged before the break
     landing = tmp_path / "landing"
     landing.mkdir()
     chunk = next(simulate(Simulation(shoes=60, decks=8, seed=9)))
@@ -71,8 +79,15 @@ def test_a_file_breaking_after_batches_went_in_is_rolled_back_and_logged(tmp_pat
         ("b_bets.jsonl.gz", "failed"),
     ]
     assert duckdb.connect(str(db), read_only=True).sql("SELECT count(*) FROM core.bets").fetchall() == [(0,)]
-    listed = duckdb.connect(str(db), read_only=True).sql("SELECT count(*) FROM meta.lake_files").fetchall()[0][0]
-    assert len(list(lake.folder(db).rglob("*.parquet"))) == listed  # nothing of the broken file stays
+    tables = Tables.open(db)
+    assert tables.table("core.bets").inspect.all_files().num_rows == 0  # no snapshot ever named its files
+    staged = set(Settings.of(db).local_folder.glob("*/bets/data/*.parquet"))
+    assert staged and not staged & _committed(tables)  # staged, then left for maintenance
+    monkeypatch.setenv("BANCO_SNAPSHOT_RETENTION_HOURS", "0")
+    with writer(db) as w:  # once past the retention, the next writer's maintenance removes them
+        w.maintain()
+    assert set(Settings.of(db).local_folder.rglob("*.parquet")) == _committed(Tables.open(db))
+    monkeypatch.delenv("BANCO_SNAPSHOT_RETENTION_HOURS")
 
     broken.write_bytes(data)  # repaired: it goes in whole
     (again,) = [r for r in ingest(db, [broken]) if r.status != "skipped"]

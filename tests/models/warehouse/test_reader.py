@@ -11,7 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from models.warehouse import lake, reader, store
+from models.warehouse import reader, store
+from models.warehouse.iceberg import Settings
 from models.warehouse.ingest import ingest
 from models.warehouse.store import WarehouseError, read, refusal
 
@@ -24,14 +25,16 @@ DATABASES = "attaching or detaching databases is not allowed"
 READ_ONLY = "is read-only"
 QUERIES = "runs queries only"
 
-#: (SQL, what the refusal says); `{db}` is the writer's file, `{lake}` its lake, `{out}` an empty folder
-#: that must stay empty.
+#: (SQL, what the refusal says); `{db}` is the writer's file, `{tables}` its folder of Iceberg tables (the
+#: one folder a reader may read), `{out}` an empty folder that must stay empty.
 ATTACKS = {
     "password file": ("SELECT content FROM read_text('/etc/passwd')", FILES),
     "own environment": ("SELECT content FROM read_text('/proc/self/environ')", FILES),
     "glob of a home": ("SELECT * FROM glob('/root/*')", FILES),
     "csv of a system file": ("SELECT * FROM read_csv('/etc/passwd', sep = ':')", FILES),
-    "blob beside the lake": ("SELECT * FROM read_blob('{lake}/../banco.duckdb')", FILES),
+    "blob beside the tables": ("SELECT * FROM read_blob('{tables}/../banco.duckdb')", FILES),
+    "the catalog beside the tables": ("SELECT * FROM read_blob('{tables}/../banco.catalog.db')", FILES),
+    "a folder named like the tables": ("SELECT * FROM glob('{tables}-other/*')", FILES),
     "profiling on": ("PRAGMA enable_profiling = 'json'", SETTINGS),
     "profiling output": ("SET profiling_output = '{out}/profile.json'", SETTINGS),
     "attach the writer's file": ("ATTACH '{db}' AS writer", DATABASES),
@@ -45,8 +48,8 @@ ATTACKS = {
     "load httpfs": ("LOAD httpfs", EXTENSIONS),
     "csv over http": ("SELECT * FROM read_csv('http://127.0.0.1:9/rows.csv')", FILES),
     "copy to a file": ("COPY (SELECT 1 AS x) TO '{out}/x.csv'", FILES),
-    "copy into the lake": ("COPY (SELECT * FROM core.rounds) TO '{lake}/core/rounds/extra.parquet'", FILES),
-    "explain analyze of a copy": ("EXPLAIN ANALYZE COPY (SELECT 1 AS x) TO '{lake}/x.csv'", FILES),
+    "copy into the tables": ("COPY (SELECT * FROM core.rounds) TO '{tables}/core/rounds/data/extra.parquet'", FILES),
+    "explain analyze of a copy": ("EXPLAIN ANALYZE COPY (SELECT 1 AS x) TO '{tables}/x.csv'", FILES),
     "export database": ("EXPORT DATABASE '{out}/export'", FILES),
     "import database": ("IMPORT DATABASE '{out}'", FILES),
     "delete": ("DELETE FROM core.rounds", READ_ONLY),
@@ -62,7 +65,19 @@ ATTACKS = {
 
 def attack(name: str, db: Path, out: Path) -> str:
     sql, _ = ATTACKS[name]
-    return sql.format(db=db, lake=lake.folder(db), out=out)
+    return sql.format(db=db, tables=tables_folder(db), out=out)
+
+
+def tables_folder(db: Path) -> Path:
+    """The warehouse's folder of Iceberg tables (`banco.iceberg/` beside `banco.duckdb`)."""
+    return Settings.of(db).local_folder
+
+
+def stored(db: Path) -> dict[Path, tuple[int, int]]:
+    """Every file of the warehouse's tables and its catalog, with its size and time of change: what
+    no reader may change."""
+    paths = [*tables_folder(db).rglob("*"), db.with_name(f"{db.stem}.catalog.db"), db]
+    return {path: (path.stat().st_size, path.stat().st_mtime_ns) for path in paths if path.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -72,19 +87,15 @@ def db(tmp_path_factory):
     return path
 
 
-def lake_files(db: Path) -> set[Path]:
-    return set(lake.folder(db).rglob("*"))
-
-
 @pytest.mark.parametrize("name", ATTACKS)
 def test_each_attack_is_refused_in_one_line_and_leaves_nothing(db, tmp_path, name):
-    before = lake_files(db)
+    before = stored(db)
     with pytest.raises(reader.QueryError) as refused:
         reader.run(db, attack(name, db, tmp_path), lambda relation: relation.fetchall(), where="the test")
     message = str(refused.value)
     assert ATTACKS[name][1] in message and "the test" in message and "\n" not in message, message
     assert "root:" not in message and "PATH=" not in message
-    assert not any(tmp_path.iterdir()) and lake_files(db) == before
+    assert not any(tmp_path.iterdir()) and stored(db) == before
 
 
 @pytest.mark.parametrize(
@@ -94,7 +105,9 @@ def test_each_attack_is_refused_in_one_line_and_leaves_nothing(db, tmp_path, nam
         ("own environment", "Cannot access file"),
         ("glob of a home", "Cannot access file"),
         ("csv over http", "Cannot access file"),
-        ("blob beside the lake", "Cannot access file"),
+        ("blob beside the tables", "Cannot access file"),
+        ("the catalog beside the tables", "Cannot access file"),
+        ("a folder named like the tables", "Cannot access"),
         ("attach the writer's file", "Cannot access file"),
         ("copy to a file", "Cannot access file"),
         ("export database", "Cannot access file"),
@@ -119,9 +132,9 @@ def test_duckdb_itself_refuses_these_on_the_locked_connection(db, tmp_path, name
 
 
 def test_what_the_locked_connection_would_still_run_is_refused_up_front(db):
-    """COPY into the lake's own folder, CHECKPOINT and temporary tables pass DuckDB's lock: the check
+    """COPY into the tables' own folder, CHECKPOINT and temporary tables pass DuckDB's lock: the check
     by statement type is what refuses them."""
-    for name in ("copy into the lake", "checkpoint", "temp table"):
+    for name in ("copy into the tables", "checkpoint", "temp table"):
         assert refusal(attack(name, db, Path("/nowhere")), "here") is not None, name
 
 
@@ -143,18 +156,27 @@ def test_the_limits_are_set_and_locked(db, monkeypatch):
     assert settings["threads"] == "1" and settings["temp_directory"] == "" and settings["profiling_output"] == ""
     assert settings["enable_external_access"] == "false" and settings["lock_configuration"] == "true"
     assert settings["autoload_known_extensions"] == settings["autoinstall_known_extensions"] == "false"
-    assert settings["allowed_directories"] == f"[{lake.folder(db)}/]"
+    assert settings["allowed_directories"] == f"[{tables_folder(db)}/]" == f"[{reader.readable(db)}]"
+    assert tables_folder(db) == db.with_name("banco.iceberg")
 
 
-def test_the_lake_is_read_and_nothing_beside_it(db):
+def test_the_tables_folder_is_read_and_nothing_beside_it(db):
     count = reader.run(db, "SELECT count(*) FROM core.rounds", lambda relation: relation.fetchall()[0][0], where="t")
     con = read(db)
     try:
         assert count == con.sql("SELECT count(*) FROM core.rounds").fetchall()[0][0] > 0
     finally:
         con.close()
-    files = reader.run(db, f"SELECT file FROM glob('{lake.folder(db)}/**')", lambda r: r.fetchall(), where="t")
-    assert files and all(Path(file).suffix == ".parquet" for (file,) in files)
+    folder = tables_folder(db)
+    files = {Path(file) for (file,) in reader.run(db, f"SELECT file FROM glob('{folder}/**')", fetch, where="t")}
+    assert files == {path for path in folder.rglob("*") if path.is_file()}  # data files and Iceberg metadata
+    assert {path.suffix for path in files} == {".parquet", ".avro", ".json"}
+    with pytest.raises(reader.QueryError, match=FILES):  # the catalog beside it is not the warehouse's to read
+        reader.run(db, f"SELECT * FROM read_blob('{folder.parent}/banco.catalog.db')", fetch, where="t")
+
+
+def fetch(relation):
+    return relation.fetchall()
 
 
 def test_a_locked_reader_and_the_projects_own_reader_are_open_at_once(db):
@@ -263,8 +285,8 @@ def test_statements_that_write_are_refused_as_writes_or_file_access():
     ]
 
 
-def test_a_warehouse_named_through_a_symlink_reads_its_lake(db, tmp_path):
-    """The views name the lake as the writer saw it; DuckDB compares the real paths."""
+def test_a_warehouse_named_through_a_symlink_reads_its_tables(db, tmp_path):
+    """The views name the data files as the writer saw them; DuckDB compares the real paths."""
     (tmp_path / "link").symlink_to(db.parent, target_is_directory=True)
     linked = tmp_path / "link" / db.name
     count = reader.run(linked, "SELECT count(*) FROM core.rounds", lambda r: r.fetchall()[0][0], where="t")

@@ -9,7 +9,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from models.warehouse import lake
+from models.warehouse import iceberg, views
+from models.warehouse.columns import frame_schema
+from models.warehouse.iceberg import Tables
 from models.warehouse.ingest import ingest
 from models.warehouse.store import read, write
 
@@ -225,7 +227,9 @@ def test_duplicates_are_told_by_content_beside_files_an_earlier_release_stored_i
     (logs / "a.csv").write_text(header + "T1,S1,1,2026-11-28T21:01:00+01:00,9H TD,7C KS\n")
     db = tmp_path / "banco.duckdb"
     ingest(db, [logs / "a.csv"])
-    for path in (lake.folder(db) / "core" / "rounds").glob("*.parquet"):  # as an older release stored it
+    tables = Tables.open(db)
+    for location, _ in tables.files("core.rounds", tables.commit_point()["core.rounds"]):  # as an older release
+        path = iceberg.local_path(location)  # stored it (now a column the table's schema does not name)
         pl.read_parquet(path).with_columns(content_hash=pl.lit(12345, pl.UInt64)).write_parquet(path)
     (logs / "b.csv").write_text(
         header
@@ -237,6 +241,6 @@ def test_duplicates_are_told_by_content_beside_files_an_earlier_release_stored_i
     assert result.duplicates == 1 and dict(result.quarantined) == {"conflicting_duplicate": 1}
     assert result.accepted == 1
     viewed = read(db).sql("SELECT * FROM core.rounds ORDER BY round_no").pl()
-    assert viewed.columns == list(lake.frame_schema("core.rounds")) and viewed["round_no"].to_list() == [1, 2]
+    assert viewed.columns == list(frame_schema("core.rounds")) and viewed["round_no"].to_list() == [1, 2]
     with write(db) as con:
-        assert lake.scan(con, db, "core.rounds").collect().schema == lake.frame_schema("core.rounds")
+        assert views.scan(con, "core.rounds").collect().schema == frame_schema("core.rounds")
