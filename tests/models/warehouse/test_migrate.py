@@ -171,7 +171,8 @@ def test_the_older_layout_with_the_tables_in_the_file_moves_too(tmp_path, before
     con = duckdb.connect(str(db))
     for name in LAKE_TABLES:  # as a release before the lake kept them, with the content_hash it stored
         rows = old_relation(con, db, name)
-        con.execute(f"CREATE TABLE {name}_old AS SELECT *, hash(table_id, shoe_id, round_no) AS content_hash FROM {rows}")
+        stored = "hash(table_id, shoe_id, round_no) AS content_hash"
+        con.execute(f"CREATE TABLE {name}_old AS SELECT *, {stored} FROM {rows}")
         con.execute(f"DROP VIEW {name}; ALTER TABLE {name}_old RENAME TO {name.split('.')[1]}")
     con.execute(f"DROP TABLE {migrate.LAKE_FILES}")
     con.close()
