@@ -50,6 +50,8 @@ def _version(db: Path) -> int:
 
 
 def _unopenable(error: WarehouseError) -> Unavailable:
+    if "earlier release" in str(error):  # migrate.EARLIER: the one command that helps is in it
+        return Unavailable(f"{error}.", f"banco migrate --db {warehouse()}")
     return Unavailable(f"The serving snapshot cannot be opened ({error}); it may be being replaced.", "banco build")
 
 

@@ -172,7 +172,24 @@ class Tables:
             _write_ahead(catalog.engine)
         tables = cls(settings, catalog)
         tables._create()
+        tables._check_location()
         return tables
+
+    def _check_location(self) -> None:
+        """Refuse a catalog whose tables live elsewhere than the warehouse it is opened as: a local
+        warehouse copied or moved whole, whose catalog still names the files where they were
+        (Iceberg's metadata names every file by its full location)."""
+        location = self.table(INGEST_LOG).location()
+        folder = self.settings.local_folder
+        if folder is not None and urlparse(location).scheme in ("", "file"):
+            inside = Path(urlparse(location).path).resolve().is_relative_to(folder.resolve())
+        else:
+            inside = location.startswith(self.settings.warehouse_uri + "/")
+        if not inside:
+            raise ValueError(
+                f"its catalog's tables are at {location.rsplit('/', 2)[0]}, not in {self.settings.warehouse_uri}: "
+                "a warehouse cannot be moved or copied by its files; ingest its logs into a new one"
+            )
 
     def _create(self) -> None:
         for name in TABLES:

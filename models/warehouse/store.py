@@ -268,5 +268,8 @@ def read(path: Path) -> duckdb.DuckDBPyConnection:
         con = duckdb.connect(str(snapshot), read_only=True)
     except duckdb.Error as error:
         raise WarehouseError(f"cannot open {snapshot}: {error}") from None
+    if migrate.needed(con):  # its views read banco.lake/, which an earlier release wrote
+        con.close()
+        raise WarehouseError(migrate.EARLIER.format(db=path))
     register(con, path)
     return con
