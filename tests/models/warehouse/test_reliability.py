@@ -1,7 +1,9 @@
-"""The warehouse under stress: random files never crash it or lose a row, a SIGKILL mid-ingest
-leaves it as it was, and readers of the serving snapshot never block or break the writer."""
+"""The warehouse under stress: random files never crash it or lose a row, a SIGKILL mid-ingest (once,
+or again and again) leaves it one whole commit of its Iceberg tables, and readers of the serving
+snapshot never block or break the writer."""
 
 import codecs
+import contextlib
 import gzip
 import json
 import os
@@ -19,10 +21,13 @@ import pytest
 import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pyiceberg.catalog import load_catalog
 
 from models.simulate.config import Simulation
 from models.simulate.engine import simulate
 from models.simulate.run import write_simulation
+from models.warehouse import schema
+from models.warehouse.iceberg import TABLES_KEY
 from models.warehouse.ingest import ingest
 from models.warehouse.store import read, serving_path
 
@@ -170,43 +175,133 @@ def big_landing(tmp_path_factory):
     return folder
 
 
+@pytest.fixture(scope="module")
+def many_files(tmp_path_factory):
+    """The big landing's coups in a dozen rounds files and a dozen bets files."""
+    folder = tmp_path_factory.mktemp("many")
+    write_simulation(Simulation(shoes=4000, tables=10, seed=12), folder, chunk_coups=30_000)
+    assert len(list(folder.glob("rounds_*"))) >= 10
+    return folder
+
+
+#: What a warehouse holds, as its views in `banco.duckdb` read it.
+HELD = (
+    "SELECT (SELECT count(*) FROM core.rounds), (SELECT count(*) FROM core.bets), (SELECT count(*) FROM core.shoes),"
+    " (SELECT count(*) FROM quarantine.rounds), (SELECT count(*) FROM quarantine.bets),"
+    " (SELECT count(*) FROM meta.ingest_log WHERE status = 'ok')"
+)
+
+
 def _counts(db: Path) -> tuple:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return con.execute(
-            "SELECT (SELECT count(*) FROM core.rounds), (SELECT count(*) FROM core.bets),"
-            " (SELECT count(*) FROM meta.ingest_log WHERE status = 'ok')"
-        ).fetchone()
+        return con.execute(HELD).fetchone()
     finally:
         con.close()
 
 
+def _consistent(db: Path) -> tuple:
+    """Check that the warehouse's commit, as `banco.duckdb` (opened read-only) reads it, holds every
+    row of each file logged ok and nothing else, and that its views read the table snapshots the
+    log's commit names; returns its counts."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        views = "SELECT * FROM duckdb_views() WHERE schema_name = 'meta' AND view_name = 'ingest_log'"
+        if not con.sql(views).fetchall():
+            return (0,) * 6  # killed before the first commit: nothing is stored yet
+        logged = con.sql(
+            "SELECT path, kind, rows_read, rows_accepted, rows_quarantined, rows_duplicate FROM meta.ingest_log"
+            " WHERE status = 'ok'"
+        ).fetchall()
+        for path, _, rows_read, accepted, quarantined, duplicates in logged:
+            assert rows_read == accepted + quarantined + duplicates, path
+        for kind in ("rounds", "bets"):
+            expected = {row[0]: (row[3], row[4]) for row in logged if row[1] == kind}
+            stored = dict.fromkeys(expected, (0, 0))
+            accepted = f"SELECT source_file, count(*) FROM core.{kind} GROUP BY ALL"
+            quarantined = dict(con.sql(f"SELECT source_file, count(*) FROM quarantine.{kind} GROUP BY ALL").fetchall())
+            for path, rows in con.sql(accepted).fetchall():
+                stored[path] = (rows, quarantined.pop(path, 0))
+            stored |= {path: (stored.get(path, (0, 0))[0], rows) for path, rows in quarantined.items()}
+            assert stored == expected, kind  # every logged file whole, no row of any other file
+        pointed = dict(con.sql(f"SELECT table_name, snapshot_id FROM {schema.SNAPSHOTS}").fetchall())
+        counts = con.execute(HELD).fetchone()
+    finally:
+        con.close()
+    if not pointed[schema.INGEST_LOG]:  # the views of a warehouse without a commit yet
+        assert set(pointed.values()) == {0} and counts == (0,) * 6
+        return counts
+    catalog = load_catalog("banco", type="sql", uri=f"sqlite:///{db.with_name('banco.catalog.db')}")
+    log = catalog.load_table(schema.INGEST_LOG).snapshot_by_id(pointed[schema.INGEST_LOG])
+    named = json.loads(log.summary.additional_properties[TABLES_KEY])  # null for a table without a snapshot yet
+    assert {name: snapshot or 0 for name, snapshot in named.items()} == {
+        name: pointed[name] for name in schema.TABLES if name != schema.INGEST_LOG
+    }
+    return counts
+
+
 INGEST = (
     "import sys; from pathlib import Path; from models.warehouse.ingest import ingest;"
-    "ingest(Path(sys.argv[1]), [Path(sys.argv[2])])"
+    "print('ready', flush=True); ingest(Path(sys.argv[1]), [Path(sys.argv[2])])"
 )
+
+
+def _start(db: Path, landing: Path) -> subprocess.Popen:
+    """An ingest in a process of its own, once it has imported everything and is about to ingest."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", INGEST, str(db), str(landing)], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    assert process.stdout.readline() == "ready\n"
+    return process
+
+
+def _kill(process: subprocess.Popen, after: float) -> bool:
+    """SIGKILL the ingest `after` seconds into its work; whether it was still running."""
+    time.sleep(after)
+    running = process.poll() is None
+    with contextlib.suppress(ProcessLookupError):  # it finished, its group with it
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    return running
+
+
+def _ingest(db: Path, landing: Path) -> None:
+    subprocess.run([sys.executable, "-c", INGEST, str(db), str(landing)], check=True, stdout=subprocess.DEVNULL)
+
+
+def _clean(landing: Path, tmp: Path) -> tuple:
+    """What an ingest of the landing that nothing stops holds."""
+    _ingest(tmp / "banco.duckdb", landing)
+    return _counts(tmp / "banco.duckdb")
 
 
 def test_sigkill_mid_ingest_leaves_the_warehouse_as_it_was(tmp_path, big_landing):
     db = tmp_path / "banco.duckdb"
-    process = subprocess.Popen([sys.executable, "-c", INGEST, str(db), str(big_landing)], start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not db.exists() and time.monotonic() < deadline:  # the writer has opened the warehouse
-        time.sleep(0.05)
-    time.sleep(1.0)
-    assert process.poll() is None, "ingest finished before it could be killed: make the landing larger"
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-    rounds, bets, files = _counts(db)
+    process = _start(db, big_landing)
+    assert _kill(process, 1.5), "ingest finished before it could be killed: make the landing larger"
+    rounds, bets, *_, files = _consistent(db)
     assert files in (0, 1)  # the rounds file may have committed; the bets file cannot be half in
     if files == 0:
         assert (rounds, bets) == (0, 0)
     else:
         assert bets == 0 and rounds > 0
-    subprocess.run([sys.executable, "-c", INGEST, str(db), str(big_landing)], check=True)
-    clean = tmp_path / "clean.duckdb"
-    subprocess.run([sys.executable, "-c", INGEST, str(clean), str(big_landing)], check=True)
-    assert _counts(db) == _counts(clean)
+    _ingest(db, big_landing)
+    assert _consistent(db) == _counts(db) == _clean(big_landing, tmp_path / "clean")
+
+
+def test_sigkill_again_and_again_leaves_a_whole_commit_each_time(tmp_path, many_files):
+    """Killed at several moments of its work, each time again from where it stopped: after each kill
+    the warehouse is one whole commit, and once an ingest finishes it holds what a clean one does."""
+    db = tmp_path / "banco.duckdb"
+    seen = []
+    for after in (0.5, 1.0, 1.5, 2.0, 3.0, 4.0):
+        if not _kill(_start(db, many_files), after):
+            break  # it finished before this kill: the rest has nothing left to stop
+        seen.append(_consistent(db))
+    assert len(seen) >= 2, "ingest finished before it could be killed twice: make the landing larger"
+    assert seen == sorted(seen, key=lambda counts: counts[-1])  # files only ever went in
+    _ingest(db, many_files)
+    assert _consistent(db) == _counts(db) == _clean(many_files, tmp_path / "clean")
 
 
 def test_a_reader_on_the_snapshot_never_blocks_or_breaks_the_writer(tmp_path, big_landing):
