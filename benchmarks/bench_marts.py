@@ -16,7 +16,6 @@ from benchmarks.report import Row, publish
 from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
-from models.warehouse import lake
 from models.warehouse.ingest import ingest
 from models.warehouse.store import publish as publish_snapshot
 from models.warehouse.store import read
@@ -73,17 +72,34 @@ def simulated_warehouse(work: Path, coups: int) -> tuple[Path, float]:
 
 def prepare(work: Path, coups: int) -> tuple[Path, str]:
     """A warehouse of about `coups` simulated coups with bets, or a copy of the one named by
-    BANCO_BENCH_MARTS_WAREHOUSE (made by an earlier run: the simulation and ingest take minutes)."""
+    BANCO_BENCH_MARTS_WAREHOUSE (`<folder>/banco.duckdb`, made there by the first run that names it:
+    the simulation and ingest take minutes)."""
     kept = os.environ.get("BANCO_BENCH_MARTS_WAREHOUSE")
-    if kept:
-        db = work / "banco.duckdb"
-        shutil.copyfile(kept, db)
-        if lake.folder(Path(kept)).exists():  # its files never change: links will do
-            shutil.copytree(lake.folder(Path(kept)), lake.folder(db), copy_function=os.link)
-        publish_snapshot(db)
-        return db, f"a copy of {kept}"
-    db, seconds = simulated_warehouse(work, coups)
-    return db, f"ingest took {seconds:.0f} s"
+    if not kept:
+        db, seconds = simulated_warehouse(work, coups)
+        return db, f"ingest took {seconds:.0f} s"
+    if not Path(kept).exists():  # made where it is kept: its catalog names its files by their paths
+        made, seconds = simulated_warehouse(Path(kept).parent, coups)
+        shutil.rmtree(made.parent / "landing")
+        if made != Path(kept):
+            raise SystemExit(f"BANCO_BENCH_MARTS_WAREHOUSE names {kept}: a new one is made as {made}")
+    return copy_of(Path(kept), work), f"a copy of {kept}"
+
+
+def copy_of(db: Path, into: Path) -> Path:
+    """A copy in `into` of the warehouse at `db` and the files beside it that belong to it (the
+    catalog; folders of data files, which never change, as links). Builds write the DuckDB file only."""
+    into.mkdir(parents=True, exist_ok=True)
+    for path in db.parent.glob(f"{db.stem}.*"):
+        if path.suffix == ".lock" or path.name.startswith(f"{db.stem}.serving"):
+            continue
+        if path.is_dir():
+            shutil.copytree(path, into / path.name, copy_function=os.link, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(path, into / path.name)
+    copied = into / db.name
+    publish_snapshot(copied)
+    return copied
 
 
 def timed(function) -> tuple[float, object]:

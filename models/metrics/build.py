@@ -61,8 +61,6 @@ def each_mart(
 ) -> Iterator[tuple[str, pl.DataFrame]]:
     """`compute_marts` one mart at a time, the largest first: a caller can store each while the next
     is computed."""
-    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
-    variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
     coups = number(rounds, config.day)
     if coups is None:  # a coup's key twice: sorted and joined as text
         lazy = (
@@ -81,13 +79,17 @@ def each_mart(
     tenures = bank_tenures(lazy, in_order=True).collect()
     # only chemin de fer tenures ride a bank: without one, no wager is looked at
     chemin = (bets if (tenures["game"] == "chemin_de_fer").any() else bets.clear()).lazy()
-    yield (
-        schema.MARTS_BANKER_STREAKS,
-        tenures.join(chemin_bank(tenures.lazy(), chemin).collect(), on=[*SHOE, "tenure"], how="left"),
-    )
+    banks = chemin_bank(tenures.lazy(), chemin).collect()
+    if banks.height:
+        yield schema.MARTS_BANKER_STREAKS, tenures.join(banks, on=[*SHOE, "tenure"], how="left")
+    else:  # what the join gives, without its cost over millions of tenures
+        nulls = (pl.lit(None, dtype).alias(name) for name, dtype in banks.schema.items() if name not in tenures.columns)
+        yield schema.MARTS_BANKER_STREAKS, tenures.with_columns(nulls)
     # the money sums are taken once, per dealer's stint at a table on a day, and totalled from there
     # per table and per dealer (they pool exactly)
     stint = ("gaming_day", "dealer_id", "table_id")
+    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
+    variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
     sums = None if coups is None else stint_sums(bets, coups, variance, config.rounding, config.paytable)
     if sums is None:
         placed = wagers(bets.lazy(), lazy).collect().lazy()

@@ -143,12 +143,20 @@ def tenure_fit(tenures: pl.DataFrame, by: Sequence[str], longest: int = 8) -> pl
     so the test is not biased towards short tenures.
     """
     by = list(by)
+    keys = list(dict.fromkeys([*by, "game", "decks", "decided", "passed"]))
+    # text keys as categoricals while grouping: millions of tenures group several times faster so
+    text = [name for name in keys if tenures.schema.get(name) == pl.String]
     held = tenures.filter(pl.col("decided") >= 1).with_columns(
-        pl.col("decks").cast(pl.Int8), pl.col("decided").cast(pl.Int64), passed=pl.col("ended_by") == "pass"
+        pl.col(text).cast(pl.Categorical),
+        pl.col("decks").cast(pl.Int8),
+        pl.col("decided").cast(pl.Int64),
+        passed=pl.col("ended_by") == "pass",
     )
-    counts = held.group_by(*dict.fromkeys([*by, "game", "decks", "decided", "passed"])).agg(tenures=pl.len())
+    as_text = pl.col(text).cast(pl.String)
+    counts = held.group_by(keys).agg(tenures=pl.len()).with_columns(as_text)
+    rates = outcome_rates().select("game", "decks", "p_keep").with_columns(pl.col("game").cast(held.schema["game"]))
     groups = (
-        held.join(outcome_rates().select("game", "decks", "p_keep"), on=["game", "decks"], how="left")
+        held.join(rates, on=["game", "decks"], how="left")
         .group_by(by, maintain_order=True)
         .agg(
             tenures=pl.len().cast(pl.Int64),
@@ -156,6 +164,7 @@ def tenure_fit(tenures: pl.DataFrame, by: Sequence[str], longest: int = 8) -> pl
             pass_rate=pl.col("passed").sum() / pl.col("decided").sum(),
             q=pl.col("p_keep").mean(),
         )
+        .with_columns(pl.col(name).cast(pl.String) for name in text if name in by)
     )
     hazard = tenure_hazard(counts, by, longest).join(groups.select(*by, "q"), on=by)
     usable = hazard.filter(pl.col("expected_passes") > 5)
