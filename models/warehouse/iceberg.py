@@ -271,7 +271,8 @@ class Tables:
         before = self._files_now(name)
 
         def commit(table: Table) -> None:
-            with table.transaction() as tx, tx.update_snapshot(snapshot_properties=properties).fast_append() as append:
+            # a merge append, not a fast one: only it honours commit.manifest-merge.enabled (PROPERTIES)
+            with table.transaction() as tx, tx.update_snapshot(snapshot_properties=properties).merge_append() as append:
                 for data_file in self._data_files(table, locations):
                     append.append_data_file(data_file)
 
