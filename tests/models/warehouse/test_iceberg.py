@@ -2,6 +2,7 @@
 file a live snapshot names, a writer stopped between two table commits is rolled back by the next,
 the log's commit names every table's snapshot, and DuckDB, Polars and pyiceberg read the same rows."""
 
+import datetime as dt
 import shutil
 from pathlib import Path
 
@@ -212,6 +213,22 @@ def test_a_table_committed_before_its_first_warehouse_commit_is_emptied_by_the_n
     results = ingest(db, [logs])
     assert [result.status for result in results] == ["skipped", "ok"]
     assert held(db) == held(scratch)
+
+
+def test_appends_merge_small_manifests_so_planning_reads_a_few(tmp_path):
+    """One commit a file ingested: without merging, a table's snapshot would list a manifest for
+    every commit it ever had, and every scan's planning would read them all."""
+    tables = Tables.open(tmp_path / "banco.duckdb")
+    now = dt.datetime(2026, 11, 30, tzinfo=dt.UTC)
+    for n in range(40):
+        counts = dict.fromkeys(("rows_read", "rows_accepted", "rows_quarantined", "rows_duplicate"), 0)
+        row = {"path": f"{n}.csv", "sha256": f"{n}", "status": "ok", "started_at": now, "finished_at": now, **counts}
+        rows = pl.DataFrame([row], schema=frame_schema(INGEST_LOG))
+        tables.record(f"log-{n}", [files.write(tables.io, tables.location(INGEST_LOG, f"log-{n}"), INGEST_LOG, rows)])
+    log = tables.table(INGEST_LOG)
+    manifests = log.current_snapshot().manifests(log.io)
+    assert len(manifests) <= int(iceberg.PROPERTIES["commit.manifest.min-count-to-merge"])
+    assert sorted(log.scan().to_arrow().column("path").to_pylist()) == sorted(f"{n}.csv" for n in range(40))
 
 
 def test_compaction_merges_small_files_and_a_reader_of_the_older_snapshot_still_reads_it(tmp_path, monkeypatch):
