@@ -29,7 +29,7 @@ class Coups:
 
     rows: pl.DataFrame
     key: np.ndarray  # int64, one per row
-    at: np.ndarray  # int64, one per number
+    at: np.ndarray  # int32, one per number
     shoes: pl.DataFrame
 
     def order(self) -> pl.Series:
@@ -39,7 +39,7 @@ class Coups:
 
 def number(rounds: pl.DataFrame, day: GamingDay) -> Coups | None:
     """The coups numbered by shoe (shoes in order of gaming day, table and shoe, as the marts store
-    them); None when two rows share a coup's key (the callers then join as before)."""
+    them); None when two rows share a coup's key, or past 2**31 rows (the callers then join as before)."""
     rounds = rounds.rechunk()  # every pass below reads whole columns: a chunked one costs several times more
     starts = changes(rounds["table_id"], rounds["shoe_id"])
     heads = np.flatnonzero(starts)
@@ -62,8 +62,10 @@ def number(rounds: pl.DataFrame, day: GamingDay) -> Coups | None:
     placed = stretches.join(shoes, on=SHOE, how="left", maintain_order="left")
     key = placed["base"].to_numpy()[segment] + round_no
     size = int((shoes["hi"] - shoes["lo"] + 1).sum())
-    at = np.full(size, -1, np.int64)
-    at[key] = np.arange(len(key))
+    if len(key) >= 2**31:
+        return None
+    at = np.full(size, -1, np.int32)
+    at[key] = np.arange(len(key), dtype=np.int32)
     if np.count_nonzero(at >= 0) != len(key):
         return None
     rows = rounds.with_columns(days, shoe_day=placed["shoe_day"].gather(pl.Series(segment)))
