@@ -149,9 +149,9 @@ def _quoted(name: str) -> str:
     return f'"{name}"'
 
 
-def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame) -> pl.DataFrame:
+def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame, exists: bool) -> pl.DataFrame:
     """Refit the tenures of the months `days` fall in (all months when None, from `streaks`, the
-    tenures just computed); returns the new rows."""
+    tenures just computed; `exists`: the fit is stored already); returns the new rows."""
     period = pl.col("gaming_day").dt.truncate("1mo")
     months = None if days is None else sorted({dt.date(day.year, day.month, 1) for day in days})
     if months is None:
@@ -167,10 +167,6 @@ def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame) -> pl.Dat
         ).pl()
     fit = tenure_fit(tenures.with_columns(period=period), by=["table_id", "game", "period"])
     con.register("mart_frame", fit)
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_schema || '.' || table_name = ?",
-        [schema.MARTS_TENURE_FIT],
-    ).fetchall()[0][0]
     if months is None or not exists:
         con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_TENURE_FIT} AS SELECT * FROM mart_frame")
     elif fit.height:
@@ -180,12 +176,16 @@ def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame) -> pl.Dat
     return fit
 
 
+#: The marts stored (`name`, with its schema) and their columns' names (`columns`).
+_MARTS = (
+    "WITH marts AS (SELECT table_schema || '.' || table_name AS name, list(column_name) AS columns "
+    "FROM information_schema.columns WHERE table_schema = 'marts' GROUP BY ALL)"
+)
+
+
 def _outdated(con, marts: dict[str, pl.DataFrame]) -> bool:
     """Whether any mart is missing from the warehouse or stored with other columns than it now has."""
-    stored = con.sql(
-        "SELECT table_schema || '.' || table_name, list(column_name) FROM information_schema.columns "
-        "WHERE table_schema = 'marts' GROUP BY ALL"
-    ).fetchall()
+    stored = con.sql(f"{_MARTS} SELECT name, columns FROM marts").fetchall()
     columns = {name: set(names) for name, names in stored}
     return any(columns.get(name) != set(frame.columns) for name, frame in marts.items())
 
@@ -225,19 +225,17 @@ def store_marts(con, marts: Iterable[tuple[str, pl.DataFrame]], days: Sequence[d
         # replacing a day then touches those groups only, not one in every table's stretch
         in_day_order = frame if frame["gaming_day"].is_sorted() else frame.sort("gaming_day", maintain_order=True)
         con.register("mart_frame", in_day_order)
-        exists = con.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_schema || '.' || table_name = ?", [name]
-        ).fetchall()[0][0]
-        if days is None or not exists:
+        if days is None or name not in stored:
             con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM mart_frame")
         else:
             con.execute(f"DELETE FROM {name} WHERE gaming_day IN ({listed})")
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
         con.unregister("mart_frame")
         if name == schema.MARTS_BANKER_STREAKS:
-            fitted[schema.MARTS_TENURE_FIT] = _refit(con, days, frame).height
+            fitted[schema.MARTS_TENURE_FIT] = _refit(con, days, frame, schema.MARTS_TENURE_FIT in stored).height
         return frame.height
 
+    stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}
     con.execute("BEGIN TRANSACTION")
     fitted: dict[str, int] = {}
     # one writer thread, so the connection runs one statement at a time; DuckDB and Polars both let
