@@ -28,7 +28,7 @@ from models.metrics.money import (
     wagers,
 )
 from models.metrics.shoes import shoe_summary
-from models.metrics.streaks import SHOE, bank_tenures, chemin_bank, decision_runs, tenure_fit
+from models.metrics.streaks import SHOE, bank_tenures, decision_runs, tenure_fit, with_banks
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.metrics.wager_sums import stint_sums
 from models.warehouse import schema, settlement, views
@@ -77,14 +77,7 @@ def each_mart(
     runs = decision_runs(lazy, in_order=True).collect()
     yield schema.MARTS_DECISION_RUNS, runs
     tenures = bank_tenures(lazy, in_order=True).collect()
-    # only chemin de fer tenures ride a bank: without one, no wager is looked at
-    chemin = (bets if (tenures["game"] == "chemin_de_fer").any() else bets.clear()).lazy()
-    banks = chemin_bank(tenures.lazy(), chemin).collect()
-    if banks.height:
-        yield schema.MARTS_BANKER_STREAKS, tenures.join(banks, on=[*SHOE, "tenure"], how="left")
-    else:  # what the join gives, without its cost over millions of tenures
-        nulls = (pl.lit(None, dtype).alias(name) for name, dtype in banks.schema.items() if name not in tenures.columns)
-        yield schema.MARTS_BANKER_STREAKS, tenures.with_columns(nulls)
+    yield schema.MARTS_BANKER_STREAKS, with_banks(tenures, bets)
     # the money sums are taken once, per dealer's stint at a table on a day, and totalled from there
     # per table and per dealer (they pool exactly)
     stint = ("gaming_day", "dealer_id", "table_id")

@@ -201,3 +201,15 @@ def chemin_bank(tenures: pl.LazyFrame, bets: pl.LazyFrame) -> pl.LazyFrame:
             levy=pl.col("levy").sum(),
         )
     )
+
+
+def with_banks(tenures: pl.DataFrame, bets: pl.DataFrame) -> pl.DataFrame:
+    """The tenures with `chemin_bank`'s columns (null but on chemin de fer tenures)."""
+    # only chemin de fer tenures ride a bank: without one, no wager is looked at and nothing joined
+    riding = (tenures["game"] == "chemin_de_fer").any()
+    banks = chemin_bank(tenures.lazy(), (bets if riding else bets.clear()).lazy()).collect()
+    if banks.height:
+        return tenures.join(banks, on=[*SHOE, "tenure"], how="left")
+    return tenures.with_columns(
+        pl.lit(None, dtype).alias(name) for name, dtype in banks.schema.items() if name not in tenures.columns
+    )

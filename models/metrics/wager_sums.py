@@ -19,7 +19,7 @@ from numba import njit
 
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
-from models.logs.arrow_text import label_codes, views
+from models.logs.arrow_text import label_codes
 from models.metrics.coups import SHOE, Coups, changes
 from models.metrics.money import MAIN, Rounding
 from models.metrics.theory import outcome_rates
@@ -45,10 +45,6 @@ def stint_sums(
     """`commission_sums` and `table_day_sums` per stint (STINT) and game, from core.bets and the
     numbered coups (None where the pass cannot vouch for the input)."""
     bet_labels = tuple(variance["bet"].unique(maintain_order=True))
-    if any(bets[name].null_count() for name in ("bet", "amount", "house_net", "commission", "theo")):
-        return None
-    if max(len(label.encode()) for label in bet_labels) > 12:  # matched in their views only
-        return None
     rounds = coups.rows
     cells, coup_cell = _cells(rounds)
     coup_game = label_codes(rounds["game"], GAMES, -1, -1)
@@ -63,27 +59,30 @@ def stint_sums(
     shape = (cells.height * len(bet_labels),)
     counts, sums = np.zeros(shape, np.int64), np.zeros((*shape, len(SUMS)), np.int64)
     squares, magnitude = np.zeros(shape, np.float64), np.zeros(1, np.float64)
+    if any(bets[name].null_count() for name in ("amount", "house_net", "commission", "theo")):
+        return None
     collected = "commission" if rounding.policy == "exact" else "collected"
     placed = bets if collected == "commission" else bets.with_columns(collected=rounding.apply(pl.col("commission")))
-    starts, bounds = _stretches(placed, coups)
+    starts, bounds = _heads(placed, coups)
     games = (GAMES.index("super6"), GAMES.index("ez_baccarat"))
-    labels, coup_flags = _label_words(bet_labels), flags.to_numpy()
+    coup_flags = flags.to_numpy()
     done, stretch = 0, 0
-    for chunk in _chunks(placed.select("round_no", "bet", "amount", "house_net", collected, "theo")):
+    for chunk in _chunks(placed.select("round_no", "game", "bet", "amount", "house_net", collected, "theo")):
         n = chunk.height
         verdict = _add_wagers(
             starts[done : done + n],
             bounds,
             stretch,
             chunk["round_no"].to_numpy(),
-            views(chunk["bet"]).view(np.uint64),
-            labels,
+            label_codes(chunk["game"], GAMES, -1, -1),
+            label_codes(chunk["bet"], bet_labels, -1, -1),
             *(_units(chunk[name]) for name in ("amount", "house_net", collected, "theo")),
             coups.at,
             coup_cell,
             coup_game,
             coup_flags,
             *games,
+            len(bet_labels),
             counts,
             sums,
             squares,
@@ -96,16 +95,6 @@ def stint_sums(
     return _frames(cells, bet_labels, counts, sums, squares, variance, table)
 
 
-def _label_words(labels: tuple[str, ...]) -> np.ndarray:
-    """Each label (of up to 12 bytes) as the two 64-bit words of its Arrow view: uint64 (labels, 2)."""
-    words = np.zeros((len(labels), 16), np.uint8)
-    for j, label in enumerate(labels):
-        encoded = label.encode()
-        words[j, :4] = np.frombuffer(len(encoded).to_bytes(4, "little"), np.uint8)
-        words[j, 4 : 4 + len(encoded)] = np.frombuffer(encoded, np.uint8)
-    return words.view(np.uint64)
-
-
 def _cells(rounds: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
     """The coups' cells (stint, game, decks), one row each, and each coup's cell (int32)."""
     keys = [*STINT, "game", "decks"]
@@ -116,20 +105,15 @@ def _cells(rounds: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
     return cells, of_head.to_numpy()[np.cumsum(starts) - 1]
 
 
-def _stretches(bets: pl.DataFrame, coups: Coups) -> tuple[np.ndarray, np.ndarray]:
-    """Where the wagers' stretches of one shoe and game start (bool per wager; found chunk by chunk,
-    with no copy of the text), and per stretch its shoe's base number, first and last round, and
-    its game's code (int64 (stretches, 4); no round at all where no coup has the shoe, code -1 for
-    a game not in GAMES)."""
-    starts = np.concatenate([changes(*chunk.get_columns()) for chunk in _chunks(bets.select(*SHOE, "game"))])
-    heads = bets[np.flatnonzero(starts)].select(*SHOE, "game")
-    known = heads.join(coups.shoes, on=SHOE, how="left", maintain_order="left").select(
-        pl.col("base").fill_null(0),
-        pl.col("lo").fill_null(1),
-        pl.col("hi").fill_null(0),
-        game=pl.Series(label_codes(heads["game"], GAMES, -1, -1), dtype=pl.Int64),
-    )
-    return starts, known.to_numpy().astype(np.int64)
+def _heads(bets: pl.DataFrame, coups: Coups) -> tuple[np.ndarray, np.ndarray]:
+    """Where the wagers' stretches of one shoe start (bool per wager; found chunk by chunk, with no
+    copy of the text), and per stretch its shoe's base number, first and last round (int64 (h, 3);
+    no round at all where no coup has the shoe)."""
+    starts = np.concatenate([changes(*chunk.get_columns()) for chunk in _chunks(bets.select(SHOE))])
+    heads = bets[np.flatnonzero(starts)].select(SHOE)
+    known = heads.join(coups.shoes, on=SHOE, how="left", maintain_order="left")
+    bounds = known.select(pl.col("base").fill_null(0), pl.col("lo").fill_null(1), pl.col("hi").fill_null(0))
+    return starts, bounds.to_numpy().astype(np.int64)
 
 
 def _chunks(frame: pl.DataFrame) -> list[pl.DataFrame]:
@@ -161,39 +145,33 @@ def _add(sums, cell, j, column, i, magnitude) -> bool:
 
 @njit(cache=True, nogil=True)
 def _add_wagers(
-    starts, bounds, stretch, round_no, bet, labels, amount, house_net, collected, theo,
-    coup_at, coup_cell, coup_game, coup_flags, super6, ez, counts, sums, squares, magnitude,
+    starts, bounds, stretch, round_no, game, bet, amount, house_net, collected, theo,
+    coup_at, coup_cell, coup_game, coup_flags, super6, ez, n_bets, counts, sums, squares, magnitude,
 ):  # fmt: skip
     """Add one chunk of wagers to the cells' sums; OK or CANNOT.
 
-    Per wager (n,): starts bool, where a stretch of one shoe and game starts (the chunk's first
-    wager at least); round_no int32; bet uint64 (n, 2), its text's Arrow view; amount, house_net,
-    collected, theo int64 (n, 2), int128 words (lo, hi) in units. bounds int64 (stretches, 4): per
-    stretch its shoe's base number, first and last round (lo > hi: no such shoe), its game's code;
-    stretch: the row in bounds of the chunk's first stretch; labels uint64 (bets, 2), the bets'
-    views. Per coup: coup_cell int32, coup_game and coup_flags int8; coup_at int32, the coup of each
-    number (-1: none). Out, per cell and bet (cells * bets): counts int64, sums int64 (., 8) as
-    SUMS, squares float64 (amounts squared, in money); magnitude float64 (1,), the sum of |units|."""
-    n_bets = labels.shape[0]
+    Per wager (n,): starts bool, where a stretch of one shoe starts (the chunk's first wager at
+    least); round_no int32; game, bet int8 codes (-1: unknown); amount, house_net, collected, theo
+    int64 (n, 2), int128 words (lo, hi) in units. bounds int64 (stretches, 3): per stretch its
+    shoe's base number, first and last round (lo > hi: no such shoe); stretch: the row in bounds of
+    the chunk's first stretch. Per coup: coup_cell int32, coup_game and coup_flags int8; coup_at
+    int32, the coup of each number (-1: none). Out, per cell and bet (cells * n_bets): counts int64,
+    sums int64 (., 8) as SUMS, squares float64 (amounts squared, in money); magnitude float64 (1,),
+    the sum of |units| so far."""
     h = stretch - 1
     for i in range(round_no.shape[0]):
         if starts[i]:
             h += 1
-        base, lo, hi, game = bounds[h, 0], bounds[h, 1], bounds[h, 2], bounds[h, 3]
+        base, lo, hi = bounds[h, 0], bounds[h, 1], bounds[h, 2]
         r = round_no[i]
         if r < lo or r > hi:
             continue
         coup = coup_at[base + r]
         if coup < 0:
             continue
-        if game < 0 or game != coup_game[coup]:
+        if game[i] < 0 or bet[i] < 0 or game[i] != coup_game[coup]:
             return CANNOT
-        b = 0
-        while b < n_bets and (bet[i, 0] != labels[b, 0] or bet[i, 1] != labels[b, 1]):
-            b += 1
-        if b == n_bets:
-            return CANNOT
-        cell = coup_cell[coup] * n_bets + b
+        cell = coup_cell[coup] * n_bets + bet[i]
         counts[cell] += 1
         if not (_add(sums, cell, 0, amount, i, magnitude) and _add(sums, cell, 1, house_net, i, magnitude)):
             return CANNOT
@@ -204,9 +182,9 @@ def _add_wagers(
             value = amount[i, 0]
             sums[cell, 4] += 1
             sums[cell, 5] += value
-            if game == super6 and flags & SIX:
+            if game[i] == super6 and flags & SIX:
                 sums[cell, 6] += value
-            if game == ez and flags & SEVEN_DRAWN:
+            if game[i] == ez and flags & SEVEN_DRAWN:
                 sums[cell, 7] += value
         money = amount[i, 0] / 1e4
         squares[cell] += money * money

@@ -1,5 +1,6 @@
 """The build's fast paths against the general ones they stand in for: coups numbered by shoe against
-a sort on text, the compiled wager sums against the join and grouping of money.py."""
+a sort on text, the compiled wager sums against the join and grouping of money.py, the bank columns
+of tenures without chemin de fer against the join."""
 
 import datetime as dt
 from decimal import Decimal
@@ -22,6 +23,7 @@ from models.metrics.money import (
     table_day_totals,
     wagers,
 )
+from models.metrics.streaks import bank_tenures, chemin_bank, with_banks
 from models.metrics.wager_sums import STINT, stint_sums
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
@@ -149,3 +151,14 @@ def test_stint_sums_decline_wagers_they_cannot_vouch_for(core):
     }
     for reason, frame in declined.items():
         assert stint_sums(frame, coups, variance, Rounding(), DEFAULT_PAYTABLE) is None, reason
+
+
+def test_tenures_without_chemin_de_fer_get_the_bank_columns_the_join_gives(core):
+    rounds, bets = core
+    ordered = _sorted(rounds).lazy()
+    for games in (["punto_banco", "banco"], ["chemin_de_fer", "super6"]):
+        tenures = bank_tenures(ordered.filter(pl.col("game").is_in(games)), in_order=True).collect()
+        joined = tenures.join(
+            chemin_bank(tenures.lazy(), bets.lazy()).collect(), on=["table_id", "shoe_id", "tenure"], how="left"
+        )
+        assert_frame_equal(with_banks(tenures, bets), joined)
