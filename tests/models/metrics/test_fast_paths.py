@@ -12,7 +12,7 @@ from polars.testing import assert_frame_equal
 
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE
-from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS
+from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS, MartConfig, compute_marts
 from models.metrics.coups import changes, number
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import (
@@ -33,7 +33,7 @@ from models.warehouse.store import read
 
 
 @pytest.fixture(scope="module")
-def core(tmp_path_factory) -> tuple[pl.DataFrame, pl.DataFrame]:
+def core(tmp_path_factory) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Every game's coups and wagers, in an order that cuts shoes into stretches: whole days of
     tables in turn, each day's rows in blocks of 25 that are shuffled."""
     root = tmp_path_factory.mktemp("fast")
@@ -46,10 +46,11 @@ def core(tmp_path_factory) -> tuple[pl.DataFrame, pl.DataFrame]:
         con.sql(f"SELECT {', '.join(_quoted(c) for c in columns)} FROM {table}").pl()
         for columns, table in ((ROUND_COLUMNS, "core.rounds"), (BET_COLUMNS, "core.bets"))
     )
+    shoes = con.sql("SELECT * FROM core.shoes").pl()
     con.close()
     # one table's dealer unknown: a null key of a stint
     rounds = rounds.with_columns(dealer_id=pl.when(pl.col("table_id") != "T02").then(pl.col("dealer_id")))
-    return _blocks(rounds, 25), _blocks(bets, 70)
+    return _blocks(rounds, 25), _blocks(bets, 70), shoes
 
 
 def _quoted(name: str) -> str:
@@ -81,8 +82,14 @@ def test_coups_in_number_order_are_the_sort_by_shoe_day_table_shoe_and_round(cor
 
 
 def test_a_coup_key_twice_takes_the_general_path(core):
-    rounds = core[0]
-    assert number(pl.concat([rounds, rounds.tail(1)]), GamingDay()) is None
+    rounds, bets, shoes = core
+    twice = pl.concat([rounds, rounds.tail(1)])
+    assert number(twice, GamingDay()) is None
+    # the marts still come, sorted and joined on text as before
+    marts, fast = compute_marts(twice, bets, shoes, MartConfig()), compute_marts(rounds, bets, shoes, MartConfig())
+    assert marts.keys() == fast.keys()
+    assert marts["marts.tie_frequency"]["coups"].sum() == rounds.height + 1
+    assert_frame_equal(marts["marts.decision_runs"].head(100), fast["marts.decision_runs"].head(100))
 
 
 def _naive_changes(*columns: pl.Series) -> np.ndarray:
@@ -123,7 +130,7 @@ def _marts(sums):
 
 @pytest.mark.parametrize("rounding", [Rounding(), Rounding("down", Decimal("0.25")), Rounding("up", Decimal(1))])
 def test_stint_sums_give_the_marts_the_joined_wagers_give(core, rounding):
-    rounds, bets = core
+    rounds, bets, _ = core
     # wagers no coup has (an unknown shoe, a round past the shoe's last) are left out, as by the join
     orphans = bets.head(2).with_columns(shoe_id=pl.lit("no such shoe"), round_no=pl.Series([1, 999], dtype=pl.Int32))
     fast, general = _money(pl.concat([bets, orphans]), rounds, rounding)
@@ -137,7 +144,7 @@ def test_stint_sums_give_the_marts_the_joined_wagers_give(core, rounding):
 
 
 def test_stint_sums_decline_wagers_they_cannot_vouch_for(core):
-    rounds, bets = core
+    rounds, bets, _ = core
     coups = number(rounds, GamingDay())
     variance = settlement.house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "house_variance")
     variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
@@ -154,7 +161,7 @@ def test_stint_sums_decline_wagers_they_cannot_vouch_for(core):
 
 
 def test_tenures_without_chemin_de_fer_get_the_bank_columns_the_join_gives(core):
-    rounds, bets = core
+    rounds, bets, _ = core
     ordered = _sorted(rounds).lazy()
     for games in (["punto_banco", "banco"], ["chemin_de_fer", "super6"]):
         tenures = bank_tenures(ordered.filter(pl.col("game").is_in(games)), in_order=True).collect()
