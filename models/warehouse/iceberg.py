@@ -29,6 +29,8 @@ from pyiceberg.io.pyarrow import parquet_file_to_data_file
 from pyiceberg.manifest import DataFile
 from pyiceberg.schema import assign_fresh_schema_ids
 from pyiceberg.table import Table
+from pyiceberg.table.snapshots import Operation
+from pyiceberg.table.update.snapshot import _OverwriteFiles
 from pyiceberg.utils.config import Config
 from sqlalchemy import event
 
@@ -145,6 +147,16 @@ def is_table_folder(path: Path) -> bool:
 def local_path(location: str) -> str:
     """A data file's location as DuckDB and Polars name it: a plain path for a local file."""
     return location.removeprefix("file://")
+
+
+class _Swap(_OverwriteFiles):
+    """pyiceberg's overwrite (what `update_snapshot().overwrite()` makes), less the parent's
+    manifests that hold no live file, only an earlier snapshot's DELETED entries, which Iceberg's
+    Java writer drops too: kept, one more piled up in the list at every rewrite (core.shoes is
+    rewritten by every rounds file), and every later commit and scan read them all."""
+
+    def _existing_manifests(self):
+        return [m for m in super()._existing_manifests() if m.has_added_files() or m.has_existing_files()]
 
 
 @dataclass
@@ -303,7 +315,8 @@ class Tables:
         def commit(table: Table) -> None:
             current = table.current_snapshot()
             files = [task.file for task in table.scan(snapshot_id=current.snapshot_id).plan_files()] if current else []
-            with table.transaction() as tx, tx.update_snapshot(snapshot_properties=properties).overwrite() as swap:
+            operation = Operation.OVERWRITE if current else Operation.APPEND
+            with table.transaction() as tx, _Swap(operation, tx, table.io, snapshot_properties=properties) as swap:
                 for data_file in files:
                     if data_file.file_path in gone:
                         swap.delete_data_file(data_file)
