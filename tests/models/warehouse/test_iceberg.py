@@ -231,6 +231,23 @@ def test_appends_merge_small_manifests_so_planning_reads_a_few(tmp_path):
     assert sorted(log.scan().to_arrow().column("path").to_pylist()) == sorted(f"{n}.csv" for n in range(40))
 
 
+def test_a_table_rewritten_again_and_again_keeps_its_manifests_few(tmp_path):
+    """core.shoes is replaced whole by every rounds file: each snapshot lists its own files, not a
+    manifest of the files every earlier one removed; an older snapshot still reads its own rows."""
+    tables = Tables.open(tmp_path / "banco.duckdb")
+    shoe = {"table_id": "T1", "game": "punto_banco", "decks": 8, "cards_seen": 0, "reconciled_by": "cards",
+            "overdrawn_rows": 0, "reconciliation": "ok"}  # fmt: skip
+    snapshots = []
+    for n in range(20):
+        rows = pl.DataFrame([{**shoe, "shoe_id": f"S{n}", "rounds": n}], schema=frame_schema(CORE_SHOES))
+        tables.replace(CORE_SHOES, [files.write(tables.io, tables.location(CORE_SHOES, f"{n}"), CORE_SHOES, rows)], "t")
+        snapshots.append(tables.snapshot_id(CORE_SHOES))
+    table = tables.table(CORE_SHOES)
+    assert len(table.current_snapshot().manifests(table.io)) <= 2  # its file's, and the one it removed
+    assert table.scan().to_arrow().column("shoe_id").to_pylist() == ["S19"]
+    assert table.scan(snapshot_id=snapshots[4]).to_arrow().column("shoe_id").to_pylist() == ["S4"]
+
+
 def test_compaction_merges_small_files_and_a_reader_of_the_older_snapshot_still_reads_it(tmp_path, monkeypatch):
     db = tmp_path / "banco.duckdb"
     ingest(db, [landing(tmp_path), SAMPLES])  # a few small files a table, fewer than MERGE_AT
