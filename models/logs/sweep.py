@@ -151,23 +151,6 @@ def sweep(player, banker, player2, has_player, has_banker, has_player2, game, ba
     return plain, cards, facts
 
 
-@njit(cache=True)
-def read_hands(player, banker, player2, has_player, has_banker, has_player2):
-    """Per row: the cards of hands written in canonical tokens (as the warehouse stores them), in
-    `sweep`'s slots (-1 where none), and whether every hand given read as such."""
-    n = player.shape[0]
-    cards = np.full((27, n), -1, np.int8)
-    read = np.ones(n, np.bool_)
-    for i in range(n):
-        if has_player[i] and _read_hand(player[i], cards, i, 0, VALUE_OF, RANK_OF, SUIT_OF) < 0:
-            read[i] = False
-        if has_banker[i] and _read_hand(banker[i], cards, i, 3, VALUE_OF, RANK_OF, SUIT_OF) < 0:
-            read[i] = False
-        if has_player2[i] and _read_hand(player2[i], cards, i, 6, VALUE_OF, RANK_OF, SUIT_OF) < 0:
-            read[i] = False
-    return cards, read
-
-
 def bad_cases() -> np.ndarray:
     """The tableau lookup as booleans: True for every case whose draws break the tableau."""
     return violations().is_not_null().to_numpy()

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 
 from models.game.cards import RANKS, SUITS
-from models.logs import arrow_text, hands, sweep
+from models.logs import hands
 from models.logs.reconcile import BY_CARD, BY_RANK, BY_VALUE, GRANULARITY, overdrawn_rows, shoes_over_limits
 from models.warehouse import schema
 from models.warehouse.staging import SHOE, StoredShoes, with_shoe_key
@@ -74,15 +74,7 @@ def _first_overdraws(coded: pl.DataFrame) -> np.ndarray:
 
 
 def _parse_stored(frame: pl.DataFrame) -> pl.DataFrame:
-    """Stored rows with their cards in the slot columns: read by the sweep's compiled reader, as the
-    warehouse keeps hands in canonical tokens; by the full parser should any hand read otherwise."""
-    cards, read = sweep.read_hands(
-        *(arrow_text.views(frame[name]) for _, name in HANDS), *(arrow_text.present(frame[name]) for _, name in HANDS)
-    )
-    if read.all():
-        return frame.with_columns(
-            pl.Series(name, cards[j]).set(pl.Series(cards[j] < 0), None) for j, name in enumerate(hands.SLOT_COLUMNS)
-        )
+    """Stored rows with their cards in the slot columns, read by the hand parser."""
     parsed = frame.with_columns(**{name: hands.tokens(name) for _, name in HANDS})
     return parsed.with_columns(
         *(
