@@ -109,54 +109,6 @@ def _label_codes(view, data, starts, table, bounds, label_words, unknown):
     return out
 
 
-def contains_byte(series: pl.Series, byte: str) -> np.ndarray:
-    """Per row: the text holds the ASCII character `byte` (false for a null)."""
-    return _contains_byte(*buffers(series), ord(byte))
-
-
-@njit(cache=True)
-def _contains_byte(view, data, starts, byte):
-    n = view.shape[0]
-    out = np.zeros(n, np.bool_)
-    for i in range(n):
-        size = length(view[i])
-        if size <= 12:
-            for k in range(4, 4 + size):
-                if view[i, k] == byte:
-                    out[i] = True
-                    break
-        else:
-            at = offset_of(view[i], starts)
-            for k in range(at, at + size):
-                if data[k] == byte:
-                    out[i] = True
-                    break
-    return out
-
-
-def whole_numbers(series: pl.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the number a text of 1 to 12 ASCII digits writes, and whether the text was one."""
-    return _whole_numbers(views(series))
-
-
-@njit(cache=True)
-def _whole_numbers(view):
-    n = view.shape[0]
-    numbers, ok = np.zeros(n, np.int64), np.zeros(n, np.bool_)
-    for i in range(n):
-        size = length(view[i])
-        number = 0
-        for k in range(4, 4 + size if size <= 12 else 4):
-            digit = np.int64(view[i, k]) - 48
-            if digit < 0 or digit > 9:
-                size = 0
-                break
-            number = number * 10 + digit
-        if 0 < size <= 12:
-            numbers[i], ok[i] = number, True
-    return numbers, ok
-
-
 #: The size a decimal's value saturates at (in its units), where its digits would not fit int64.
 SATURATED = 2**62
 

@@ -222,11 +222,12 @@ PUNTO_BANCO = rules.GAMES.index(Game.PUNTO_BANCO)
 
 
 def _number(frame: pl.DataFrame, name: str) -> pl.Series:
-    """A typed whole number as it is, or text of plain digits read as one (else null)."""
+    """A typed whole number as it is, or text of a decimal with no places read as one, as the full
+    checks read it (else null)."""
     dtype = frame.schema[name]
     if dtype == pl.String:
-        numbers, read = arrow_text.whole_numbers(frame[name])
-        return pl.Series(f"_{name}", numbers).set(~pl.Series(read), None)
+        read, _, places, units = arrow_text.decimals(frame[name], scale=0)
+        return pl.Series(f"_{name}", units).set(pl.Series(~read | (places > 0)), None)
     if dtype.is_integer():
         return _int64(frame[name], dtype).alias(f"_{name}")
     return pl.repeat(None, frame.height, dtype=pl.Int64, eager=True).alias(f"_{name}")

@@ -7,10 +7,8 @@ Shoes that had rows before the file are pooled with those rows, so nothing is re
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
-from models.logs import arrow_text
 from models.logs.hands import HAND_COLUMNS
 from models.warehouse import schema
 from models.warehouse.columns import conform
@@ -27,10 +25,8 @@ def shoe_parts(rounds: pl.DataFrame) -> pl.DataFrame:
     # the character 0 is in no token but the lone 0 of a point value without a rank.
     spaced = pl.sum_horizontal((pl.col(hand).str.len_bytes() + 1).fill_null(0) for hand in HANDS)
     cards = pl.col("has_cards")
-    value_only = np.zeros(rounds.height, np.bool_)
-    for hand in HANDS:
-        value_only |= arrow_text.contains_byte(rounds[hand], "0")
-    rounds = with_shoe_key(rounds).with_columns(_value_only=pl.Series(value_only))
+    value_only = pl.any_horizontal(pl.col(hand).str.contains("0", literal=True).fill_null(False) for hand in HANDS)
+    rounds = with_shoe_key(rounds).with_columns(_value_only=value_only)
     return rounds.group_by("_shoe").agg(
         *(pl.col(name).first() for name in SHOE),
         pl.col("game").first(),

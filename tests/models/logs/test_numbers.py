@@ -186,14 +186,6 @@ def test_round_numbers_in_exponents_or_past_a_floats_digits_are_bad_type():
     assert checked["round_no"].to_list()[2:] == [12, 12, 3, 3]
 
 
-def test_the_sweeps_plain_digits_agree_with_the_decimal_reader():
-    texts = ["12", "007", "123456789012", "0", "1e3", "12.0", "", None, "-1", "99999999999999999999"]
-    numbers, plain = arrow_text.whole_numbers(pl.Series(texts, dtype=pl.String))
-    read, _, places, units = arrow_text.decimals(pl.Series(texts, dtype=pl.String), 0)
-    assert plain.any()
-    assert (read[plain] & (places[plain] == 0)).all() and (units[plain] == numbers[plain]).all()
-
-
 LEAPS = ["2016-12-31T23:59:60Z", "2016-12-31T23:59:60+00:00", "2016-12-31 23:59:60.5", "2017-01-01T00:59:60+01:00 "]
 
 

@@ -157,10 +157,3 @@ def test_plain_iso_times_are_read_and_the_rest_left_to_the_full_parse():
     assert micros[0] == (dt.datetime(2026, 11, 1, 5, 9, 4, 843000, tzinfo=dt.UTC) - EPOCH) // dt.timedelta(
         microseconds=1
     )
-
-
-def test_whole_numbers_are_plain_digits_only():
-    texts = ["12", "007", "", "1e3", "-1", " 4", "123456789012", "1234567890123", None, "\uff14"]
-    numbers, read = arrow_text.whole_numbers(pl.Series(texts, dtype=pl.String))
-    assert read.tolist() == [True, True, False, False, False, False, True, False, False, False]
-    assert numbers[read].tolist() == [12, 7, 123456789012]
