@@ -22,15 +22,15 @@ from models.warehouse.columns import conform, frame_schema, template
 
 #: Columns whose row groups carry min/max statistics: a one-day build's time filter skips the other
 #: days' row groups by `started_at`, and a shoe's lookup skips by its key. Statistics elsewhere
-#: cost an eighth of the write and serve no query.
+#: cost time to write and serve no query (docs/benchmarks.md).
 STATISTICS = ("table_id", "shoe_id", "round_no", "started_at", "sha256", "status")
 #: Polars' own row group size: a merged file keeps row groups a one-day filter can skip.
 ROW_GROUP_ROWS = 262_144
 #: Text written plain rather than through a dictionary: the hands and the quarantined rows as read,
-#: nearly all distinct, whose dictionary's lookups cost a twelfth of the write.
+#: nearly all distinct, whose dictionary's lookups cost more than they save.
 PLAIN_TEXT = ("player_cards", "banker_cards", "player2_cards", "raw", "detail", "sha256", "error")
-#: Columns left uncompressed: the instants, all distinct, which LZ4 shrinks by 4% for twice the
-#: cost of writing them plain.
+#: Columns left uncompressed: the instants, all distinct, which LZ4 hardly shrinks for more than
+#: the cost of writing them plain.
 UNCOMPRESSED = ("started_at",)
 
 
@@ -53,8 +53,8 @@ def write(io: FileIO, location: str, table: str, frame: pl.DataFrame) -> Written
 
     Written by Arrow's writer, which Polars' cannot match column by column: text is dictionary
     encoded (ids, games and outcomes repeat), the line numbers, which count up, are delta encoded,
-    and statistics are kept only where a query uses them. LZ4 rather than zstd: a sixth less work
-    to write (and less to read) for files a third larger. No Arrow schema is stored, so every
+    and statistics are kept only where a query uses them. LZ4 rather than zstd: less work to write
+    (and to read) for somewhat larger files. No Arrow schema is stored, so every
     reader takes the columns in the Parquet types the contract names (text as text, times in UTC)."""
     rows = conform(table, frame).to_arrow(compat_level=pl.CompatLevel.newest())
     # NOT NULL columns are written as required, and so is any other column without a null in these

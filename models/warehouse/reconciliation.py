@@ -54,7 +54,7 @@ def _card_codes(frame: pl.DataFrame) -> pl.DataFrame:
 def _shoes_that_may_overdraw(both: pl.DataFrame) -> pl.DataFrame:
     """The rows of `both` (with `_shoe`) whose shoe holds, over all its rows, more of some card
     than it can: only there can a row overdraw in round order."""
-    # one slot a row of the array (column-major frame, transposed): a fifth of stacking the columns
+    # one slot a row of the array (column-major frame, transposed): cheaper than stacking the columns
     slots = both.select(pl.col(hands.SLOT_COLUMNS).fill_null(-1).cast(pl.Int8))
     cards = slots.to_numpy(order="fortran").T
     keys = both["_shoe"].to_numpy().view(np.int64)
