@@ -302,8 +302,7 @@ class OneFile:
         ctx = self.ctx
         replaced = frozenset()
         if self.opened.kind == "rounds":  # read before the file's rows are in: the table holds earlier rows only
-            parts = [part.result() for part in ctx.shoe_parts]
-            whole = shoes.refreshed(ctx.con, parts, ctx.overdrawn, ctx.stored.in_table)
+            whole = shoes.refreshed(ctx.con, ctx.shoe_parts, ctx.overdrawn, ctx.stored.in_table)
             if whole is not None:
                 ctx.stage.write(schema.CORE_SHOES, whole)
                 replaced = frozenset({schema.CORE_SHOES})

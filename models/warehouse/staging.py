@@ -126,11 +126,6 @@ class Stage:
         self.rows[location] = frame.height
         return location
 
-    def later(self, work, *args) -> Future:
-        """Run `work(*args)` on a writer's thread, after the files already handed to them: for
-        what the file needs only at its end."""
-        return self.writer.submit(work, *args)
-
     def written(self) -> None:
         """Wait for every file being written; the first error, if any, is raised here."""
         writing, self.writing = list(self.writing), deque()

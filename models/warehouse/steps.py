@@ -66,7 +66,7 @@ class FileContext:
     stored: StoredShoes
     stage: Stage
     counts: Counts = field(default_factory=Counts)
-    shoe_parts: list = field(default_factory=list)  # futures of each batch's shoe sums
+    shoe_parts: list[pl.DataFrame] = field(default_factory=list)  # each batch's shoe sums
     overdrawn: list[pl.DataFrame] = field(default_factory=list)
 
     def provenance(self, rows: pl.DataFrame) -> pl.DataFrame:
@@ -79,7 +79,7 @@ def rounds_step(ctx: FileContext, batch: Batch) -> None:
     bad, good = _split(batch.checked)
     new, duplicates, conflicts = split_duplicates(ctx.con, with_shoe_key(good), ctx.stored, KEY, ROUND_CONTENT)
     accepted, overdrawn = reconcile(ctx.con, new, ctx.stored)
-    ctx.shoe_parts.append(ctx.stage.later(shoes.shoe_parts, accepted))
+    ctx.shoe_parts.append(shoes.shoe_parts(accepted))
     ctx.overdrawn.append(overdrawn.select(*SHOE, "round_no"))
     _stage(ctx, batch, ctx.provenance(accepted), [bad, conflicts, overdrawn], duplicates)
 
