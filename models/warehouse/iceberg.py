@@ -15,14 +15,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-import fsspec
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.exceptions import CommitFailedException, NamespaceAlreadyExistsError, TableAlreadyExistsError
 from pyiceberg.io.pyarrow import parquet_file_to_data_file
@@ -31,12 +29,34 @@ from pyiceberg.schema import assign_fresh_schema_ids
 from pyiceberg.table import Table
 from pyiceberg.table.snapshots import Operation
 from pyiceberg.table.update.snapshot import _OverwriteFiles
-from pyiceberg.utils.config import Config
 from sqlalchemy import event
 
 from models.warehouse.columns import arrow_schema
 from models.warehouse.files import Written, data_file
+from models.warehouse.location import (
+    Settings,
+    catalog_properties,
+    is_table_folder,
+    local_path,
+    object_store,
+    polars_options,
+    register,
+)
 from models.warehouse.schema import INGEST_LOG, TABLES
+
+# the locations' helpers are named here too, beside the tables
+__all__ = [
+    "BY_KEY",
+    "TABLES_KEY",
+    "Settings",
+    "Tables",
+    "catalog_properties",
+    "is_table_folder",
+    "local_path",
+    "object_store",
+    "polars_options",
+    "register",
+]
 
 #: The summary key of a log commit that names every other table's snapshot (JSON: name -> id).
 TABLES_KEY = "banco.tables"
@@ -58,29 +78,6 @@ COMMIT_TRIES = 5
 logging.getLogger("pyiceberg.io.pyarrow").setLevel(logging.ERROR)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Where the catalog and the tables' files are."""
-
-    catalog_uri: str
-    warehouse_uri: str
-
-    @classmethod
-    def of(cls, db: Path) -> Settings:
-        """`BANCO_CATALOG_URI` and `BANCO_WAREHOUSE_URI`, by default a SQLite catalog and a folder
-        beside the warehouse's DuckDB file: `banco.catalog.db` and `banco.iceberg/`."""
-        db = db.absolute()
-        catalog = os.environ.get("BANCO_CATALOG_URI") or f"sqlite:///{db.with_name(db.stem + '.catalog.db')}"
-        warehouse = os.environ.get("BANCO_WAREHOUSE_URI") or db.with_name(db.stem + ".iceberg").as_uri()
-        return cls(catalog, warehouse.rstrip("/"))
-
-    @property
-    def local_folder(self) -> Path | None:
-        """The warehouse's folder when it is on this machine's filesystem."""
-        parsed = urlparse(self.warehouse_uri)
-        return Path(parsed.path) if parsed.scheme in ("", "file") else None
-
-
 def _write_ahead(engine) -> None:
     """SQLite in write-ahead mode, synced at checkpoints only: a commit costs a write, not two
     fsyncs (19 ms each here), and a stopped process still loses none (only a power cut can lose
@@ -95,58 +92,6 @@ def _write_ahead(engine) -> None:
         cursor.close()
 
     engine.dispose()  # the catalog's first connection was opened without them
-
-
-def catalog_properties() -> dict[str, str]:
-    """pyiceberg's own settings of the `banco` catalog (`PYICEBERG_CATALOG__BANCO__S3__ENDPOINT`
-    and the like, or ~/.pyiceberg.yaml): the object store's endpoint, keys and region."""
-    return Config().get_catalog_config("banco") or {}
-
-
-def object_store(settings: Settings):
-    """The warehouse's object store as an fsspec filesystem (what DuckDB reads it through), or None
-    for a local folder. Keys not set in the catalog's settings come from the usual AWS variables."""
-    if settings.local_folder is not None:
-        return None
-    props = catalog_properties()
-    return fsspec.filesystem(
-        urlparse(settings.warehouse_uri).scheme,
-        endpoint_url=props.get("s3.endpoint"),
-        key=props.get("s3.access-key-id"),
-        secret=props.get("s3.secret-access-key"),
-        client_kwargs={"region_name": props["s3.region"]} if "s3.region" in props else {},
-    )
-
-
-def polars_options() -> dict[str, str]:
-    """Polars' `storage_options` for the object store (its reader ignores pyiceberg's settings)."""
-    props = catalog_properties()
-    names = {"s3.endpoint": "aws_endpoint_url", "s3.access-key-id": "aws_access_key_id",
-             "s3.secret-access-key": "aws_secret_access_key", "s3.region": "aws_region"}  # fmt: skip
-    options = {option: props[key] for key, option in names.items() if key in props}
-    if options.get("aws_endpoint_url", "").startswith("http://"):
-        options["aws_allow_http"] = "true"
-    return options
-
-
-def register(con, db: Path) -> None:
-    """Let a DuckDB connection read the warehouse's object store, if it is on one."""
-    store = object_store(Settings.of(db))
-    if store is not None:
-        con.register_filesystem(store)
-
-
-def is_table_folder(path: Path) -> bool:
-    """Whether `path` is a warehouse's folder of Iceberg tables (`banco.iceberg/` beside
-    `banco.duckdb`): its Parquet files hold rows already stored, never round logs to ingest."""
-    if path.suffix != ".iceberg" or not path.is_dir():
-        return False
-    return any(table.is_dir() for table in path.glob("*/*/metadata"))
-
-
-def local_path(location: str) -> str:
-    """A data file's location as DuckDB and Polars name it: a plain path for a local file."""
-    return location.removeprefix("file://")
 
 
 class _Swap(_OverwriteFiles):

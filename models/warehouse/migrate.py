@@ -20,11 +20,11 @@ import polars as pl
 
 from models.warehouse import files
 from models.warehouse.columns import template
+from models.warehouse.earlier import EARLIER, LAKE_FILES, lake_folder, needed, relations
 from models.warehouse.iceberg import BY_KEY, Tables
 from models.warehouse.schema import INGEST_LOG, TABLES
 
-#: The earlier release's list of lake files.
-LAKE_FILES = "meta.lake_files"
+__all__ = ["EARLIER", "LAKE_FILES", "lake_folder", "needed", "run"]  # what an earlier release left, named here too
 #: The tables the earlier release kept as lake files.
 LAKE_TABLES = ("core.rounds", "core.bets")
 #: Rows a data file of the migration holds (and rows held in memory at once).
@@ -32,35 +32,10 @@ FILE_ROWS = 1_000_000
 BY = "migrate"
 #: The summary key of the migration's log commit: the rows moved into each table (JSON: name -> rows).
 MOVED_KEY = "banco.migrated"
-#: What a reader says of a serving snapshot an earlier release wrote (its views read `banco.lake/`).
-EARLIER = (
-    "{db} was written by an earlier release: run `banco migrate --db {db}` "
-    "(or any writer: banco ingest, banco build) first"
-)
 
 
 class MigrationError(ValueError):
     """An earlier release's warehouse that cannot be moved as it is; the message says why."""
-
-
-def lake_folder(db: Path) -> Path:
-    """Where the earlier release kept core.rounds and core.bets: `banco.lake/` beside `banco.duckdb`."""
-    return db.absolute().with_name(f"{db.stem}.lake")
-
-
-def _relations(con) -> dict[str, str]:
-    """The current DuckDB database's tables and views by name: 'TABLE' or 'VIEW'."""
-    here = "database_name = current_database()"
-    tables = f"SELECT schema_name || '.' || table_name, 'TABLE' FROM duckdb_tables() WHERE {here}"
-    views = f"SELECT schema_name || '.' || view_name, 'VIEW' FROM duckdb_views() WHERE NOT internal AND {here}"
-    return dict(con.sql(tables).fetchall()) | dict(con.sql(views).fetchall())
-
-
-def needed(con) -> bool:
-    """Whether the DuckDB database holds an earlier release's tables (anything but views), or its
-    list of lake files."""
-    kinds = _relations(con)
-    return LAKE_FILES in kinds or any(kinds.get(name) == "TABLE" for name in TABLES)
 
 
 def run(con, tables: Tables, db: Path) -> bool:
@@ -144,7 +119,7 @@ def _source(con, db: Path, name: str) -> str | None:
     of an earlier release may hold more, such as `content_hash`), in the order its view read them;
     None when it has no rows anywhere."""
     columns = ", ".join(f'"{column}"' for column, _ in template(name).columns)
-    kinds = _relations(con)
+    kinds = relations(con)
     if kinds.get(name) == "TABLE":
         return f"SELECT {columns} FROM {name}"
     if name not in LAKE_TABLES or LAKE_FILES not in kinds:
@@ -163,7 +138,7 @@ def _source(con, db: Path, name: str) -> str | None:
 
 def _drop(con) -> None:
     """The old tables, views and list of lake files gone, in one transaction."""
-    kinds = _relations(con)
+    kinds = relations(con)
     con.execute("BEGIN TRANSACTION")
     try:
         for name in (*TABLES, LAKE_FILES):

@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from models.warehouse import migrate
-from models.warehouse.iceberg import Settings, register
+from models.warehouse import earlier
+from models.warehouse.location import Settings, register
 from models.warehouse.store import EXTENSIONS, FILES, SETTINGS, WRITE, WarehouseError, published, refusal
 
 Result = TypeVar("Result")
@@ -86,9 +86,9 @@ def connect(db: Path, limits: Limits) -> duckdb.DuckDBPyConnection:
         register(con, db)  # an object store the views' files are on, before external access is off
         con.execute(f"ATTACH '{_quoted(snapshot)}' AS banco (READ_ONLY)")
         con.execute("USE banco")
-        if migrate.needed(con):  # its views read banco.lake/, which is no reader's to read
+        if earlier.needed(con):  # its views read banco.lake/, which is no reader's to read
             con.close()
-            raise WarehouseError(migrate.EARLIER.format(db=db))
+            raise WarehouseError(earlier.EARLIER.format(db=db))
         # allowed_directories can only be set once the database runs, and only before external access is off
         con.execute("SET allowed_directories = ?", [[readable(db)]])
         con.execute("SET enable_external_access = false")

@@ -18,13 +18,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-from sqlalchemy.exc import SQLAlchemyError
 
 from models.logs.read import reason
-from models.warehouse import maintenance, migrate, views
-from models.warehouse.iceberg import Tables, register
+from models.warehouse import earlier
+from models.warehouse.location import register
+
+if TYPE_CHECKING:  # the Iceberg library is for writers: readers never import it
+    from models.warehouse.iceberg import Tables
 from models.warehouse.schema import SNAPSHOTS
 
 
@@ -69,11 +72,15 @@ class Writer:
 
     def commit(self, by: str, log_files: list[str] = ()) -> None:
         """The warehouse's commit (the log's, naming every table's snapshot), and the views on it."""
+        from models.warehouse import views
+
         views.point_at(self.con, self.tables, self.tables.record(by, log_files))
 
     def maintain(self) -> None:
         """Merge small files, expire old snapshots (never the ones the published serving file
         reads), and point the views at the result."""
+        from models.warehouse import maintenance, views
+
         maintenance.run(self.tables, keep=_published_snapshots(self.path))
         views.point_at(self.con, self.tables, self.tables.commit_point())
 
@@ -124,6 +131,10 @@ def _published_snapshots(path: Path) -> frozenset[int]:
 
 
 def _tables(path: Path) -> Tables:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from models.warehouse.iceberg import Tables
+
     try:
         return Tables.open(path)
     except (OSError, SQLAlchemyError, ValueError) as error:
@@ -147,6 +158,8 @@ def prepare(con, tables: Tables, path: Path) -> bool:
     whether it was), tables a stopped writer left ahead of the warehouse's commit rolled back, and
     the views pointed at that commit."""
     tables.recover()
+    from models.warehouse import migrate, views
+
     migrated = migrate.run(con, tables, path)
     views.point_at(con, tables, tables.commit_point())
     return migrated
@@ -268,8 +281,8 @@ def read(path: Path) -> duckdb.DuckDBPyConnection:
         con = duckdb.connect(str(snapshot), read_only=True)
     except duckdb.Error as error:
         raise WarehouseError(f"cannot open {snapshot}: {error}") from None
-    if migrate.needed(con):  # its views read banco.lake/, which an earlier release wrote
+    if earlier.needed(con):  # its views read banco.lake/, which an earlier release wrote
         con.close()
-        raise WarehouseError(migrate.EARLIER.format(db=path))
+        raise WarehouseError(earlier.EARLIER.format(db=path))
     register(con, path)
     return con

@@ -5,12 +5,16 @@ snapshot of the file keeps reading those files, which outlive later commits (mai
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from models.warehouse.columns import frame_schema, template
-from models.warehouse.iceberg import Tables, local_path, polars_options
+from models.warehouse.location import local_path, polars_options
 from models.warehouse.schema import SCHEMAS, SNAPSHOTS, TABLES
+
+if TYPE_CHECKING:
+    from models.warehouse.iceberg import Tables
 
 
 def point_at(con, tables: Tables, point: dict[str, int]) -> None:
