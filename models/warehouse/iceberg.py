@@ -33,30 +33,11 @@ from sqlalchemy import event
 
 from models.warehouse.columns import arrow_schema
 from models.warehouse.files import Written, data_file
-from models.warehouse.location import (
-    Settings,
-    catalog_properties,
-    is_table_folder,
-    local_path,
-    object_store,
-    polars_options,
-    register,
-)
+from models.warehouse.location import Settings, is_table_folder, local_path
 from models.warehouse.schema import INGEST_LOG, TABLES
 
-# the locations' helpers are named here too, beside the tables
-__all__ = [
-    "BY_KEY",
-    "TABLES_KEY",
-    "Settings",
-    "Tables",
-    "catalog_properties",
-    "is_table_folder",
-    "local_path",
-    "object_store",
-    "polars_options",
-    "register",
-]
+# the locations' helpers the tables' callers use are named here too, beside the tables
+__all__ = ["BY_KEY", "TABLES_KEY", "Settings", "Tables", "is_table_folder", "local_path"]
 
 #: The summary key of a log commit that names every other table's snapshot (JSON: name -> id).
 TABLES_KEY = "banco.tables"

@@ -26,7 +26,7 @@ from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.read import UnreadableFile, kind_of, looks_like_round_log, printable, reason, unreadable
 from models.warehouse import files, iceberg, schema, shoes
 from models.warehouse.columns import frame_schema
-from models.warehouse.readahead import FILE_ERRORS, Batch, Broken, Opened, landed, read_ahead, sha256
+from models.warehouse.readahead import FILE_ERRORS, Batch, Broken, Opened, digest_or_empty, landed, read_ahead, sha256
 from models.warehouse.staging import Stage, StoredShoes
 from models.warehouse.steps import FileContext, bets_step, rounds_step
 from models.warehouse.store import Writer, writer
@@ -141,13 +141,6 @@ def _failure(path: Path, error: BaseException) -> str:
     return f"cannot ingest {printable(path.name)}: {reason(error)}"
 
 
-def _digest(path: Path) -> str:
-    try:
-        return sha256(path)
-    except OSError:
-        return ""
-
-
 def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> list[FileResult]:
     """Ingest files and folders (rounds before bets), then publish the serving snapshot."""
     with collector.paused():
@@ -160,7 +153,7 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
         try:
             kinds[path] = kind_of(path)
         except FILE_ERRORS as error:
-            results.append(FileResult(path, status="failed", error=_failure(path, error), digest=_digest(path)))
+            results.append(FileResult(path, status="failed", error=_failure(path, error), digest=digest_or_empty(path)))
     ordered = sorted(kinds, key=lambda p: kinds[p] != "rounds")
     with writer(db) as w:
         run = Run(w, table)
@@ -194,15 +187,12 @@ class Run:
             if isinstance(item, Opened):
                 if current is not None:
                     results.append(current.finish())
-                current = self.open(item)
+                current = OneFile(self, item)
             elif not current.failed:
                 current.take(item)
         if current is not None:
             results.append(current.finish())
         return results
-
-    def open(self, opened: Opened) -> OneFile:
-        return OneFile(self, opened)
 
     def log(self, results: list[FileResult], by: str = "") -> None:
         """Commit log rows of files that failed or went in: the warehouse's commit."""

@@ -86,7 +86,7 @@ def landed(files: Iterable[tuple[Path, str]], done: set[str]) -> Iterator[Opened
                 digest = hashing.result()
             except FILE_ERRORS as error:
                 batches.close()
-                yield Opened(path, kind, _digest(hashing), error=error)
+                yield Opened(path, kind, digest_or_empty(path), error=error)
                 continue
             if digest in done:
                 batches.close()
@@ -108,10 +108,10 @@ def _first(batches: Iterator[pl.DataFrame]) -> list[pl.DataFrame]:
     return [] if batch is None else [batch]
 
 
-def _digest(hashing) -> str:
+def digest_or_empty(path: Path) -> str:
     """The file's sha256 for its log row, empty when its bytes cannot be read."""
     try:
-        return hashing.result()
+        return sha256(path)
     except OSError:
         return ""
 
