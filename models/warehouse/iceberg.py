@@ -61,8 +61,8 @@ logging.getLogger("pyiceberg.io.pyarrow").setLevel(logging.ERROR)
 
 def _write_ahead(engine) -> None:
     """SQLite in write-ahead mode, synced at checkpoints only: a commit costs a write, not two
-    fsyncs (19 ms each here), and a stopped process still loses none (only a power cut can lose
-    the last commits, never tear one)."""
+    fsyncs, and a stopped process still loses none (only a power cut can lose the last commits,
+    never tear one)."""
 
     @event.listens_for(engine, "connect")
     def _pragmas(connection, _record) -> None:
