@@ -105,6 +105,24 @@ def writer(path: Path) -> Iterator[Writer]:
 
 
 @contextmanager
+def current(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory DuckDB connection whose views read every table at the warehouse's latest commit:
+    what a worker on any machine reads (no warehouse file, no lock, nothing written)."""
+    tables = _tables(path)
+    con = duckdb.connect()
+    try:
+        con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
+        con.execute("SET enable_progress_bar = false")
+        register(con, path)
+        from models.warehouse import views
+
+        views.point_at(con, tables, tables.commit_point())
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
 def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A writer's DuckDB connection (marts, and views over the tables); publishes afterwards."""
     with writer(path) as w:
