@@ -75,20 +75,33 @@ def main(args: list[str]) -> int:
     if task == "lint" or lint != 0:
         return lint
     ensure_chromium()
+    ensure_redis()
     return run(str(BIN / "python"), "-m", "pytest", *rest)
 
 
 def ensure_chromium() -> None:
     """The dashboard's browser test drives Debian's chromium (Playwright's own browser downloads are
     not used): install it when it is missing and apt-get can."""
-    if Path("/usr/bin/chromium").exists() or not shutil.which("apt-get"):
+    if not Path("/usr/bin/chromium").exists():
+        _apt_install("chromium", "the dashboard's browser test")
+
+
+def ensure_redis() -> None:
+    """The scale-out test's Celery broker is Debian's Redis server: install it when it is missing."""
+    if not shutil.which("redis-server"):
+        _apt_install("redis-server", "the scale-out test's broker")
+
+
+def _apt_install(package: str, purpose: str) -> None:
+    """`apt-get install -y PACKAGE` when apt-get is there, refreshing the package lists once if needed."""
+    if not shutil.which("apt-get"):
         return
-    print("dev: installing chromium for the dashboard's browser test (apt-get install -y chromium)", flush=True)
+    print(f"dev: installing {package} for {purpose} (apt-get install -y {package})", flush=True)
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
-    if subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], **quiet).returncode != 0:
+    if subprocess.run(["apt-get", "install", "-y", "-q", package], **quiet).returncode != 0:
         subprocess.run(["apt-get", "update", "-q"], **quiet)  # a fresh machine may have no package lists yet
-        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], **quiet)
+        subprocess.run(["apt-get", "install", "-y", "-q", package], **quiet)
 
 
 if __name__ == "__main__":
