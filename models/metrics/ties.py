@@ -28,6 +28,8 @@ def binomial_p_values(successes: np.ndarray, trials: np.ndarray, p: np.ndarray) 
     successes, trials = np.asarray(successes, np.int64), np.asarray(trials, np.int64)
     p = np.asarray(p, np.float64)
     out = np.ones(len(successes))
+    if not len(out):  # np.unique of no pairs gives one empty group, not none
+        return out
     pairs = np.stack([trials.astype(np.float64), p], axis=1)
     for (n, q), members in _groups(pairs):
         pmf = stats.binom.pmf(np.arange(int(n) + 1), int(n), q)
@@ -59,10 +61,24 @@ def tie_frequency(
 
     `flagged` corrects for the number of groups compared together: all of them, or those sharing
     the `compared_within` columns (the tables of one gaming day, say)."""
+    return tie_statistics(tie_counts(rounds, by), by, alpha, compared_within)
+
+
+def tie_counts(rounds: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """Coups and ties per group, game and decks: what `tie_statistics` needs; they pool exactly
+    into any coarser grouping (shards' counts summed give the whole's)."""
+    return rounds.group_by(*by, "game", "decks").agg(coups=pl.len(), ties=(pl.col("outcome") == "T").sum())
+
+
+def tie_statistics(
+    counts: pl.LazyFrame, by: Sequence[str], alpha: float = 0.05, compared_within: Sequence[str] = ()
+) -> pl.DataFrame:
+    """`tie_frequency` from the counts per group (`tie_counts`): rate, Wilson interval, z and exact
+    p-value against the game's rate, and the false-discovery flag."""
     grouped = (
-        rounds.group_by(*by, "game", "decks")
-        .agg(coups=pl.len(), ties=(pl.col("outcome") == "T").sum())
-        .join(outcome_rates().lazy().select("game", "decks", expected_rate="p_tie"), on=["game", "decks"], how="left")
+        counts.join(
+            outcome_rates().lazy().select("game", "decks", expected_rate="p_tie"), on=["game", "decks"], how="left"
+        )
         .with_columns(tie_rate=pl.col("ties") / pl.col("coups"))
         .with_columns(
             *_wilson(pl.col("ties"), pl.col("coups")),
@@ -75,10 +91,15 @@ def tie_frequency(
     p_values = binomial_p_values(
         grouped["ties"].to_numpy(), grouped["coups"].to_numpy(), grouped["expected_rate"].to_numpy()
     )
-    grouped = grouped.with_columns(p_value=pl.Series(p_values, dtype=pl.Float64))
+    return with_flags(grouped.with_columns(p_value=pl.Series(p_values, dtype=pl.Float64)), alpha, compared_within)
+
+
+def with_flags(groups: pl.DataFrame, alpha: float = 0.05, compared_within: Sequence[str] = ()) -> pl.DataFrame:
+    """The groups with `flagged` (re)computed from their `p_value`s: Benjamini-Hochberg over all of
+    them, or over those sharing the `compared_within` columns."""
     if not compared_within:
-        return grouped.with_columns(flag(grouped["p_value"], alpha))
-    return grouped.with_columns(
+        return groups.with_columns(flag(groups["p_value"], alpha))
+    return groups.with_columns(
         flagged=pl.col("p_value").map_batches(lambda p: flag(p, alpha), return_dtype=pl.Boolean).over(compared_within)
     )
 
