@@ -13,10 +13,13 @@ ahead of them (a crash between a file's commits) rolls it back before it writes.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import time
 import uuid
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -54,6 +57,8 @@ PROPERTIES = {
 }
 #: Tries of a commit another writer got in first (Iceberg's commits are optimistic).
 COMMIT_TRIES = 5
+#: The key of the PostgreSQL advisory lock that orders the warehouse's commits (see `Tables.exclusive`).
+COMMIT_LOCK_KEY = zlib.crc32(b"banco.warehouse.commit")
 
 # pyiceberg warns for every column our files keep no statistics for (on purpose: files.STATISTICS)
 logging.getLogger("pyiceberg.io.pyarrow").setLevel(logging.ERROR)
@@ -96,6 +101,8 @@ class Tables:
     listed: dict[tuple[str, int], list[tuple[str, int]]] = field(default_factory=dict)
     #: The rows of each data file this process added.
     sizes: dict[str, int] = field(default_factory=dict)
+    #: How deep this process is in `exclusive` (it is re-entrant).
+    holding: int = 0
 
     @classmethod
     def open(cls, db: Path) -> Tables:
@@ -161,6 +168,48 @@ class Tables:
 
     # -- the warehouse's commit --------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the warehouse's commit lock while a file's tables and its log row are committed (and
+        while a writer rolls back or maintains). Writers on other shards and machines work side by
+        side and each table's commit stays optimistic, but Iceberg commits one table at a time: the
+        log's commit may name only tables no other writer is half-way through. The lock is the
+        catalog's own: an advisory lock in PostgreSQL, a file lock beside a SQLite catalog."""
+        if self.holding:
+            self.holding += 1
+            try:
+                yield
+            finally:
+                self.holding -= 1
+            return
+        with self._catalog_lock():
+            self.holding = 1
+            self.loaded.clear()  # other writers may have committed since: every table read afresh
+            try:
+                yield
+            finally:
+                self.holding = 0
+
+    @contextlib.contextmanager
+    def _catalog_lock(self) -> Iterator[None]:
+        engine = self.catalog.engine
+        if engine.dialect.name == "postgresql":
+            with engine.connect() as connection:
+                connection.exec_driver_sql(f"SELECT pg_advisory_lock({COMMIT_LOCK_KEY})")
+                try:
+                    yield
+                finally:
+                    connection.exec_driver_sql(f"SELECT pg_advisory_unlock({COMMIT_LOCK_KEY})")
+            return
+        if engine.dialect.name != "sqlite" or not engine.url.database:
+            raise ValueError(f"the catalog must be SQLite or PostgreSQL, not {engine.dialect.name}")
+        with open(f"{engine.url.database}.commit.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # waits: a holder commits in well under a second
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
     def commit_point(self) -> dict[str, int]:
         """The snapshot of every table that the log's current commit names (readers read these)."""
         snapshot = self.table(INGEST_LOG).current_snapshot()
@@ -172,6 +221,10 @@ class Tables:
     def recover(self) -> list[str]:
         """Roll back every table whose current snapshot is not the one the log's commit names (a
         writer stopped between a file's commits); returns the tables rolled back."""
+        with self.exclusive():
+            return self._recover()
+
+    def _recover(self) -> list[str]:
         point = self.commit_point()
         rolled = []
         for name in TABLES:
@@ -190,8 +243,9 @@ class Tables:
     def record(self, by: str, log_files: list[str | Written] = ()) -> dict[str, int]:
         """Commit the log (its new data files, if any) with the snapshot of every other table: the
         warehouse's commit. Returns the new commit point."""
-        self.add(INGEST_LOG, list(log_files), by)
-        return self.commit_point()
+        with self.exclusive():
+            self.add(INGEST_LOG, list(log_files), by)
+            return self.commit_point()
 
     def _properties(self, name: str, by: str, properties: dict[str, str] | None) -> dict[str, str]:
         """A snapshot's summary: what made it, and for the log every other table's snapshot."""
@@ -206,7 +260,7 @@ class Tables:
     def add(self, name: str, locations: list[str | Written], by: str, properties: dict[str, str] | None = None) -> None:
         """Append data files (as files.write returned them, or their locations) in one snapshot."""
         properties = self._properties(name, by, properties)
-        before = self._files_now(name)
+        parent, before = self.snapshot_id(name), self._files_now(name)
 
         def commit(table: Table) -> None:
             # a merge append, not a fast one: only it honours commit.manifest-merge.enabled (PROPERTIES)
@@ -215,8 +269,7 @@ class Tables:
                     append.append_data_file(data_file)
 
         self._commit(name, commit)
-        added = [(location, rows) for location, rows in self._described(locations)]
-        self.listed[(name, self.snapshot_id(name))] = [*before, *added]
+        self._list_after(name, parent, [*before, *self._described(locations)])
 
     def replace(
         self, name: str, locations: list[str | Written], by: str, properties: dict[str, str] | None = None
@@ -236,7 +289,7 @@ class Tables:
         snapshot; the files removed stay on disk for readers of older snapshots until they expire."""
         properties = self._properties(name, by, properties)
         gone = set(removed)
-        before = self._files_now(name)
+        parent, before = self.snapshot_id(name), self._files_now(name)
 
         def commit(table: Table) -> None:
             current = table.current_snapshot()
@@ -251,7 +304,14 @@ class Tables:
 
         self._commit(name, commit)
         kept = [(location, rows) for location, rows in before if location not in gone]
-        self.listed[(name, self.snapshot_id(name))] = [*kept, *self._described(added)]
+        self._list_after(name, parent, [*kept, *self._described(added)])
+
+    def _list_after(self, name: str, parent: int | None, listed: list[tuple[str, int]]) -> None:
+        """Remember the files of the table's new snapshot, when it followed the one read before the
+        commit (another writer's commit in between: they are listed afresh when asked for)."""
+        snapshot = self.table(name).current_snapshot()
+        if snapshot is not None and snapshot.parent_snapshot_id == parent:
+            self.listed[(name, snapshot.snapshot_id)] = listed
 
     def _commit(self, name: str, commit) -> None:
         """Run `commit` on the table, again on a fresh copy when another writer committed first."""

@@ -29,7 +29,7 @@ from models.warehouse.columns import frame_schema
 from models.warehouse.readahead import FILE_ERRORS, Batch, Broken, Opened, digest_or_empty, landed, read_ahead, sha256
 from models.warehouse.staging import Stage, StoredShoes
 from models.warehouse.steps import FileContext, bets_step, rounds_step
-from models.warehouse.store import Writer, writer
+from models.warehouse.store import Writer, shard_writer, writer
 
 __all__ = ["FileResult", "Summary", "expand", "found", "ingest", "last_ingested", "sha256"]
 STEPS = {"rounds": rounds_step, "bets": bets_step}
@@ -141,13 +141,15 @@ def _failure(path: Path, error: BaseException) -> str:
     return f"cannot ingest {printable(path.name)}: {reason(error)}"
 
 
-def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE) -> list[FileResult]:
-    """Ingest files and folders (rounds before bets), then publish the serving snapshot."""
+def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE, serving: bool = True) -> list[FileResult]:
+    """Ingest files and folders (rounds before bets) as the serving writer, which then maintains the
+    tables and publishes the serving snapshot; or, not `serving`, as one of several writers on any
+    machine (each on its own shard's files), which only commits."""
     with collector.paused():
-        return _ingest(db, paths, table)
+        return _ingest(db, paths, table, serving)
 
 
-def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
+def _ingest(db: Path, paths: list[Path], table: PayTable, serving: bool) -> list[FileResult]:
     kinds, results = {}, []
     for path in found(paths):
         try:
@@ -155,12 +157,13 @@ def _ingest(db: Path, paths: list[Path], table: PayTable) -> list[FileResult]:
         except FILE_ERRORS as error:
             results.append(FileResult(path, status="failed", error=_failure(path, error), digest=digest_or_empty(path)))
     ordered = sorted(kinds, key=lambda p: kinds[p] != "rounds")
-    with writer(db) as w:
+    with (writer if serving else shard_writer)(db) as w:
         run = Run(w, table)
         run.log(results)
         run.done = set(run.ingested())
         results += run.files(read_ahead(landed(((path, kinds[path]) for path in ordered), run.done)))
-        w.maintain()
+        if serving:
+            w.maintain()
     return results
 
 
@@ -259,6 +262,17 @@ class OneFile:
         opened = self.opened
         if self.ctx is None:
             return FileResult(opened.path, kind=opened.kind, status="skipped")
+        if not self.failed:
+            try:
+                self.ctx.stage.written()  # the data files finished outside the commit lock
+            except FILE_ERRORS as error:
+                self._fail(error)
+        with self.run.writer.tables.exclusive():
+            return self._settle()
+
+    def _settle(self) -> FileResult:
+        """Under the commit lock: the file's tables and its log row, or its failure, committed."""
+        opened = self.opened
         try:
             if not self.failed:
                 try:
@@ -292,6 +306,7 @@ class OneFile:
         ctx = self.ctx
         replaced = frozenset()
         if self.opened.kind == "rounds":  # read before the file's rows are in: the table holds earlier rows only
+            self.run.writer.look()  # other shards' writers may have committed shoes since
             whole = shoes.refreshed(ctx.con, ctx.shoe_parts, ctx.overdrawn, ctx.stored.in_table)
             if whole is not None:
                 ctx.stage.write(schema.CORE_SHOES, whole)

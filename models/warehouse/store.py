@@ -16,7 +16,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,45 +63,86 @@ def writer_lock(path: Path, wait_seconds: float = 600.0) -> Iterator[None]:
 
 @dataclass
 class Writer:
-    """The warehouse as its one writer holds it: the DuckDB file (the marts, and views over the
-    Iceberg tables at the warehouse's last commit) and the Iceberg tables."""
+    """The warehouse as a writer holds it: a DuckDB connection (the serving writer's is the file,
+    with the marts; a shard's is in memory) whose views read the Iceberg tables at the commit
+    `point`, and the Iceberg tables."""
 
     con: duckdb.DuckDBPyConnection
     tables: Tables
     path: Path
+    point: dict[str, int] = field(default_factory=dict)
 
     def commit(self, by: str, log_files: list[str] = ()) -> None:
         """The warehouse's commit (the log's, naming every table's snapshot), and the views on it."""
+        with self.tables.exclusive():
+            self.look(self.tables.record(by, log_files))
+
+    def look(self, point: dict[str, int] | None = None) -> None:
+        """Point the views at `point`, or at the warehouse's latest commit (other writers' included)."""
         from models.warehouse import views
 
-        views.point_at(self.con, self.tables, self.tables.record(by, log_files))
+        point = self.tables.commit_point() if point is None else point
+        if point != self.point:
+            views.point_at(self.con, self.tables, point)
+            self.point = point
 
     def maintain(self) -> None:
         """Merge small files, expire old snapshots (never the ones the published serving file
         reads), and point the views at the result."""
-        from models.warehouse import maintenance, views
+        from models.warehouse import maintenance
 
-        maintenance.run(self.tables, keep=_published_snapshots(self.path))
-        views.point_at(self.con, self.tables, self.tables.commit_point())
+        with self.tables.exclusive():
+            maintenance.run(self.tables, keep=_published_snapshots(self.path))
+            self.look()
 
 
 @contextmanager
 def writer(path: Path) -> Iterator[Writer]:
-    """The warehouse's writer, with every table in place and any half-done commit rolled back;
-    publishes the serving snapshot afterwards."""
+    """The serving writer, one at a time (a file lock): the warehouse file with every table in place,
+    any half-done commit rolled back and an earlier release's layout moved in; publishes the serving
+    snapshot afterwards."""
     with writer_lock(path):
         con = _connect(path)
         try:
             tables = _tables(path)
-            if prepare(con, tables, path):  # tables moved out of the file: their space stays until rewritten
+            with tables.exclusive():
+                migrated = prepare(con, tables, path)
+            if migrated:  # tables moved out of the file: their space stays until rewritten
                 con.close()
                 _compact(path)
                 con = _connect(path)
-            yield Writer(con, tables, path)
+            yield Writer(con, tables, path, tables.commit_point())
             con.execute("CHECKPOINT")
         finally:
             con.close()
         publish(path)
+
+
+@contextmanager
+def shard_writer(path: Path) -> Iterator[Writer]:
+    """A writer on any machine, beside others on other shards: the Iceberg tables and an in-memory
+    DuckDB connection with views over them; no warehouse file, nothing published (the serving
+    writer's job). Refuses a warehouse an earlier release wrote, which only the serving writer moves in."""
+    if path.exists():
+        con = duckdb.connect(str(path), read_only=True)
+        try:
+            if earlier.needed(con):
+                raise WarehouseError(earlier.EARLIER.format(db=path))
+        finally:
+            con.close()
+    tables = _tables(path)
+    con = duckdb.connect()
+    try:
+        _limit(con)
+        register(con, path)
+        tables.recover()
+        point = tables.commit_point()
+        from models.warehouse import views
+
+        views.point_at(con, tables, point)
+        yield Writer(con, tables, path, point)
+    finally:
+        con.close()
 
 
 @contextmanager
@@ -111,8 +152,7 @@ def current(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     tables = _tables(path)
     con = duckdb.connect()
     try:
-        con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
-        con.execute("SET enable_progress_bar = false")
+        _limit(con)
         register(con, path)
         from models.warehouse import views
 
@@ -164,11 +204,15 @@ def _connect(path: Path) -> duckdb.DuckDBPyConnection:
         con = duckdb.connect(str(path))
     except duckdb.Error as error:
         raise WarehouseError(f"cannot open {path}: {error}") from None
+    _limit(con)
+    register(con, path)
+    return con
+
+
+def _limit(con) -> None:
     # Bounded memory however large the file: DuckDB spills to disk past this.
     con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
     con.execute("SET enable_progress_bar = false")  # it would print into the commands' output
-    register(con, path)
-    return con
 
 
 def prepare(con, tables: Tables, path: Path) -> bool:
