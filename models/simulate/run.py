@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numba
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 from numba.core import event
 
 from models import collector
@@ -18,6 +22,7 @@ from models.simulate.config import Simulation
 from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
 from models.simulate.faults import inject
 from models.simulate.output import write_frame
+from models.warehouse.shards import Sharding
 
 #: Fault labels go beside the logs, in a folder the ingester passes over (names starting with _).
 FAULTS_FOLDER = "_faults"
@@ -51,6 +56,35 @@ def _stem(sim: Simulation, chunk: Chunk, index: int) -> str:
     return f"{first:%Y%m%d}-{last:%Y%m%d}_seed{sim.seed}_{index:04d}"
 
 
+def _shard_numbers(frame: pl.DataFrame | pa.Table, sharding: Sharding) -> np.ndarray:
+    """Each row's shard, as its place in `sharding.names`, worked out once for each distinct table id."""
+    table_ids = frame["table_id"].to_arrow() if isinstance(frame, pl.DataFrame) else frame["table_id"]
+    parts = [np.zeros(0, dtype=np.int32)]
+    # as dealt, the column is dictionary-encoded already: nothing is hashed
+    for chunk in pa.chunked_array(pc.dictionary_encode(table_ids)).chunks:
+        of_entry = [sharding.names.index(sharding.of(table)) for table in chunk.dictionary.to_pylist()]
+        parts.append(np.array(of_entry, dtype=np.int32)[chunk.indices.to_numpy(zero_copy_only=False)])
+    return np.concatenate(parts)
+
+
+def split_by_shard(frame: pl.DataFrame | pa.Table, sharding: Sharding) -> dict[str, pl.DataFrame | pa.Table]:
+    """The rows of each shard that has any, in their order: one filter a shard (shards are few; Polars
+    filters text columns several times faster than it gathers them)."""
+    numbers = _shard_numbers(frame, sharding)
+    mask = pa.array if isinstance(frame, pa.Table) else pl.Series
+    parts = {name: frame.filter(mask(numbers == index)) for index, name in enumerate(sharding.names)}
+    return {name: part for name, part in parts.items() if len(part)}
+
+
+def _log_files(frame: pl.DataFrame | pa.Table | None, path: Path, sharding: Sharding | None) -> list[tuple]:
+    """(frame, path) for the files one frame is written as: itself, or one for each shard it has rows in."""
+    if frame is None or not len(frame):
+        return []
+    if sharding is None or sharding.count == 1:
+        return [(frame, path)]
+    return [(part, path.with_name(f"{path.name}_{shard}")) for shard, part in split_by_shard(frame, sharding).items()]
+
+
 @contextmanager
 def _compile_timer() -> Iterator[Callable[[], float]]:
     """Within the block, numba's compile events are recorded; yields a function that gives the
@@ -79,8 +113,14 @@ def write_simulation(
     chunk_coups: int = DEFAULT_CHUNK_COUPS,
     days: range | None = None,
     progress: Callable[[Summary], None] | None = None,
+    sharding: Sharding | None = None,
 ) -> Summary:
-    """Simulate and write `rounds_*`, `bets_*` and (with faults) `faults_*` files into `out`."""
+    """Simulate and write `rounds_*`, `bets_*` and (with faults) `faults_*` files into `out`.
+
+    With a `sharding` of two or more shards, each chunk's rounds and bets are written as one file
+    pair per shard (`rounds_<stem>_s0`, ...), so each shard's worker ingests files of its own tables
+    only; the fault labels stay one file a chunk.
+    """
     (out / FAULTS_FOLDER).mkdir(parents=True, exist_ok=True)
     summary, started = Summary(), time.perf_counter()
 
@@ -97,16 +137,12 @@ def write_simulation(
                 rounds, bets, labels = chunk.rounds_table, chunk.bets_table, None
             stem = _stem(sim, chunk, index)
             frames = [
-                (rounds, out / f"rounds_{stem}"),
-                (bets, out / f"bets_{stem}"),
-                (labels, out / FAULTS_FOLDER / f"faults_{stem}"),
+                *_log_files(rounds, out / f"rounds_{stem}", sharding),
+                *_log_files(bets, out / f"bets_{stem}", sharding),
+                *_log_files(labels, out / FAULTS_FOLDER / f"faults_{stem}", None),
             ]
             summary.files += [future.result() for future in pending]
-            pending = [
-                writer.submit(write_frame, frame, path, fmt)
-                for frame, path in frames
-                if frame is not None and len(frame)
-            ]
+            pending = [writer.submit(write_frame, frame, path, fmt) for frame, path in frames]
             summary.shoes += chunk.shoes
             summary.coups += chunk.rounds_table.num_rows
             summary.bets += 0 if chunk.bets_table is None else chunk.bets_table.num_rows

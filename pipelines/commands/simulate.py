@@ -11,6 +11,7 @@ from models.game.games import Game
 from models.simulate.config import MAX_SEATS, Population, Simulation
 from models.simulate.output import FORMATS
 from models.simulate.run import Summary, write_simulation
+from models.warehouse.shards import Sharding
 from pipelines.commands import arguments
 
 
@@ -45,6 +46,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--misdeal-rate", type=_rate, default=0.0, help="fraction of coups given a labelled fault (see faults_* files)"
     )
+    parser.add_argument(
+        "--shards",
+        type=_shards,
+        default=None,
+        help="write each chunk's rounds and bets as one file pair per shard of tables (_s0, _s1, ...), "
+        "for each shard's worker to ingest its own; default: one pair a chunk",
+    )
+
+
+def _shards(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"shards are 1 or more, got {text}")
+    return value
 
 
 def _progress_bar(total: int) -> callable:
@@ -75,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         population=Population(seats=args.seats),
     )
     progress = _progress_bar(sim.shoes) if sys.stderr.isatty() else None
-    summary = write_simulation(sim, args.out, args.format, args.misdeal_rate, progress=progress)
+    sharding = Sharding(args.shards) if args.shards else None
+    summary = write_simulation(sim, args.out, args.format, args.misdeal_rate, progress=progress, sharding=sharding)
     print(f"{summary.line()} -> {args.out}")
     return 0

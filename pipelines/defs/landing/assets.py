@@ -8,6 +8,7 @@ from pydantic import Field
 from models.game.games import Game
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
+from models.warehouse.shards import Sharding
 from pipelines.defs.resources import Warehouse
 
 landing_files = dg.AssetSpec(
@@ -32,6 +33,12 @@ class SimulatedShoesConfig(dg.Config):
     bets: bool = True
     misdeal_rate: float = 0.002
     format: str = "parquet"
+    shards: int = Field(
+        default_factory=lambda: Sharding.from_env().count,
+        ge=1,
+        description="one rounds and bets file pair a chunk for each shard of tables, for that shard's worker "
+        "to ingest (default: BANCO_SHARDS, or 2)",
+    )
 
     def simulation(self) -> Simulation:
         start = dt.date.fromisoformat(self.start) if self.start else dt.date.today() - dt.timedelta(days=self.days)
@@ -55,7 +62,13 @@ class SimulatedShoesConfig(dg.Config):
 )
 def simulated_shoes(config: SimulatedShoesConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     sim = config.simulation()
-    summary = write_simulation(sim, warehouse.landing_path, fmt=config.format, misdeal_rate=config.misdeal_rate)
+    summary = write_simulation(
+        sim,
+        warehouse.landing_path,
+        fmt=config.format,
+        misdeal_rate=config.misdeal_rate,
+        sharding=Sharding(config.shards),
+    )
     return dg.MaterializeResult(
         metadata={
             "coups": summary.coups,
