@@ -33,6 +33,7 @@ from pyiceberg.table import Table
 from pyiceberg.table.snapshots import Operation
 from pyiceberg.table.update.snapshot import _OverwriteFiles
 from sqlalchemy import event
+from sqlalchemy.exc import SQLAlchemyError
 
 from models.warehouse.columns import arrow_schema
 from models.warehouse.files import Written, data_file
@@ -80,6 +81,19 @@ def _write_ahead(engine) -> None:
     engine.dispose()  # the catalog's first connection was opened without them
 
 
+def _load_catalog(settings: Settings, tries: int = 5) -> Catalog:
+    """The SQL catalog; it makes its own tables on first use, so two writers opening a new catalog
+    at once may race: the loser finds them made and tries again."""
+    for attempt in range(tries):
+        try:
+            return load_catalog("banco", type="sql", uri=settings.catalog_uri, warehouse=settings.warehouse_uri)
+        except SQLAlchemyError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.1 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
 class _Swap(_OverwriteFiles):
     """pyiceberg's overwrite (what `update_snapshot().overwrite()` makes), less the parent's
     manifests that hold no live file, only an earlier snapshot's DELETED entries, which Iceberg's
@@ -112,11 +126,12 @@ class Tables:
             settings.local_folder.mkdir(parents=True, exist_ok=True)
         if settings.catalog_uri.startswith("sqlite:///"):
             Path(settings.catalog_uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        catalog = load_catalog("banco", type="sql", uri=settings.catalog_uri, warehouse=settings.warehouse_uri)
+        catalog = _load_catalog(settings)
         if catalog.engine.dialect.name == "sqlite":
             _write_ahead(catalog.engine)
         tables = cls(settings, catalog)
-        tables._create()
+        with tables.exclusive():  # two writers opening a new warehouse at once make its tables once
+            tables._create()
         tables._check_location()
         return tables
 
