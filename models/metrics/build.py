@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
+from models.metrics.combine import combine
 from models.metrics.coups import number
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import (
@@ -31,8 +32,9 @@ from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import SHOE, bank_tenures, decision_runs, tenure_fit, with_banks
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.metrics.wager_sums import stint_sums
-from models.warehouse import schema, settlement, views
-from models.warehouse.store import WarehouseError, write
+from models.warehouse import partials, schema, settlement, views
+from models.warehouse.shards import Sharding
+from models.warehouse.store import WarehouseError, current, write
 
 ROUND_COLUMNS = (
     "table_id", "shoe_id", "round_no", "started_at", "game", "decks", "dealer_id", "bank_holder", "outcome",
@@ -110,12 +112,14 @@ def each_mart(
 
 
 def _load(
-    con, db: Path, days: Sequence[dt.date] | None, config: MartConfig
+    con, db: Path, days: Sequence[dt.date] | None, config: MartConfig, tables: Sequence[str] | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The core rows the marts of `days` need (all of them when `days` is None): the days' coups,
-    and every coup of the shoes those coups belong to."""
+    and every coup of the shoes those coups belong to; of the `tables` only, when given (with `days`)."""
     shoes = con.sql(f"SELECT * FROM {schema.CORE_SHOES}").pl()
     if days is None:
+        if tables is not None:
+            raise ValueError("the marts of some tables are built a gaming day at a time: name the days")
         # every row: Polars reads the tables' files itself, several times faster than DuckDB hands them over
         rounds = views.scan(con, schema.CORE_ROUNDS).select(ROUND_COLUMNS).collect()
         return rounds, views.scan(con, schema.CORE_BETS).select(BET_COLUMNS).collect(), shoes
@@ -123,6 +127,9 @@ def _load(
         f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
         for start, end in (config.day.bounds(day, day) for day in days)
     )
+    if tables is not None:  # a shard's tables only, filtered as the rows are read
+        listed = ", ".join("'" + table.replace("'", "''") + "'" for table in tables)
+        spans = f"({spans}) AND table_id IN ({listed})" if tables else "FALSE"
     # a time range reads only the row groups of those days (rows land in time order)
     day_shoes = con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans}").pl()
     con.register("day_shoes", day_shoes)
@@ -189,23 +196,77 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
     if not db.exists():
         raise WarehouseError(f"no warehouse at {db} yet: run `banco ingest PATH` first")
     with write(db) as con:
-        # DuckDB's checkpoint otherwise spends seconds vacuuming the marts' row groups (at ten million
-        # coups) on the next few commits after a full rebuild; a full rebuild rewrites them compactly
-        con.execute("SET max_vacuum_tasks = 0")
+        _quiet_checkpoints(con)
         rounds, bets, shoes = _load(con, db, days, config)
         if rounds.height == 0 and days is not None:
-            asked = ", ".join(str(day) for day in days)
-            raise WarehouseError(f"the warehouse at {db} holds no coups of gaming day {asked}: nothing to build")
+            raise WarehouseError(_nothing_on(db, days))
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         if days is None:  # each mart is stored while the next is computed
             return store_marts(con, each_mart(rounds, bets, shoes, config), None)
-        marts = compute_marts(rounds, bets, shoes, config)
-        if _outdated(con, marts):
-            # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
-            return store_marts(con, each_mart(*_load(con, db, None, config), config), None)
-        # a shoe that began the day before belongs to that day
-        return store_marts(con, ((n, f.filter(pl.col("gaming_day").is_in(list(days)))) for n, f in marts.items()), days)
+        return _store_days(con, db, config, days, compute_marts(rounds, bets, shoes, config))
+
+
+def build_shard(
+    db: Path, config: MartConfig, days: Sequence[dt.date], shard: str, sharding: Sharding, run_id: str
+) -> dict[str, int]:
+    """A sharded build's first stage, on any machine: the marts of `days` over the coups of `shard`'s
+    tables alone, each day's stored apart (partials.py) as run `run_id` for `build_from_partials`;
+    a day without coups on the shard stores empty marts. Returns the rows stored to each mart."""
+    if shard not in sharding.names:
+        raise ValueError(f"no shard {shard!r} among {sharding.count} shards: {', '.join(sharding.names)}")
+    days = sorted(set(days))
+    if not days:
+        raise ValueError("a shard's marts are built a gaming day at a time: name the days")
+    with current(db) as con:
+        known = [table for (table,) in con.sql(f"SELECT DISTINCT table_id FROM {schema.CORE_SHOES}").fetchall()]
+        rounds, bets, shoes = _load(con, db, days, config, sharding.tables_in(shard, known))
+    marts = compute_marts(rounds, bets, shoes, config)
+    rows = dict.fromkeys(marts, 0)
+    for day in days:
+        # a shoe that began the day before belongs to that day, and is stored with it
+        kept = {name: frame.filter(pl.col("gaming_day") == day) for name, frame in marts.items()}
+        partials.write(db, day, shard, sharding.count, kept, run_id)
+        rows = {name: rows[name] + frame.height for name, frame in kept.items()}
+    return rows
+
+
+def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], sharding: Sharding) -> dict[str, int]:
+    """A sharded build's second stage, on the serving host: every shard's marts of `days` (from
+    `build_shard`) combined and stored, with the tenure fit of their months, as `build(db, config,
+    days)` stores them; publish. Returns the rows written to each mart. When a mart is missing from
+    the warehouse or stored with other columns (an earlier release's), it rebuilds every day from
+    the core tables instead, as `build(db, config)`, and the rows are those of every day."""
+    days = sorted(set(days))
+    marts = combine([partials.read(db, day, shard, sharding.count) for day in days for shard in sharding.names])
+    if not marts or marts[schema.MARTS_TIE_FREQUENCY].height == 0:  # every coup has its table's row there
+        raise WarehouseError(_nothing_on(db, days))
+    with write(db) as con:
+        _quiet_checkpoints(con)
+        return _store_days(con, db, config, days, marts)
+
+
+def _quiet_checkpoints(con) -> None:
+    # DuckDB's checkpoint otherwise spends seconds vacuuming the marts' row groups (at ten million
+    # coups) on the next few commits after a full rebuild; a full rebuild rewrites them compactly
+    con.execute("SET max_vacuum_tasks = 0")
+
+
+def _nothing_on(db: Path, days: Sequence[dt.date]) -> str:
+    asked = ", ".join(str(day) for day in days)
+    return f"the warehouse at {db} holds no coups of gaming day {asked}: nothing to build"
+
+
+def _store_days(
+    con, db: Path, config: MartConfig, days: Sequence[dt.date], marts: dict[str, pl.DataFrame]
+) -> dict[str, int]:
+    """Store the marts' rows of `days` (and refit their months), or, when the stored marts are
+    outdated, rebuild every day from the core tables; the rows written to each mart."""
+    if _outdated(con, marts):
+        # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
+        return store_marts(con, each_mart(*_load(con, db, None, config), config), None)
+    # a shoe that began the day before belongs to that day
+    return store_marts(con, ((n, f.filter(pl.col("gaming_day").is_in(list(days)))) for n, f in marts.items()), days)
 
 
 def store_marts(con, marts: Iterable[tuple[str, pl.DataFrame]], days: Sequence[dt.date] | None) -> dict[str, int]:

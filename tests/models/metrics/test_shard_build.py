@@ -1,0 +1,128 @@
+"""A sharded build (each shard's marts apart, then the day's shards combined) stores what `build` does."""
+
+import datetime as dt
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from models.metrics.build import build, build_from_partials, build_shard
+from models.simulate.run import write_simulation
+from models.warehouse import partials
+from models.warehouse.ingest import ingest
+from models.warehouse.shards import Sharding
+from models.warehouse.store import WarehouseError, read, write
+from tests.models.metrics.test_combine import CONFIG, SIMULATION
+
+MARTS = {
+    "banker_streaks", "commission", "commission_by_dealer", "commission_per_unit", "dealer_day", "decision_runs",
+    "shoe_summary", "table_day", "tenure_fit", "tie_frequency", "tie_frequency_by_dealer", "tie_frequency_by_shoe",
+    "ties_by_total",
+}  # fmt: skip
+#: Two days whose coups include those of shoes begun the day before; November's tenures are refitted.
+DAYS = [dt.date(2026, 11, 1), dt.date(2026, 11, 2)]
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("shard_build")
+    write_simulation(SIMULATION, root / "landing", misdeal_rate=0.01)
+    db = root / "banco.duckdb"
+    ingest(db, [root / "landing"])
+    return db
+
+
+def stored(db: Path) -> dict[str, pl.DataFrame]:
+    con = read(db)
+    try:
+        names = con.sql("SELECT table_name FROM information_schema.tables WHERE table_schema = 'marts'").fetchall()
+        return {name: con.sql(f"SELECT * FROM marts.{name}").pl() for (name,) in names}
+    finally:
+        con.close()
+
+
+def assert_same_marts(got: dict[str, pl.DataFrame], expected: dict[str, pl.DataFrame]) -> None:
+    assert got.keys() == expected.keys() == MARTS
+    for name, frame in expected.items():
+        assert got[name].schema == frame.schema, name
+        exact = [column for column, dtype in frame.schema.items() if not dtype.is_float()]
+        left, right = got[name].sort(exact), frame.sort(exact)
+        assert_frame_equal(left.select(exact), right.select(exact))  # Decimals, counts and flags exactly
+        assert_frame_equal(left, right, check_exact=False, rel_tol=1e-9, abs_tol=0)
+
+
+def forget(db: Path, days: list[dt.date]) -> None:
+    """Remove the days' rows from every mart, and their months' tenure fit: the sharded build must put them back."""
+    listed = ", ".join(f"DATE '{day}'" for day in days)
+    months = ", ".join(sorted({f"DATE '{day.replace(day=1)}'" for day in days}))
+    with write(db) as con:
+        for name in MARTS - {"tenure_fit"}:
+            con.execute(f"DELETE FROM marts.{name} WHERE gaming_day IN ({listed})")
+        con.execute(f"DELETE FROM marts.tenure_fit WHERE period IN ({months})")
+
+
+def sharded(db: Path, days: list[dt.date], sharding: Sharding, run_id: str = "run-1") -> dict[str, int]:
+    for shard in sharding.names:
+        build_shard(db, CONFIG, days, shard, sharding, run_id)
+    return build_from_partials(db, CONFIG, days, sharding)
+
+
+@pytest.mark.parametrize("shards", [1, 2, 3])
+def test_every_shard_then_the_day_combined_stores_what_build_does(warehouse, shards):
+    build(warehouse, CONFIG)
+    rows = build(warehouse, CONFIG, DAYS)
+    expected = stored(warehouse)
+    forget(warehouse, DAYS)
+    assert stored(warehouse)["tie_frequency"].height < expected["tie_frequency"].height
+    assert sharded(warehouse, DAYS, Sharding(shards)) == rows
+    assert_same_marts(stored(warehouse), expected)
+
+
+def test_a_shard_without_coups_stores_empty_marts_and_its_rows_add_up(warehouse):
+    build(warehouse, CONFIG)
+    sharding = Sharding(3)  # no table falls in s0
+    rows = {shard: build_shard(warehouse, CONFIG, DAYS, shard, sharding, "run-2") for shard in sharding.names}
+    assert set(rows["s0"].values()) == {0}
+    for day in DAYS:
+        empty, full = (partials.read(warehouse, day, shard, 3) for shard in ("s0", "s1"))
+        assert {name: frame.schema for name, frame in empty.items()} == {n: f.schema for n, f in full.items()}
+        assert all(frame.height == 0 for frame in empty.values())
+    totals = build_from_partials(warehouse, CONFIG, DAYS, sharding)
+    local = {"marts.table_day", "marts.dealer_day", "marts.tie_frequency", "marts.banker_streaks"}
+    assert all(totals[name] == sum(per_shard[name] for per_shard in rows.values()) for name in local)
+
+
+def test_a_warehouse_with_older_marts_is_rebuilt_whole_from_the_core_tables(warehouse):
+    build(warehouse, CONFIG)
+    expected = stored(warehouse)
+    sharding = Sharding(2)
+    for shard in sharding.names:
+        build_shard(warehouse, CONFIG, DAYS, shard, sharding, "run-3")
+    with write(warehouse) as con:  # as an older release left it
+        con.execute("ALTER TABLE marts.table_day DROP COLUMN win_variance")
+        con.execute("DROP TABLE marts.dealer_day")
+        con.execute("DELETE FROM marts.decision_runs WHERE gaming_day = DATE '2026-10-31'")
+    rows = build_from_partials(warehouse, CONFIG, DAYS, sharding)
+    assert rows["marts.table_day"] == expected["table_day"].height  # every day's, not two
+    assert_same_marts(stored(warehouse), expected)
+
+
+def test_a_day_not_built_for_these_shards_is_named_and_nothing_changes(warehouse):
+    build(warehouse, CONFIG)
+    before = stored(warehouse)
+    sharding = Sharding(2)
+    for shard in sharding.names:
+        build_shard(warehouse, CONFIG, DAYS[:1], shard, sharding, "run-4")
+    with pytest.raises(WarehouseError, match=r"^rebuild the shard marts of 2026-11-01: shard s0's marts were"):
+        build_from_partials(warehouse, CONFIG, DAYS[:1], Sharding(3))
+    with pytest.raises(WarehouseError, match=r"^rebuild the shard marts of 2099-01-01: shard s0 has no marts"):
+        build_from_partials(warehouse, CONFIG, [*DAYS[:1], dt.date(2099, 1, 1)], sharding)
+    for shard in sharding.names:
+        build_shard(warehouse, CONFIG, [dt.date(2099, 1, 1)], shard, sharding, "run-4")
+    with pytest.raises(WarehouseError, match="holds no coups of gaming day 2099-01-01: nothing to build"):
+        build_from_partials(warehouse, CONFIG, [dt.date(2099, 1, 1)], sharding)
+    with pytest.raises(ValueError, match="no shard 's2' among 2 shards"):
+        build_shard(warehouse, CONFIG, DAYS, "s2", sharding, "run-4")
+    after = stored(warehouse)
+    assert all(after[name].equals(before[name]) for name in before)
