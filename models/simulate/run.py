@@ -67,22 +67,28 @@ def _shard_numbers(frame: pl.DataFrame | pa.Table, sharding: Sharding) -> np.nda
     return np.concatenate(parts)
 
 
-def split_by_shard(frame: pl.DataFrame | pa.Table, sharding: Sharding) -> dict[str, pl.DataFrame | pa.Table]:
-    """The rows of each shard that has any, in their order: one filter a shard (shards are few; Polars
-    filters text columns several times faster than it gathers them)."""
-    numbers = _shard_numbers(frame, sharding)
-    mask = pa.array if isinstance(frame, pa.Table) else pl.Series
-    parts = {name: frame.filter(mask(numbers == index)) for index, name in enumerate(sharding.names)}
-    return {name: part for name, part in parts.items() if len(part)}
+def _write_rows(frame: pl.DataFrame | pa.Table, rows: np.ndarray | None, path: Path, fmt: str) -> Path:
+    """Write the rows of `frame` that `rows` picks, all of them when it is None; the copy is made here,
+    in a writer's thread, so that dealing the next chunk does not wait for it."""
+    if rows is not None:
+        frame = frame.filter(pa.array(rows) if isinstance(frame, pa.Table) else pl.Series(rows))
+    return write_frame(frame, path, fmt)
 
 
 def _log_files(frame: pl.DataFrame | pa.Table | None, path: Path, sharding: Sharding | None) -> list[tuple]:
-    """(frame, path) for the files one frame is written as: itself, or one for each shard it has rows in."""
+    """`_write_rows`'s (frame, rows, path) for each file a frame is written as: itself whole or, with a
+    sharding of two or more, one file for each shard it has rows of (`<name>_s0`, ...). None for no rows."""
     if frame is None or not len(frame):
         return []
     if sharding is None or sharding.count == 1:
-        return [(frame, path)]
-    return [(part, path.with_name(f"{path.name}_{shard}")) for shard, part in split_by_shard(frame, sharding).items()]
+        return [(frame, None, path)]
+    numbers = _shard_numbers(frame, sharding)
+    held = np.bincount(numbers, minlength=sharding.count)
+    return [
+        (frame, numbers == index, path.with_name(f"{path.name}_{name}"))
+        for index, name in enumerate(sharding.names)
+        if held[index]
+    ]
 
 
 @contextmanager
@@ -142,7 +148,7 @@ def write_simulation(
                 *_log_files(labels, out / FAULTS_FOLDER / f"faults_{stem}", None),
             ]
             summary.files += [future.result() for future in pending]
-            pending = [writer.submit(write_frame, frame, path, fmt) for frame, path in frames]
+            pending = [writer.submit(_write_rows, frame, rows, path, fmt) for frame, rows, path in frames]
             summary.shoes += chunk.shoes
             summary.coups += chunk.rounds_table.num_rows
             summary.bets += 0 if chunk.bets_table is None else chunk.bets_table.num_rows
