@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import product
 from pathlib import Path
 
 import polars as pl
@@ -238,7 +239,9 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
     the warehouse or stored with other columns (an earlier release's), it rebuilds every day from
     the core tables instead, as `build(db, config)`, and the rows are those of every day."""
     days = sorted(set(days))
-    marts = combine([partials.read(db, day, shard, sharding.count) for day in days for shard in sharding.names])
+    with ThreadPoolExecutor(8) as reader:  # on an object store, most of a read is waiting for it
+        parts = list(reader.map(lambda key: partials.read(db, *key, sharding.count), product(days, sharding.names)))
+    marts = combine(parts)
     if not marts or marts[schema.MARTS_TIE_FREQUENCY].height == 0:  # every coup has its table's row there
         raise WarehouseError(_nothing_on(db, days))
     with write(db) as con:

@@ -1,6 +1,9 @@
 """A sharded build (each shard's marts apart, then the day's shards combined) stores what `build` does."""
 
 import datetime as dt
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -14,12 +17,14 @@ from models.warehouse.ingest import ingest
 from models.warehouse.shards import Sharding
 from models.warehouse.store import WarehouseError, read, write
 from tests.models.metrics.test_combine import CONFIG, SIMULATION
+from tests.s3 import s3
 
 MARTS = {
     "banker_streaks", "commission", "commission_by_dealer", "commission_per_unit", "dealer_day", "decision_runs",
     "shoe_summary", "table_day", "tenure_fit", "tie_frequency", "tie_frequency_by_dealer", "tie_frequency_by_shoe",
     "ties_by_total",
 }  # fmt: skip
+ROOT = Path(__file__).parents[3]
 #: Two days whose coups include those of shoes begun the day before; November's tenures are refitted.
 DAYS = [dt.date(2026, 11, 1), dt.date(2026, 11, 2)]
 
@@ -126,3 +131,38 @@ def test_a_day_not_built_for_these_shards_is_named_and_nothing_changes(warehouse
         build_shard(warehouse, CONFIG, DAYS, "s2", sharding, "run-4")
     after = stored(warehouse)
     assert all(after[name].equals(before[name]) for name in before)
+
+
+def python(code: str, env: dict[str, str]) -> None:
+    """Run `code` in a process of its own (pyiceberg reads its settings once, as it is imported)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow  # about 40 s: five processes, each importing the Iceberg library, and moto's S3
+def test_on_s3_workers_share_only_the_catalog_and_the_bucket_with_the_serving_host(tmp_path):
+    """Each shard built by a process of its own, in a folder of its own, from the tables in the bucket;
+    the serving host combines what they left there."""
+    write_simulation(SIMULATION, tmp_path / "landing", misdeal_rate=0.01)
+    db = tmp_path / "serving" / "banco.duckdb"
+    imports = (
+        "from pathlib import Path; from models.metrics.build import build, build_from_partials, build_shard; "
+        "from models.warehouse.ingest import ingest; from models.warehouse.shards import Sharding; "
+        "from tests.models.metrics.test_combine import CONFIG; "
+        "from tests.models.metrics.test_shard_build import DAYS, forget; "
+    )
+    with s3() as store:
+        env = {**os.environ, **store, "BANCO_CATALOG_URI": f"sqlite:///{tmp_path / 'catalog.db'}"}
+        python(
+            imports + f"db = Path({str(db)!r}); ingest(db, [Path({str(tmp_path / 'landing')!r})]); build(db, CONFIG)",
+            env,
+        )
+        expected = stored(db)
+        python(imports + f"forget(Path({str(db)!r}), DAYS)", env)
+        for shard in ("s0", "s1"):
+            worker = tmp_path / f"worker-{shard}" / "banco.duckdb"
+            python(imports + f"build_shard(Path({str(worker)!r}), CONFIG, DAYS, {shard!r}, Sharding(2), 'run-1')", env)
+            assert not worker.parent.exists()  # nothing on the worker's disk
+        python(imports + f"build_from_partials(Path({str(db)!r}), CONFIG, DAYS, Sharding(2))", env)
+    assert_same_marts(stored(db), expected)
+    assert not (tmp_path / "serving" / "banco.iceberg").exists()  # tables and partial marts in the bucket
