@@ -1,6 +1,7 @@
 """The Dagster code location: the one place the project's Definitions are assembled.
 
-landing_files, simulated_shoes -> core (ingest) -> marts (per gaming day) -> serving_snapshot
+landing_files, simulated_shoes -> core/ingest_<shard> -> core (ingest) -> marts/shard_<shard> (per gaming
+day) -> marts (per gaming day) -> serving_snapshot
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import dagster as dg
 
 from pipelines.defs.core import assets as core
 from pipelines.defs.core import checks as core_checks
+from pipelines.defs.core.shards import SHARD_INGESTS
 from pipelines.defs.jobs import ingest_job, marts_job, simulate_job
 from pipelines.defs.landing import assets as landing
 from pipelines.defs.landing.sensors import landing_sensor
@@ -16,12 +18,21 @@ from pipelines.defs.marts import assets as marts
 from pipelines.defs.marts import checks as marts_checks
 from pipelines.defs.marts.schedules import nightly_marts
 from pipelines.defs.marts.sensors import marts_after_ingest
+from pipelines.defs.marts.shards import SHARD_MARTS
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.serving.assets import serving_snapshot
 from pipelines.settings import Settings
 
 defs = dg.Definitions(
-    assets=[landing.landing_files, landing.simulated_shoes, core.ingest_landing, marts.build_marts, serving_snapshot],
+    assets=[
+        landing.landing_files,
+        landing.simulated_shoes,
+        *SHARD_INGESTS,
+        core.ingest_landing,
+        *SHARD_MARTS,
+        marts.build_marts,
+        serving_snapshot,
+    ],
     asset_checks=dg.load_asset_checks_from_modules([core_checks, marts_checks]),
     jobs=[simulate_job, ingest_job, marts_job],
     schedules=[nightly_marts],

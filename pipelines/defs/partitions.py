@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import dagster as dg
 
 from pipelines.settings import Settings
@@ -27,3 +29,8 @@ def range_tags(days: list[str]) -> dict[str, str] | None:
     if not kept:
         return None
     return {"dagster/asset_partition_range_start": kept[0], "dagster/asset_partition_range_end": kept[-1]}
+
+
+def run_days(context) -> list[dt.date]:
+    """The gaming days a run covers: its partition or partition range."""
+    return [dt.date.fromisoformat(key) for key in context.partition_keys]

@@ -10,7 +10,7 @@ import dagster as dg
 
 from models.metrics.build import MartConfig
 from models.metrics.gaming_day import GamingDay
-from models.warehouse.store import read
+from models.warehouse.store import current, read
 from pipelines.settings import Settings
 
 
@@ -55,3 +55,10 @@ class Warehouse(dg.ConfigurableResource):
             yield con
         finally:
             con.close()
+
+    @contextmanager
+    def latest(self) -> Iterator:
+        """A connection whose views read the tables at the warehouse's latest commit, on any machine
+        (the serving snapshot is the serving host's)."""
+        with current(self.db_path) as con:
+            yield con

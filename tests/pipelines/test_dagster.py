@@ -16,12 +16,14 @@ import pytest
 from pipelines.definitions import defs
 from pipelines.defs.core import checks as core_checks
 from pipelines.defs.core.assets import ingest_landing
+from pipelines.defs.core.shards import SHARD_INGESTS
 from pipelines.defs.landing.assets import landing_files, simulated_shoes
 from pipelines.defs.landing.sensors import landing_sensor
 from pipelines.defs.marts import checks as marts_checks
 from pipelines.defs.marts.assets import build_marts
 from pipelines.defs.marts.schedules import nightly_marts
 from pipelines.defs.marts.sensors import marts_after_ingest
+from pipelines.defs.marts.shards import SHARD_MARTS
 from pipelines.defs.partitions import range_tags
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.serving.assets import serving_snapshot
@@ -30,7 +32,9 @@ from pipelines.settings import PROJECT_ROOT
 GRAPH = [
     simulated_shoes,
     landing_files,
+    *SHARD_INGESTS,
     ingest_landing,
+    *SHARD_MARTS,
     build_marts,
     serving_snapshot,
     *dg.load_asset_checks_from_modules([core_checks, marts_checks]),
@@ -147,7 +151,9 @@ def test_a_failing_blocking_check_stops_the_marts(tmp_path):
     result = dg.materialize(
         [
             landing_files,
+            *SHARD_INGESTS,
             ingest_landing,
+            *SHARD_MARTS,
             build_marts,
             serving_snapshot,
             *dg.load_asset_checks_from_modules([core_checks]),
@@ -185,6 +191,8 @@ def test_landing_sensor_requests_each_new_file_once(tmp_path):
         (request,) = first.run_requests
         paths = request.run_config["ops"]["ingest"]["config"]["paths"]
         assert len(paths) == 2 and all("_faults" not in path for path in paths)  # rounds and bets, no labels
+        for shard in SHARD_INGESTS:  # every shard's step sorts the same list
+            assert request.run_config["ops"][shard.op.name]["config"]["paths"] == paths
         again = landing_sensor(
             dg.build_sensor_context(instance=instance, cursor=first.cursor, resources={"warehouse": warehouse})
         )
@@ -206,7 +214,7 @@ def test_landing_sensor_requests_each_new_file_once(tmp_path):
 
 def test_landing_sensor_passes_over_files_already_ingested(tmp_path):
     warehouse = warehouse_in(tmp_path)
-    dg.materialize([simulated_shoes, landing_files, ingest_landing], resources={"warehouse": warehouse},
+    dg.materialize([simulated_shoes, landing_files, *SHARD_INGESTS, ingest_landing], resources={"warehouse": warehouse},
                    run_config=dg.RunConfig(ops={"simulated_shoes": {"config": {**DEMO, "days": 1}}}))  # fmt: skip
     settled(warehouse.landing_path)
     with dg.instance_for_test() as instance:

@@ -1,17 +1,17 @@
 """Ingest the landing folder into the core, quarantine and meta tables of the warehouse."""
 
 import datetime as dt
-from pathlib import Path
 
 import dagster as dg
-from pydantic import Field
 
 from models.metrics.days import days_touched_since
 from models.warehouse import schema
 from models.warehouse.ingest import Summary, ingest
-from pipelines.defs.landing.assets import landing_files, simulated_shoes
+from pipelines.defs.core.shards import SHARD_INGESTS, shard_files
+from pipelines.defs.core.summary import IngestConfig, combined, summary_metadata
 from pipelines.defs.metadata import table_metadata
 from pipelines.defs.resources import Warehouse
+from pipelines.defs.shards import SERVING
 
 DESCRIPTIONS = {
     schema.CORE_ROUNDS: "One row per accepted coup, with totals, draws, natural, pairs and outcome.",
@@ -31,10 +31,21 @@ def key_of(table: str) -> dg.AssetKey:
 INGEST_LOG = key_of(schema.INGEST_LOG)
 
 
-class IngestConfig(dg.Config):
-    """Files or folders to ingest; none means the whole landing folder (files already in are skipped)."""
+def run_started(context) -> dt.datetime:
+    """When the run began: every shard's ingest of it began after."""
+    record = context.instance.get_run_record_by_id(context.run.run_id)
+    started = record.start_time if record is not None and record.start_time else None
+    return dt.datetime.fromtimestamp(started, dt.UTC) if started else dt.datetime.now(dt.UTC)
 
-    paths: list[str] = Field(default_factory=list)
+
+def shard_metadata(context) -> list[dict]:
+    """The metadata each shard's ingest of this run recorded."""
+    parts = []
+    for asset in SHARD_INGESTS:
+        event = context.instance.get_latest_materialization_event(asset.key)
+        if event is not None and event.run_id == context.run.run_id and event.asset_materialization is not None:
+            parts.append(event.asset_materialization.metadata)
+    return parts
 
 
 @dg.multi_asset(
@@ -43,36 +54,28 @@ class IngestConfig(dg.Config):
         dg.AssetSpec(
             key_of(table),
             description=text,
-            deps=[landing_files, simulated_shoes],
+            deps=[asset.key for asset in SHARD_INGESTS],
             kinds={"iceberg", "polars"},
             group_name="core",
         )
         for table, text in DESCRIPTIONS.items()
     ],
     pool="duckdb",
+    op_tags=SERVING,
 )
 def ingest_landing(context: dg.AssetExecutionContext, config: IngestConfig, warehouse: Warehouse):
-    """Each file committed whole (its tables, then its log row); rounds before bets; the serving
-    snapshot published after."""
-    started = dt.datetime.now(dt.UTC)
-    paths = [Path(path) for path in config.paths] or [warehouse.landing_path]
-    done = Summary.of(ingest(warehouse.db_path, paths))
+    """After every shard's writer: the files of several shards' tables (or unreadable ones) ingested
+    alone, then the tables maintained and the serving snapshot published, as the serving writer."""
+    started = run_started(context)
+    rest = shard_files(config.landing(warehouse), None)
+    done = Summary.of(ingest(warehouse.db_path, rest))
     for result in done.failed:
         context.log.warning(f"failed {result.path}: {result.error}")
     with warehouse.snapshot() as con:
         days = days_touched_since(con, started, warehouse.gaming_day)
     summary = {
-        "summary": dg.MetadataValue.text(done.headline()),
+        **combined([*shard_metadata(context), summary_metadata(done)]),
         "ingest_started_at": dg.MetadataValue.text(started.isoformat()),
-        "files_new": done.new,
-        "files_skipped": done.skipped,
-        "files_failed": len(done.failed),
-        "rows_read": done.rows_read,
-        "rows_accepted": done.accepted,
-        "rows_quarantined": sum(done.quarantined.values()),
-        "rows_duplicate": done.duplicates,
-        "quarantined_by_reason": dg.MetadataValue.json(dict(sorted(done.quarantined.items()))),
-        "failed_files": dg.MetadataValue.json({str(r.path): r.error for r in done.failed}),
         "gaming_days_touched": dg.MetadataValue.json([day.isoformat() for day in days]),
     }
     tables = table_metadata(warehouse.db_path, list(DESCRIPTIONS))

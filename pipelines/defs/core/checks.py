@@ -22,7 +22,7 @@ def rows_accounted(context: dg.AssetCheckExecutionContext, warehouse: Warehouse)
     since = latest_ingest_start(context)
     if since is None:
         return NOTHING_YET
-    with warehouse.snapshot() as con:
+    with warehouse.latest() as con:
         bad = audit.unaccounted_files(con, since)
     return dg.AssetCheckResult(
         passed=bad.height == 0, metadata={"files_unaccounted": bad.height, "files": preview(bad, 20)}
@@ -40,7 +40,7 @@ def tableau_violation_rate(context: dg.AssetCheckExecutionContext, warehouse: Wa
     since = latest_ingest_start(context)
     if since is None:
         return NOTHING_YET
-    with warehouse.snapshot() as con:
+    with warehouse.latest() as con:
         violations, rows = audit.tableau_violations(con, since)
     rate = violations / rows if rows else 0.0
     return dg.AssetCheckResult(
@@ -61,7 +61,7 @@ def shoes_reconcile(context: dg.AssetCheckExecutionContext, warehouse: Warehouse
     since = latest_ingest_start(context)
     if since is None:
         return NOTHING_YET
-    with warehouse.snapshot() as con:
+    with warehouse.latest() as con:
         bad = audit.overdrawn_shoes(con, since)
         explained = con.sql(f"SELECT count(*) FROM {schema.CORE_SHOES} WHERE reconciliation = 'overdrawn'")
         explained = explained.fetchall()[0][0]

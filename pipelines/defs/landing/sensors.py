@@ -8,7 +8,7 @@ import dagster as dg
 
 from models.warehouse.ingest import expand, last_ingested
 from models.warehouse.store import serving_path
-from pipelines.defs.core.assets import IngestConfig
+from pipelines.defs.core.shards import ingest_run_config
 from pipelines.defs.jobs import ingest_job
 from pipelines.defs.resources import Warehouse
 
@@ -54,7 +54,7 @@ def landing_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse) ->
     run_key = hashlib.sha256(json.dumps([[p, new[p]] for p in batch]).encode()).hexdigest()[:16]
     request = dg.RunRequest(
         run_key=run_key,
-        run_config=dg.RunConfig(ops={"ingest": IngestConfig(paths=batch)}),
+        run_config=ingest_run_config(batch),
         tags={"banco/files": str(len(batch))},
     )
     return dg.SensorResult(run_requests=[request], cursor=json.dumps({**seen, **known, **new}, sort_keys=True))

@@ -1,16 +1,16 @@
 """Build the marts for the gaming days of a run (one partition, or a whole backfill in one run)."""
 
-import datetime as dt
-
 import dagster as dg
 
-from models.metrics.build import build
+from models.metrics.build import build_from_partials
 from models.metrics.days import days_with_coups
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of
+from pipelines.defs.marts.shards import SHARD_MARTS
 from pipelines.defs.metadata import table_metadata
-from pipelines.defs.partitions import GAMING_DAYS
+from pipelines.defs.partitions import GAMING_DAYS, run_days
 from pipelines.defs.resources import Warehouse
+from pipelines.defs.shards import SERVING, SHARDING
 
 DESCRIPTIONS = {
     schema.MARTS_BANKER_STREAKS: "Bank tenures (banker-pass streaks) per shoe, observed or by the passing rule; "
@@ -28,28 +28,26 @@ DESCRIPTIONS = {
     schema.MARTS_DEALER_DAY: "Handle, house win, theo and win-vs-theo z per dealer, table and gaming day.",
     schema.MARTS_SHOE_SUMMARY: "Per shoe: B/P/T, naturals, pairs, longest runs, cards dealt, reconciliation.",
 }
-CORE = [key_of(table) for table in (schema.CORE_ROUNDS, schema.CORE_BETS, schema.CORE_SHOES)]
-
-
-def run_days(context) -> list[dt.date]:
-    """The gaming days a run covers: its partition or partition range."""
-    return [dt.date.fromisoformat(key) for key in context.partition_keys]
+SHARDS = [asset.key for asset in SHARD_MARTS]
 
 
 @dg.multi_asset(
     name="marts",
     specs=[
-        dg.AssetSpec(key_of(table), description=text, deps=CORE, kinds={"polars", "duckdb"}, group_name="marts")
+        dg.AssetSpec(key_of(table), description=text, deps=SHARDS, kinds={"polars", "duckdb"}, group_name="marts")
         for table, text in DESCRIPTIONS.items()
     ],
     partitions_def=GAMING_DAYS,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool="duckdb",
+    op_tags=SERVING,
 )
 def build_marts(context: dg.AssetExecutionContext, warehouse: Warehouse):
-    """Recompute every mart's rows of the run's gaming days (and the tenure fit of their months)."""
+    """Every shard's marts of the run's gaming days combined (the tie marts' false-discovery
+    correction over the whole day, the per-dealer marts over every table) and stored in the serving
+    file, with the tenure fit of their months."""
     asked = run_days(context)
-    with warehouse.snapshot() as con:
+    with warehouse.latest() as con:
         with_coups = set(days_with_coups(con, warehouse.gaming_day))
     days = [day for day in asked if day in with_coups]
     context.log.info(f"{len(days)} of {len(asked)} gaming days hold coups")
@@ -57,7 +55,7 @@ def build_marts(context: dg.AssetExecutionContext, warehouse: Warehouse):
         for table in DESCRIPTIONS:
             yield dg.MaterializeResult(asset_key=key_of(table), metadata={"rows_written": 0, "days_with_coups": 0})
         return
-    written = build(warehouse.db_path, warehouse.mart_config, days=days)
+    written = build_from_partials(warehouse.db_path, warehouse.mart_config, days, SHARDING)
     tables = table_metadata(warehouse.db_path, list(DESCRIPTIONS), count_key="table_rows")
     for table in DESCRIPTIONS:
         metadata = {**tables[table], "rows_written": written.get(table, 0), "days_with_coups": len(days)}

@@ -8,8 +8,8 @@ from models.metrics.days import coups_of_days, days_with_coups
 from models.metrics.ties import tie_frequency
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of
-from pipelines.defs.marts.assets import run_days
 from pipelines.defs.metadata import preview
+from pipelines.defs.partitions import run_days
 from pipelines.defs.resources import Warehouse
 
 #: |z| beyond this is flagged: about one false alarm in 15,000 groups of normal play.
@@ -17,7 +17,7 @@ Z_BAND = 4.0
 
 
 def _coups(context, warehouse: Warehouse) -> pl.DataFrame:
-    with warehouse.snapshot() as con:
+    with warehouse.latest() as con:
         days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
         days = days or days_with_coups(con, warehouse.gaming_day)
         return coups_of_days(con, days, warehouse.gaming_day)

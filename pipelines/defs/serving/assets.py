@@ -11,6 +11,7 @@ from pipelines.defs.core.assets import DESCRIPTIONS as CORE_TABLES
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.marts.assets import DESCRIPTIONS as MART_TABLES
 from pipelines.defs.resources import Warehouse
+from pipelines.defs.shards import SERVING
 
 
 @dg.asset(
@@ -20,6 +21,7 @@ from pipelines.defs.resources import Warehouse
     kinds={"duckdb"},
     group_name="serving",
     pool="duckdb",
+    op_tags=SERVING,
 )
 def serving_snapshot(warehouse: Warehouse) -> dg.MaterializeResult:
     with writer_lock(warehouse.db_path):
