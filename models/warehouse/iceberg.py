@@ -58,8 +58,6 @@ PROPERTIES = {
 }
 #: Tries of a commit another writer got in first (Iceberg's commits are optimistic).
 COMMIT_TRIES = 5
-#: The key of the PostgreSQL advisory lock that orders the warehouse's commits (see `Tables.exclusive`).
-COMMIT_LOCK_KEY = zlib.crc32(b"banco.warehouse.commit")
 
 # pyiceberg warns for every column our files keep no statistics for (on purpose: files.STATISTICS)
 logging.getLogger("pyiceberg.io.pyarrow").setLevel(logging.ERROR)
@@ -206,20 +204,33 @@ class Tables:
                 self.holding = 0
 
     @contextlib.contextmanager
-    def _catalog_lock(self) -> Iterator[None]:
+    def ingesting(self, shards: list[str]) -> Iterator[None]:
+        """Hold the ingest lock of each of `shards` for a whole ingest: one writer per shard at a time,
+        wherever it runs (two writers of one shard's files would each find them not yet ingested)."""
+        with contextlib.ExitStack() as held:
+            for shard in sorted(shards):  # in one order, so two writers never wait on each other
+                held.enter_context(self._catalog_lock(f"ingest.{shard}"))
+            self.loaded.clear()  # the last writer of these shards may have committed since they were read
+            yield
+
+    @contextlib.contextmanager
+    def _catalog_lock(self, name: str = "commit") -> Iterator[None]:
+        """A lock every process reaching the catalog sees: a PostgreSQL advisory lock (freed when its
+        connection ends, with the process that held it) or a file lock beside a SQLite catalog."""
         engine = self.catalog.engine
         if engine.dialect.name == "postgresql":
+            key = zlib.crc32(f"banco.warehouse.{name}".encode())
             with engine.connect() as connection:
-                connection.exec_driver_sql(f"SELECT pg_advisory_lock({COMMIT_LOCK_KEY})")
+                connection.exec_driver_sql(f"SELECT pg_advisory_lock({key})")
                 try:
                     yield
                 finally:
-                    connection.exec_driver_sql(f"SELECT pg_advisory_unlock({COMMIT_LOCK_KEY})")
+                    connection.exec_driver_sql(f"SELECT pg_advisory_unlock({key})")
             return
         if engine.dialect.name != "sqlite" or not engine.url.database:
             raise ValueError(f"the catalog must be SQLite or PostgreSQL, not {engine.dialect.name}")
-        with open(f"{engine.url.database}.commit.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # waits: a holder commits in well under a second
+        with open(f"{engine.url.database}.{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 yield
             finally:

@@ -27,6 +27,7 @@ from models.logs.read import UnreadableFile, kind_of, looks_like_round_log, prin
 from models.warehouse import files, iceberg, schema, shoes
 from models.warehouse.columns import frame_schema
 from models.warehouse.readahead import FILE_ERRORS, Batch, Broken, Opened, digest_or_empty, landed, read_ahead, sha256
+from models.warehouse.shards import Sharding
 from models.warehouse.staging import Stage, StoredShoes
 from models.warehouse.steps import FileContext, bets_step, rounds_step
 from models.warehouse.store import Writer, shard_writer, writer
@@ -141,15 +142,18 @@ def _failure(path: Path, error: BaseException) -> str:
     return f"cannot ingest {printable(path.name)}: {reason(error)}"
 
 
-def ingest(db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE, serving: bool = True) -> list[FileResult]:
+def ingest(
+    db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE, shard: str | None = None
+) -> list[FileResult]:
     """Ingest files and folders (rounds before bets) as the serving writer, which then maintains the
-    tables and publishes the serving snapshot; or, not `serving`, as one of several writers on any
-    machine (each on its own shard's files), which only commits."""
+    tables and publishes the serving snapshot; or, given the `shard` the files' tables belong to, as
+    one of several writers on any machine, which only commits. Either holds the ingest lock of the
+    shards it writes (the serving writer: every shard of BANCO_SHARDS)."""
     with collector.paused():
-        return _ingest(db, paths, table, serving)
+        return _ingest(db, paths, table, shard)
 
 
-def _ingest(db: Path, paths: list[Path], table: PayTable, serving: bool) -> list[FileResult]:
+def _ingest(db: Path, paths: list[Path], table: PayTable, shard: str | None) -> list[FileResult]:
     kinds, results = {}, []
     for path in found(paths):
         try:
@@ -157,7 +161,9 @@ def _ingest(db: Path, paths: list[Path], table: PayTable, serving: bool) -> list
         except FILE_ERRORS as error:
             results.append(FileResult(path, status="failed", error=_failure(path, error), digest=digest_or_empty(path)))
     ordered = sorted(kinds, key=lambda p: kinds[p] != "rounds")
-    with (writer if serving else shard_writer)(db) as w:
+    serving = shard is None
+    with (writer if serving else shard_writer)(db) as w, w.tables.ingesting(_shards(shard)):
+        w.look()  # as the last writer of these shards left it
         run = Run(w, table)
         run.log(results)
         run.done = set(run.ingested())
@@ -165,6 +171,10 @@ def _ingest(db: Path, paths: list[Path], table: PayTable, serving: bool) -> list
         if serving:
             w.maintain()
     return results
+
+
+def _shards(shard: str | None) -> list[str]:
+    return Sharding.from_env().names if shard is None else [shard]
 
 
 @dataclass

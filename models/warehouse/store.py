@@ -28,7 +28,7 @@ from models.warehouse.location import register
 
 if TYPE_CHECKING:  # the Iceberg library is for writers: readers never import it
     from models.warehouse.iceberg import Tables
-from models.warehouse.schema import SNAPSHOTS
+from models.warehouse.schema import INGEST_LOG, SNAPSHOTS
 
 
 class WarehouseError(Exception):
@@ -81,7 +81,9 @@ class Writer:
         """Point the views at `point`, or at the warehouse's latest commit (other writers' included)."""
         from models.warehouse import views
 
-        point = self.tables.commit_point() if point is None else point
+        if point is None:
+            self.tables.loaded.pop(INGEST_LOG, None)  # the log as it is now, not as this writer last read it
+            point = self.tables.commit_point()
         if point != self.point:
             views.point_at(self.con, self.tables, point)
             self.point = point

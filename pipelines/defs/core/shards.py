@@ -32,7 +32,7 @@ def shard_ingest(shard: str) -> dg.AssetsDefinition:
     def ingest_shard(context: dg.AssetExecutionContext, config: IngestConfig, warehouse: Warehouse):
         paths = shard_files(config.landing(warehouse), shard)
         context.log.info(f"shard {shard}: {len(paths)} files")
-        done = Summary.of(ingest(warehouse.db_path, paths, serving=False))
+        done = Summary.of(ingest(warehouse.db_path, paths, shard=shard))
         for result in done.failed:
             context.log.warning(f"failed {result.path}: {result.error}")
         return dg.MaterializeResult(metadata=summary_metadata(done))

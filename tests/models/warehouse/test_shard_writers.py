@@ -58,19 +58,20 @@ def shard_files(tmp_path: Path) -> dict[str, list[Path]]:
     return split
 
 
-def _ingest_shard(db: str, paths: list[str], start, env: dict) -> None:
+def _ingest_shard(db: str, shard: str, paths: list[str], start, env: dict) -> None:
     os.environ.update(env)
     start.wait()
-    ingest(Path(db), [Path(p) for p in paths], serving=False)
+    ingest(Path(db), [Path(p) for p in paths], shard=shard)
 
 
-def side_by_side(db: Path, split: dict[str, list[Path]], env: dict) -> None:
-    """Each shard's files ingested by a process of its own, both started at once."""
+def side_by_side(db: Path, split: dict[str, list[Path]] | list[tuple[str, list[Path]]], env: dict) -> None:
+    """Each (shard, files) ingested by a process of its own, all started at once."""
     context = multiprocessing.get_context("spawn")
-    start = context.Barrier(len(split))
+    jobs = list(split.items()) if isinstance(split, dict) else split
+    start = context.Barrier(len(jobs))
     workers = [
-        context.Process(target=_ingest_shard, args=(str(db), [str(p) for p in paths], start, env))
-        for paths in split.values()
+        context.Process(target=_ingest_shard, args=(str(db), shard, [str(p) for p in paths], start, env))
+        for shard, paths in jobs
     ]
     for worker in workers:
         worker.start()
@@ -98,8 +99,17 @@ def test_two_shard_writers_at_once_lose_nothing(tmp_path):
     ingest(serial, [tmp_path / "landing"])
     assert facts(db) == facts(serial)
     # a second pass over the same files finds every one of them in
-    again = ingest(db, [tmp_path / "landing"], serving=False)
+    again = ingest(db, [tmp_path / "landing" / "s0"], shard="s0")
     assert {result.status for result in again} == {"skipped"}
+
+
+def test_two_writers_of_one_shard_take_turns_and_count_nothing_twice(tmp_path):
+    split = shard_files(tmp_path)
+    db = tmp_path / "twice" / "banco.duckdb"
+    side_by_side(db, [("s1", split["s1"]), ("s1", split["s1"])], {})
+    once = tmp_path / "once" / "banco.duckdb"
+    ingest(once, split["s1"])
+    assert facts(db) == facts(once)
 
 
 @pytest.mark.slow
