@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from pipelines.cluster.executor import executor_from_env
 from pipelines.defs.core import assets as core
 from pipelines.defs.core import checks as core_checks
 from pipelines.defs.core.shards import SHARD_INGESTS
@@ -38,4 +39,5 @@ defs = dg.Definitions(
     schedules=[nightly_marts],
     sensors=[landing_sensor, marts_after_ingest],
     resources={"warehouse": Warehouse.from_settings(Settings.from_env())},
+    executor=executor_from_env(),
 )

@@ -46,6 +46,26 @@ def _landed(landing: Path) -> bool:
     return landing.is_dir() and bool(expand([landing]))
 
 
+def ingest_landing_job():
+    from pipelines.definitions import defs
+
+    return defs.resolve_job_def("ingest_landing")
+
+
+def build_marts_job():
+    from pipelines.definitions import defs
+
+    return defs.resolve_job_def("build_marts")
+
+
+def _side_by_side(job, instance, tags: dict | None = None):
+    """Run a job with the code location's executor (on one machine, each step in a process of its
+    own, the shards' steps side by side on the cores), so its result can be read as it ends."""
+    import dagster as dg
+
+    return dg.execute_job(dg.reconstructable(job), instance, run_config=QUIET, tags=tags, raise_on_error=False)
+
+
 def materialize_everything(args: argparse.Namespace) -> bool:
     """Run the jobs in this process against the project's Dagster instance, so the runs show in its UI."""
     import dagster as dg
@@ -60,7 +80,7 @@ def materialize_everything(args: argparse.Namespace) -> bool:
         config = {**QUIET, "ops": {"simulated_shoes": {"config": {"days": args.demo_days}}}}
         result = defs.resolve_job_def("simulate_shoes").execute_in_process(run_config=config, instance=instance)
         print("  " + result.asset_materializations_for_node("simulated_shoes")[0].metadata["summary"].value)
-    ingest = defs.resolve_job_def("ingest_landing").execute_in_process(QUIET, instance=instance, raise_on_error=False)
+    ingest = _side_by_side(ingest_landing_job, instance)
     log = ingest.asset_materializations_for_node("ingest")
     if log:
         meta = next(m.metadata for m in log if m.asset_key.path == ["meta", "ingest_log"])
@@ -91,9 +111,7 @@ def materialize_everything(args: argparse.Namespace) -> bool:
         return True
     days = [day for day in days if stale[0] <= day <= stale[-1]]
     tags = range_tags(days)
-    marts = defs.resolve_job_def("build_marts").execute_in_process(
-        QUIET, instance=instance, tags=tags, raise_on_error=False
-    )
+    marts = _side_by_side(build_marts_job, instance, tags)
     if not marts.success:
         print(f"building the marts failed: see run {marts.run_id} in the Dagster UI")
         return False

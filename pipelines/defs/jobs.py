@@ -16,6 +16,7 @@ ingest_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets(*SHARD_INGESTS, ingest_landing),
     description="Ingest new files from the landing folder into the core tables, each shard's on a step of its "
     "own, with the blocking checks.",
+    tags={"banco/writes": "core"},  # one ingest run at a time (dagster.yaml's tag limits)
 )
 
 marts_job = dg.define_asset_job(
@@ -23,6 +24,7 @@ marts_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets(*SHARD_MARTS, build_marts, serving_snapshot),
     description="Rebuild the marts of gaming days (each shard's on a step of its own, then combined) and "
     "publish the serving snapshot.",
+    tags={"banco/writes": "marts"},
 )
 
 simulate_job = dg.define_asset_job(
