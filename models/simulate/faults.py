@@ -84,30 +84,30 @@ def _malformed(rows: pl.DataFrame) -> pl.DataFrame:
 def _exhausted_copy(rounds: pl.DataFrame, rows: pl.DataFrame, decks: pl.Expr) -> pl.DataFrame:
     """For each picked shoe, a copy of one of its coups holding a card the shoe has already dealt in
     full, logged as one more round: the cards would overdraw the shoe."""
-    shoes = rows.select("table_id", "shoe_id").unique()
+    shoes = rows.select("table_id", "shoe_id").unique(maintain_order=True)
     cards = (
-        rounds.join(shoes, on=["table_id", "shoe_id"])
+        rounds.join(shoes, on=["table_id", "shoe_id"], maintain_order="left")
         .with_columns(card=pl.concat_str("player_cards", "banker_cards", separator=" ").str.split(" "))
         .explode("card")
     )
     exhausted = (
-        cards.group_by("table_id", "shoe_id", "card", "decks")
+        cards.group_by("table_id", "shoe_id", "card", "decks", maintain_order=True)
         .agg(pl.len().alias("seen"))
         .filter(pl.col("seen") >= decks)
     )
     last = (
-        rounds.join(shoes, on=["table_id", "shoe_id"])
-        .group_by("table_id", "shoe_id")
+        rounds.join(shoes, on=["table_id", "shoe_id"], maintain_order="left")
+        .group_by("table_id", "shoe_id", maintain_order=True)
         .agg(pl.col("round_no").max().alias("last_round"), pl.col("started_at").max().alias("last_at"))
     )
     source = (
-        cards.join(exhausted, on=["table_id", "shoe_id", "card", "decks"])
-        .group_by("table_id", "shoe_id")
+        cards.join(exhausted, on=["table_id", "shoe_id", "card", "decks"], maintain_order="left")
+        .group_by("table_id", "shoe_id", maintain_order=True)
         .agg(pl.col("round_no").min())
     )
     return (
-        rounds.join(source, on=["table_id", "shoe_id", "round_no"])
-        .join(last, on=["table_id", "shoe_id"])
+        rounds.join(source, on=["table_id", "shoe_id", "round_no"], maintain_order="left")
+        .join(last, on=["table_id", "shoe_id"], maintain_order="left")
         .with_columns(
             round_no=(pl.col("last_round") + 1).cast(pl.Int32),
             started_at=pl.col("last_at") + pl.duration(seconds=50),
@@ -132,7 +132,7 @@ def inject(rounds: pl.DataFrame, bets: pl.DataFrame | None, rate: float, seed: i
         ]
     )
     # rows quarantined for their own faults do not count towards the shoe's cards
-    untouched = rounds.join(changed.select(KEY), on=list(KEY), how="anti")
+    untouched = rounds.join(changed.select(KEY), on=list(KEY), how="anti", maintain_order="left")
     added = pl.concat(
         [
             by_kind["exact_duplicate"],
@@ -142,7 +142,9 @@ def inject(rounds: pl.DataFrame, bets: pl.DataFrame | None, rate: float, seed: i
     )
     out_rounds = pl.concat([untouched, changed, added])
     labels = [
-        changed.join(picked.select(*KEY, "kind"), on=list(KEY)).select(*KEY, "kind", file_kind=pl.lit("rounds")),
+        changed.join(picked.select(*KEY, "kind"), on=list(KEY), maintain_order="left").select(
+            *KEY, "kind", file_kind=pl.lit("rounds")
+        ),
         by_kind["exact_duplicate"].select(*KEY, kind=pl.lit("exact_duplicate"), file_kind=pl.lit("rounds")),
         by_kind["conflicting_duplicate"].select(*KEY, kind=pl.lit("conflicting_duplicate"), file_kind=pl.lit("rounds")),
         overdrawn.select(*KEY, kind=pl.lit("overdrawn_shoe"), file_kind=pl.lit("rounds")),
@@ -150,7 +152,8 @@ def inject(rounds: pl.DataFrame, bets: pl.DataFrame | None, rate: float, seed: i
     out_bets = bets
     orphans = by_kind["orphan_bet"]
     if bets is not None and orphans.height:
-        ghost = bets.join(orphans.select(KEY), on=list(KEY), how="semi").unique(list(KEY), keep="first")
+        ghost = bets.join(orphans.select(KEY), on=list(KEY), how="semi", maintain_order="left")
+        ghost = ghost.unique(list(KEY), keep="first", maintain_order=True)
         ghost = ghost.with_columns(round_no=(pl.col("round_no") + 10_000).cast(pl.Int32))
         out_bets = pl.concat([bets, ghost])
         labels.append(ghost.select(*KEY, kind=pl.lit("orphan_bet"), file_kind=pl.lit("bets")))

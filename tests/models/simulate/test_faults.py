@@ -11,6 +11,7 @@ from models.game.games import Game
 from models.simulate.config import Simulation
 from models.simulate.engine import simulate
 from models.simulate.faults import FAULTS, inject
+from models.simulate.run import write_simulation
 
 KEY = ["table_id", "shoe_id", "round_no"]
 
@@ -103,3 +104,14 @@ def test_no_faults_at_rate_zero_and_inputs_untouched(faulty):
     assert rounds is chunk.rounds and bets is chunk.bets and labels.height == 0
     with pytest.raises(ValueError, match="at most 1"):
         inject(chunk.rounds, chunk.bets, 1.5, seed=3)
+
+
+def test_the_same_seed_injects_the_same_rows_in_the_same_order(tmp_path):
+    """Same seed, same files, faults and all: row order too (joins keep their left side's order)."""
+    written = []
+    for run in ("first", "second"):
+        write_simulation(Simulation(shoes=30, tables=3, seed=9), tmp_path / run, misdeal_rate=0.05)
+        written.append({path.name: pl.read_parquet(path) for path in sorted((tmp_path / run).rglob("*.parquet"))})
+    assert written[0].keys() == written[1].keys()
+    for name, frame in written[0].items():
+        assert frame.equals(written[1][name]), name
