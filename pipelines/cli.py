@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from models.contract import DEFAULT_DB
 from models.warehouse.store import WarehouseError
-from pipelines.commands import bench, build, dashboard, ingest, migrate, odds, simulate, sql, up, users
+from pipelines.commands import bench, build, cluster, dashboard, ingest, migrate, odds, simulate, sql, up, users
 from pipelines.services import ServiceError
 
 COMMANDS = {
@@ -23,6 +23,7 @@ COMMANDS = {
     "dashboard": dashboard,
     "users": users,
     "bench": bench,
+    "cluster": cluster,
 }
 
 
