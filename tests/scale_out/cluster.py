@@ -9,10 +9,10 @@ own: a namespace would cut them off from the servers, which listen on 127.0.0.1 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,6 +21,9 @@ from pathlib import Path
 
 import dagster as dg
 import psycopg2
+from dagster._cli.job import job_launch_command
+from dagster._cli.schedule import schedule_stop_command
+from dagster._cli.sensor import sensor_stop_command
 from sqlalchemy.engine import make_url
 
 from pipelines.cluster import processes
@@ -32,7 +35,9 @@ from tests.redis import redis
 from tests.s3 import s3
 
 #: What runs on its own in the daemon is stopped: the test launches every run itself.
-AUTOMATIONS = [("sensor", "landing_sensor"), ("sensor", "marts_after_ingest"), ("schedule", "nightly_marts")]
+AUTOMATIONS = [(sensor_stop_command, "landing_sensor"), (sensor_stop_command, "marts_after_ingest"),
+               (schedule_stop_command, "nightly_marts")]  # fmt: skip
+WORKSPACE = str(processes.DEPLOY / "workspace.yaml")
 #: A run that outlives this is cancelled by the daemon's run monitoring (a hang fails the test, it never hangs it).
 MAX_RUNTIME_SECONDS = 240
 WORKER = "Celery worker"
@@ -44,16 +49,15 @@ class Cluster:
     instance: dg.DagsterInstance
     workers: dict[str, Service]
     serving_db: Path
-    folder: Path
+    started: list[Service]
 
     def launch(self, job: str, tags: dict[str, str] | None = None) -> str:
-        """Submit a run of `job` to the instance's queue, as the UI or a sensor does; its run id."""
+        """Submit a run of `job` to the instance's queue, as the UI or a sensor does; its run id. The
+        command is `dagster job launch`, run in this process (a new one would take seconds to start)."""
         run_id = str(uuid.uuid4())
         tags = {"dagster/max_runtime": str(MAX_RUNTIME_SECONDS), **(tags or {})}
-        argv = [str(processes.BIN / "dagster"), "job", "launch", "-w", str(processes.DEPLOY / "workspace.yaml"),
-                "-j", job, "--run-id", run_id, "--tags", json.dumps(tags)]  # fmt: skip
-        done = subprocess.run(argv, env=self.env, cwd=self.folder, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr[-3000:]
+        job_launch_command.main(["-w", WORKSPACE, "-j", job, "--run-id", run_id, "--tags", json.dumps(tags)],
+                                standalone_mode=False)  # fmt: skip
         return run_id
 
     def finished(self, run_id: str) -> dg.DagsterRun:
@@ -80,6 +84,14 @@ class Cluster:
         os.killpg(self.workers[name].process.pid, signal.SIGKILL)
         self.workers[name].process.wait()
 
+    def replace(self, name: str) -> None:
+        """Start a new worker in a dead one's place (its machine back), with the same folder and settings."""
+        dead = self.workers[name]
+        self.workers[name] = dataclasses.replace(dead, process=None, log=dead.log.with_name("worker.replaced.log"))
+        self.started.append(self.workers[name])
+        self.workers[name].start()
+        processes.ready([self.workers[name]])
+
 
 def _databases(url: str) -> dict[str, str]:
     """A database for the Dagster instance and one for the Iceberg catalog on the test's server."""
@@ -93,14 +105,10 @@ def _databases(url: str) -> dict[str, str]:
     return {name: parsed.set(database=name).render_as_string(hide_password=False) for name in ("dagster", "catalog")}
 
 
-def _stop_automations(env: dict[str, str], folder: Path) -> None:
-    workspace = str(processes.DEPLOY / "workspace.yaml")
-    dagster = str(processes.BIN / "dagster")
-    quiet = {"env": env, "cwd": folder, "stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, "text": True}
-    stopping = [subprocess.Popen([dagster, kind, "stop", "-w", workspace, name], **quiet) for kind, name in AUTOMATIONS]
-    for process in stopping:
-        _, errors = process.communicate()
-        assert process.returncode == 0, errors[-2000:]
+def _stop_automations() -> None:
+    """`dagster sensor stop` and `dagster schedule stop`, in this process."""
+    for command, name in AUTOMATIONS:
+        command.main(["-w", WORKSPACE, name], standalone_mode=False)
 
 
 @contextlib.contextmanager
@@ -131,13 +139,13 @@ def cluster(folder: Path, landing: Path, shards: int, monkeypatch) -> Iterator[C
                 started.append(service)
                 service.start()
             processes.wait_for_port(code, port)
-            _stop_automations(env, folder)
+            _stop_automations()
             daemon = processes.daemon(folder / "daemon", env)
             started.append(daemon)
             daemon.start()
             processes.ready([w1, w2])
             instance = dg.DagsterInstance.from_config(env["DAGSTER_HOME"])
-            yield Cluster(env, instance, {"w1": w1, "w2": w2}, serving_db, folder)
+            yield Cluster(env, instance, {"w1": w1, "w2": w2}, serving_db, started)
         finally:
             if instance is not None:
                 instance.dispose()

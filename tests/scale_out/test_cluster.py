@@ -1,6 +1,6 @@
 """The assets on Dagster's Celery executor: two workers, a Redis broker, the instance and the catalog in
-PostgreSQL, the warehouse in S3, all on loopback. A month over four shards builds the marts of the
-embedded default row for row; a worker killed mid-step loses nothing and counts nothing twice."""
+PostgreSQL, the warehouse in S3, all on loopback. A month over four shards, one worker killed mid-step
+on the way, ends with every row once and the marts of the embedded default, row for row."""
 
 from __future__ import annotations
 
@@ -28,9 +28,8 @@ from tests.scale_out.cluster import Cluster, cluster
 SHARDS = 4
 #: Tables T01..T05 fall into all four shards (T04 s0, T02 s1, T05 s2, T01 and T03 s3).
 MONTH = Simulation(shoes=150, tables=5, shoes_per_day=1, start=dt.date(2026, 10, 1), seed=7)
-LATER = Simulation(shoes=50, tables=5, shoes_per_day=1, start=dt.date(2026, 11, 1), seed=8)
 #: The killed run waits for the dead worker's task this long before the daemon cancels it.
-KILLED_MAX_RUNTIME_SECONDS = 60
+KILLED_MAX_RUNTIME_SECONDS = 45
 SERVING_STEPS = {"ingest", "marts", "serving_snapshot"}
 CORE = ["core.rounds", "core.bets", "core.shoes", "quarantine.rounds", "quarantine.bets", "meta.ingest_log"]
 MARTS = ["banker_streaks", "decision_runs", "tenure_fit", "commission", "commission_by_dealer", "commission_per_unit",
@@ -67,8 +66,7 @@ def accounted(con: duckdb.DuckDBPyConnection, landing: Path) -> None:
     assert con.sql(LOG).fetchall()[0] == (len(files), len(files), rows_in(files), rows_in(files), True)
     logged = con.sql("SELECT sum(rows_accepted), sum(rows_quarantined) FROM meta.ingest_log").fetchall()[0]
     held = counts(con)
-    assert logged[0] >= held["core.rounds"] + held["core.bets"] > 0  # accepted rows, less duplicates within a file
-    assert logged[1] == held["quarantine.rounds"] + held["quarantine.bets"]
+    assert logged == (held["core.rounds"] + held["core.bets"], held["quarantine.rounds"] + held["quarantine.bets"])
 
 
 def marts_of(db: Path) -> dict[str, list[tuple]]:
@@ -88,9 +86,9 @@ def same_through_polars_and_duckdb(c: Cluster) -> None:
     catalog = load_catalog("banco", type="sql", uri=c.env["BANCO_CATALOG_URI"], **catalog_properties())
     bets = pl.scan_iceberg(catalog.load_table("core.bets"), storage_options=polars_options())
     rounds = pl.scan_iceberg(catalog.load_table("core.rounds"), storage_options=polars_options())
-    by_polars = rounds.select(pl.len(), pl.col("banker_total").cast(pl.Int64).sum()).collect().row(0) + bets.select(
-        pl.len(), pl.col("amount").sum(), pl.col("house_net").sum()
-    ).collect().row(0)
+    counted = rounds.select(pl.len(), pl.col("banker_total").cast(pl.Int64).sum()).collect().row(0)
+    summed = bets.select(pl.len(), pl.col("amount").sum(), pl.col("house_net").sum()).collect().row(0)
+    by_polars = counted + summed
     con = read(c.serving_db)
     try:
         by_duckdb = (
@@ -109,11 +107,13 @@ def run_of(c: Cluster, job: str, tags: dict[str, str] | None = None) -> dg.Dagst
 
 
 def kill_mid_step(c: Cluster, run_id: str, worker: str) -> str:
-    """Wait until `worker` has started a step of the run, then SIGKILL it; the step it was running."""
+    """Wait until `worker` runs a step of the run (started, not ended), then SIGKILL it; that step."""
+    ended = (dg.DagsterEventType.STEP_SUCCESS, dg.DagsterEventType.STEP_FAILURE)
     while True:
-        started = {step for step, by in c.steps_by_worker(run_id) if by == worker}
-        done = {r.dagster_event.step_key for r in c.instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_SUCCESS)}
-        running = started - done
+        events = [r.dagster_event for r in c.instance.all_logs(run_id) if r.dagster_event is not None]
+        started = {e.step_key for e in events if e.event_type == dg.DagsterEventType.STEP_START}
+        running = {step for step, by in c.steps_by_worker(run_id) if by == worker} & started
+        running -= {e.step_key for e in events if e.event_type in ended}
         if running:
             c.kill(worker)
             return running.pop()
@@ -122,14 +122,23 @@ def kill_mid_step(c: Cluster, run_id: str, worker: str) -> str:
 
 
 @pytest.mark.slow
-def test_two_celery_workers_build_the_embedded_marts_and_survive_a_killed_worker(tmp_path, monkeypatch):
+def test_two_celery_workers_build_the_embedded_marts_though_one_was_killed(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLARS_ICEBERG_PLANNER", "pyiceberg")  # Polars' own planner is not installed
     landing = tmp_path / "landing"
     write_simulation(MONTH, landing, misdeal_rate=0.01, sharding=Sharding(SHARDS))
     assert {path.stem[-2:] for path in expand([landing])} == set(Sharding(SHARDS).names)
     local = tmp_path / "local" / "banco.duckdb"
     with ThreadPoolExecutor(1) as beside, cluster(tmp_path / "cluster", landing, SHARDS, monkeypatch) as c:
         default = beside.submit(embedded, local, landing, "ingest", "build")  # while the cluster works
-        ingest = run_of(c, "ingest_landing")
+
+        # w2 dies with the step it runs, as with its machine: its task stays on the broker, unacknowledged,
+        # until the visibility timeout (an hour) hands it on; the run waits for it until its max run time
+        killed = c.launch("ingest_landing", {"dagster/max_runtime": str(KILLED_MAX_RUNTIME_SECONDS)})
+        step = kill_mid_step(c, killed, "w2")
+        c.replace("w2")
+        outcome = c.finished(killed).status
+        assert outcome in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE), f"{step} killed: {outcome}"
+        ingest = run_of(c, "ingest_landing")  # the rerun
         days = {"dagster/asset_partition_range_start": "2026-10-01", "dagster/asset_partition_range_end": "2026-10-30"}
         marts = run_of(c, "build_marts", days)
 
@@ -141,28 +150,14 @@ def test_two_celery_workers_build_the_embedded_marts_and_survive_a_killed_worker
         con = read(c.serving_db)
         try:
             accounted(con, landing)
+            on_cluster = counts(con)
         finally:
             con.close()
         same_through_polars_and_duckdb(c)
         default.result()
         assert marts_of(c.serving_db) == marts_of(local)
-
-        # w2 dies with the step it runs, as with its machine: its task stays on the broker, unacknowledged,
-        # until the visibility timeout (an hour) hands it on; the run waits for it until its max run time
-        write_simulation(LATER, landing, misdeal_rate=0.01, sharding=Sharding(SHARDS))
-        killed = c.launch("ingest_landing", {"dagster/max_runtime": str(KILLED_MAX_RUNTIME_SECONDS)})
-        kill_mid_step(c, killed, "w2")
-        assert c.finished(killed).status in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE)
-        run_of(c, "ingest_landing")  # on w1 alone
-        con = read(c.serving_db)
-        try:
-            accounted(con, landing)
-            after = counts(con)
-        finally:
-            con.close()
-    embedded(local, landing, "ingest")
     con = duckdb.connect(str(local.with_name("banco.serving.duckdb")), read_only=True)
     try:
-        assert after == counts(con)  # nothing lost, nothing counted twice
+        assert on_cluster == counts(con)  # nothing lost, nothing counted twice
     finally:
         con.close()
