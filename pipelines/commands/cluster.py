@@ -19,11 +19,14 @@ from pipelines.services import Service, ServiceError, port_free, stop_all, wait_
 from pipelines.settings import DEFAULT_LANDING
 
 DEFAULT_FOLDER = "data/cluster"
-PORTS = {"dagster": 3000, "postgres": 55432, "redis": 56379, "s3": 59000, "code_server": 54266}
+#: Below the ephemeral range (32768 and up on Linux), where outgoing connections take their ports.
+PORTS = {"dagster": 3000, "postgres": 15432, "redis": 16379, "s3": 19000, "code_server": 14266}
 BUCKET = "banco"
 #: moto accepts any keys; pyiceberg, DuckDB and Polars are given these.
 S3_KEYS = {"ACCESS_KEY_ID": "banco", "SECRET_ACCESS_KEY": "banco-secret", "REGION": "us-east-1"}
 DEMO_DAYS = 30
+#: The file that marks a folder as a cluster's, which `banco cluster up` may empty.
+MARKER = ".banco-cluster"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,13 +60,14 @@ def _interrupt(signum, frame) -> None:
 def up(args: argparse.Namespace) -> int:
     """Start everything, print the addresses, and keep it up until Ctrl-C (or one process dies)."""
     Sharding(args.shards)  # a bad count is a one-line error before anything starts
+    folder = args.folder.resolve()
+    if folder.exists() and any(folder.iterdir()) and not (folder / MARKER).exists():
+        raise ServiceError(f"{folder} is not empty and not a cluster's folder: pass --folder naming a new one")
     ports = {name: getattr(args, f"{name}_port") for name in PORTS}
     busy = [f"{name.replace('_', '-')} {port}" for name, port in ports.items() if not port_free(port)]
     if busy:
         raise ServiceError(f"ports in use: {', '.join(busy)}; stop what holds them or pass --NAME-port")
-    folder = args.folder.resolve()
-    shutil.rmtree(folder, ignore_errors=True)  # the S3 server starts empty: so does everything else
-    folder.mkdir(parents=True)
+    _fresh(folder)
     _deal_demo(args)
     signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop is a Ctrl-C
     signal.signal(signal.SIGINT, _interrupt)
@@ -87,6 +91,13 @@ def up(args: argparse.Namespace) -> int:
         return 0
     finally:
         stop_all(started)
+
+
+def _fresh(folder: Path) -> None:
+    """The cluster's folder emptied: the S3 server starts empty, so does everything else."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    (folder / MARKER).write_text("made by `banco cluster up`, which empties this folder at each start\n")
 
 
 def _deal_demo(args: argparse.Namespace) -> None:
