@@ -53,6 +53,15 @@ def run(args: argparse.Namespace) -> int:
     return up(args)
 
 
+def up_options(args: argparse.Namespace) -> argparse.Namespace:
+    """`banco cluster up`'s options from another command's (`banco up --cluster`): the ones both know
+    (--landing, --demo-days, --dagster-port) as given, the others at their defaults."""
+    parser = argparse.ArgumentParser()
+    add_up_arguments(parser)
+    defaults = vars(parser.parse_args([]))
+    return argparse.Namespace(**{**defaults, **{key: value for key, value in vars(args).items() if key in defaults}})
+
+
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 

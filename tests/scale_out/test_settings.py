@@ -3,9 +3,11 @@ module, the instance's dagster.yaml as Dagster reads it, and `banco cluster up`'
 
 from __future__ import annotations
 
+import argparse
 import runpy
 import subprocess
 import sys
+from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -15,6 +17,7 @@ from dagster._core.instance.config import dagster_instance_config
 from pipelines.cluster.environment import dagster_home
 from pipelines.cluster.executor import DEFAULT_VISIBILITY_TIMEOUT, CelerySettings, executor_from_env
 from pipelines.cluster.processes import DEPLOY
+from pipelines.commands import cluster
 
 BROKER = "redis://127.0.0.1:6379/0"
 
@@ -96,3 +99,11 @@ def test_cluster_up_refuses_bad_input_in_one_line_before_starting_anything(tmp_p
     folder = banco("cluster", "up", "--folder", str(tmp_path / "mine"))
     assert folder.returncode == 2 and folder.stderr.count("\n") == 1 and "not a cluster's folder" in folder.stderr
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+
+
+def test_banco_up_cluster_takes_ups_options_and_cluster_ups_defaults_for_the_rest():
+    given = argparse.Namespace(landing=Path("in"), demo_days=3, dagster_port=3999, dashboard_port=8600, cluster=True)
+    options = cluster.up_options(given)
+    assert (options.landing, options.demo_days, options.dagster_port) == (Path("in"), 3, 3999)
+    assert (options.folder, options.postgres_port) == (Path(cluster.DEFAULT_FOLDER), cluster.PORTS["postgres"])
+    assert not hasattr(options, "dashboard_port")
