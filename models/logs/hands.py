@@ -88,12 +88,16 @@ class _Readings:
     LIMIT = 600_000
 
     def __init__(self) -> None:
-        self.frame = _read(pl.DataFrame({"hand": []}, schema={"hand": pl.String}))
+        # filled at first use, not at import: a process forked after a Polars query has run (a
+        # Celery worker's pool) hangs at its own first one
+        self.frame: pl.DataFrame | None = None
 
     def of(self, hands: pl.Series) -> pl.DataFrame:
         """The readings of `hands` (and of others read before). Safe from several threads: each
         call returns the frame it completed, whatever another call stores meanwhile."""
         frame = self.frame
+        if frame is None:
+            frame = _read(pl.DataFrame({"hand": []}, schema={"hand": pl.String}))
         new = hands.to_frame("hand").join(frame.select("hand"), on="hand", how="anti")
         new = new.select(pl.col("hand").unique()).drop_nulls()
         if new.height:

@@ -184,9 +184,12 @@ _MARTS = (
 )
 
 
-def _outdated(con, marts: dict[str, pl.DataFrame]) -> bool:
-    """Whether any mart is missing from the warehouse or stored with other columns than it now has."""
+def _outdated(con, marts: dict[str, pl.DataFrame], fresh: bool = True) -> bool:
+    """Whether any mart is missing from the warehouse or stored with other columns than it now has
+    (with `fresh` False, a warehouse with no mart at all is not: its marts start with these days)."""
     stored = con.sql(f"{_MARTS} SELECT name, columns FROM marts").fetchall()
+    if not stored and not fresh:
+        return False
     columns = {name: set(names) for name, names in stored}
     return any(columns.get(name) != set(frame.columns) for name, frame in marts.items())
 
@@ -236,8 +239,9 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
     """A sharded build's second stage, on the serving host: every shard's marts of `days` (from
     `build_shard`) combined and stored, with the tenure fit of their months, as `build(db, config,
     days)` stores them; publish. Returns the rows written to each mart. When a mart is missing from
-    the warehouse or stored with other columns (an earlier release's), it rebuilds every day from
-    the core tables instead, as `build(db, config)`, and the rows are those of every day."""
+    a warehouse that holds others, or stored with other columns (an earlier release's), it rebuilds
+    every day from the core tables instead, as `build(db, config)`, and the rows are those of every
+    day; a warehouse with no marts yet starts with these days (a run over a range builds them all)."""
     days = sorted(set(days))
     with ThreadPoolExecutor(8) as reader:  # on an object store, most of a read is waiting for it
         parts = list(reader.map(lambda key: partials.read(db, *key, sharding.count), product(days, sharding.names)))
@@ -246,7 +250,7 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
         raise WarehouseError(_nothing_on(db, days))
     with write(db) as con:
         _quiet_checkpoints(con)
-        return _store_days(con, db, config, days, marts)
+        return _store_days(con, db, config, days, marts, fresh=False)
 
 
 def _quiet_checkpoints(con) -> None:
@@ -261,11 +265,11 @@ def _nothing_on(db: Path, days: Sequence[dt.date]) -> str:
 
 
 def _store_days(
-    con, db: Path, config: MartConfig, days: Sequence[dt.date], marts: dict[str, pl.DataFrame]
+    con, db: Path, config: MartConfig, days: Sequence[dt.date], marts: dict[str, pl.DataFrame], fresh: bool = True
 ) -> dict[str, int]:
     """Store the marts' rows of `days` (and refit their months), or, when the stored marts are
-    outdated, rebuild every day from the core tables; the rows written to each mart."""
-    if _outdated(con, marts):
+    outdated (`_outdated`), rebuild every day from the core tables; the rows written to each mart."""
+    if _outdated(con, marts, fresh):
         # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
         return store_marts(con, each_mart(*_load(con, db, None, config), config), None)
     # a shoe that began the day before belongs to that day

@@ -32,6 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dashboard-address", default=LOOPBACK, help=f"address the dashboard listens on "
                         f"(default {LOOPBACK}); any other needs sign-in configured (docs/dashboard.md)")  # fmt: skip
     parser.add_argument("--no-serve", action="store_true", help="materialize everything, then exit without serving")
+    parser.add_argument("--cluster", action="store_true", help="run the assets on a Celery cluster on one machine "
+                        "instead: PostgreSQL, Redis, S3, 2 workers (banco cluster up; docs/scale-out.md)")  # fmt: skip
 
 
 def _configure(args: argparse.Namespace) -> None:
@@ -202,6 +204,10 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cluster:
+        from pipelines.commands import cluster
+
+        return cluster.up(cluster.up_options(args))
     if not args.no_serve:  # before minutes of materializing, not after
         check_signin(args.dashboard_address)
     _configure(args)

@@ -11,6 +11,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from models.metrics.build import build, build_from_partials, build_shard
+from models.metrics.days import days_with_coups
 from models.simulate.run import write_simulation
 from models.warehouse import partials
 from models.warehouse.ingest import ingest
@@ -96,6 +97,27 @@ def test_a_shard_without_coups_stores_empty_marts_and_its_rows_add_up(warehouse)
     totals = build_from_partials(warehouse, CONFIG, DAYS, sharding)
     local = {"marts.table_day", "marts.dealer_day", "marts.tie_frequency", "marts.banker_streaks"}
     assert all(totals[name] == sum(per_shard[name] for per_shard in rows.values()) for name in local)
+
+
+def test_a_warehouse_without_marts_starts_them_with_the_days_combined(tmp_path):
+    """The first sharded build of a new warehouse stores the combined shards' days, not a rebuild."""
+    write_simulation(SIMULATION, tmp_path / "landing", misdeal_rate=0.01)
+    db = tmp_path / "banco.duckdb"
+    ingest(db, [tmp_path / "landing"])
+    assert stored(db) == {}  # no marts yet
+    con = read(db)
+    try:
+        every = days_with_coups(con, CONFIG.day)
+    finally:
+        con.close()
+    sharding = Sharding(2)
+    sharded(db, DAYS, sharding, "first")
+    first = stored(db)
+    assert {day for (day,) in first["table_day"].select("gaming_day").unique().iter_rows()} == set(DAYS)
+    sharded(db, every, sharding, "all")
+    combined = stored(db)
+    build(db, CONFIG)
+    assert_same_marts(combined, stored(db))
 
 
 def test_a_warehouse_with_older_marts_is_rebuilt_whole_from_the_core_tables(warehouse):
