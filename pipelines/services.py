@@ -9,6 +9,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +75,22 @@ def wait_until_healthy(services: list[Service], timeout: float = 180.0) -> None:
         if waiting and time.monotonic() > deadline:
             raise ServiceError(f"{', '.join(s.name for s in waiting)} did not answer within {timeout:.0f} s")
         time.sleep(0.5)
+
+
+@contextlib.contextmanager
+def supervised(services: list[Service], what: str) -> Iterator[None]:
+    """Start `services` in the block; after it, serve until Ctrl-C (or until one stops: an error),
+    then stop every one of them, started or not."""
+    try:
+        yield
+        while all(service.running() for service in services):
+            time.sleep(1)
+        dead = next(service for service in services if not service.running())
+        raise ServiceError(f"{dead.name} stopped unexpectedly; see {dead.log}")
+    except KeyboardInterrupt:
+        print(f"\nstopping {what}", flush=True)
+    finally:
+        stop_all(services)
 
 
 def stop_all(services: list[Service], grace: float = 10.0) -> None:

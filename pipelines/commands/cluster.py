@@ -8,14 +8,13 @@ import datetime as dt
 import os
 import shutil
 import signal
-import time
 from pathlib import Path
 
 from models.warehouse.ingest import expand
 from models.warehouse.shards import Sharding
 from pipelines.cluster import processes, servers
 from pipelines.cluster.environment import dagster_home, environment
-from pipelines.services import Service, ServiceError, port_free, stop_all, wait_until_healthy
+from pipelines.services import Service, ServiceError, port_free, supervised, wait_until_healthy
 from pipelines.settings import DEFAULT_LANDING
 
 DEFAULT_FOLDER = "data/cluster"
@@ -81,7 +80,7 @@ def up(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop is a Ctrl-C
     signal.signal(signal.SIGINT, _interrupt)
     started: list[Service] = []
-    try:
+    with supervised(started, "the cluster"):
         env = _start_servers(folder, ports, args, started)
         _start_dagster(folder, ports, env, started)
         print(f"\nDagster UI:   http://127.0.0.1:{ports['dagster']}")
@@ -91,15 +90,7 @@ def up(args: argparse.Namespace) -> int:
         print(f"Workers:      w1 (queues dagster, serving), w2 (queue dagster); logs under {folder}")
         print(f"Landing:      {args.landing} (the landing sensor ingests new files; the marts follow)")
         print("Ctrl-C stops them all.", flush=True)
-        while all(service.running() for service in started):
-            time.sleep(1)
-        dead = next(service for service in started if not service.running())
-        raise ServiceError(f"{dead.name} stopped unexpectedly; see {dead.log}")
-    except KeyboardInterrupt:
-        print("\nstopping the cluster", flush=True)
-        return 0
-    finally:
-        stop_all(started)
+    return 0
 
 
 def _fresh(folder: Path) -> None:

@@ -7,13 +7,12 @@ import argparse
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 from models.warehouse.ingest import expand
 from models.warehouse.store import read
 from pipelines.commands.dashboard import LOOPBACK, check_signin, streamlit_command
-from pipelines.services import Service, ServiceError, port_free, stop_all, wait_until_healthy
+from pipelines.services import Service, ServiceError, port_free, supervised, wait_until_healthy
 from pipelines.settings import DEFAULT_LANDING, dagster_environment
 from pipelines.terminal import print_table
 
@@ -184,7 +183,7 @@ def serve(args: argparse.Namespace) -> int:
     started = services(args)
     signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop is a Ctrl-C
     signal.signal(signal.SIGINT, _interrupt)  # even when started in the background, where it is ignored
-    try:
+    with supervised(started, "the servers"):
         for service in started:
             service.start()
         wait_until_healthy(started)
@@ -192,15 +191,7 @@ def serve(args: argparse.Namespace) -> int:
         every = " (listening on every interface)" if args.dashboard_address in ("0.0.0.0", "::") else ""
         print(f"Dashboard:   http://{_dashboard_host(args.dashboard_address)}:{args.dashboard_port}{every}")
         print("Ctrl-C stops both.", flush=True)
-        while all(service.running() for service in started):
-            time.sleep(1)
-        dead = next(service for service in started if not service.running())
-        raise ServiceError(f"{dead.name} stopped unexpectedly; see {dead.log}")
-    except KeyboardInterrupt:
-        print("\nstopping the servers", flush=True)
-        return 0
-    finally:
-        stop_all(started)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
