@@ -145,10 +145,9 @@ def stage1(shards: list[str], days: list[str], run_id: str) -> list[dict]:
 
 def marts_runs(db: Path, days: list[str], env: dict, work: Path, repeat: int) -> dict:
     """Stage 1 for every (day, shard) with one worker and with two (alternately, the best of `repeat`
-    each), then stage 2 twice (the first
-    stores into a file without marts, so it rebuilds every day from the core tables; the second is
-    the steady state); and for the memory of a partition, one shard's first day and then its every
-    day in one build, each in a fresh process."""
+    each), then stage 2 twice (the first creates the marts in a file without any, the second replaces
+    the days' rows: the steady state); and for the memory of a partition, one shard's first day and
+    then its every day in one build, each in a fresh process."""
     halves = split(SHARDS.names, 2)
     one, two = [], []
     for _ in range(repeat):
@@ -166,7 +165,7 @@ def marts_runs(db: Path, days: list[str], env: dict, work: Path, repeat: int) ->
 
 def small_marts(db: Path, days: list[str], env: dict, work: Path) -> dict:
     """The marts of a fresh warehouse as the marts job builds them: stage 1 with two workers, then
-    stage 2 into a file without marts (it rebuilds every day from the core tables)."""
+    stage 2 into a file without marts."""
     halves = split(SHARDS.names, 2)
     return {
         "stage1_two": side_by_side(db, [stage1(part, days, "bench-two") for part in halves], env, work),

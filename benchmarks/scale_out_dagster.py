@@ -1,6 +1,6 @@
 """The scale-out benchmark's jobs run through Dagster's multiprocess executor: the ingest job, then the
-marts job of every gaming day (into a fresh serving file, so its combining step rebuilds every day from
-the core tables), as `banco up` runs them, each step's times read back from the run's event log. Run as
+marts job of every gaming day (into a fresh serving file), as `banco up` runs them, each step's times
+read back from the run's event log. Run as
 `python -m benchmarks.scale_out_dagster` with BANCO_DB, BANCO_LANDING, BANCO_SHARDS, DAGSTER_HOME and
 BANCO_DAGSTER_DIR set; prints one JSON line."""
 

@@ -94,9 +94,10 @@ def marts_costs(runs: dict, partitions: list[dict], coups: int, wagers: int) -> 
         "stage1_cpu_s_per_partition_mean": total(one, "cpu_s") / len(one),
         "stage1_cpu_s_every_process_one_worker": runs["stage1_one"]["cpu_s"],
         "stage2_wall_s": stage2["wall_s"],
-        "stage2_cpu_s_per_m_coups": per_million(stage2["cpu_s"], coups),
-        "stage2_cpu_s_per_m_wagers": per_million(stage2["cpu_s"], wagers),
-        "stage2_first_full_rebuild_wall_s": first["wall_s"],
+        "stage2_cpu_s_per_m_coups": per_million(total(tasks(stage2), "cpu_s"), coups),
+        "stage2_cpu_s_per_m_wagers": per_million(total(tasks(stage2), "cpu_s"), wagers),
+        "stage2_cpu_s_every_process": stage2["cpu_s"],
+        "stage2_first_wall_s": first["wall_s"],
         "stage1_partitions": peaks,
         "stage1_peak_mb_max": max(p["peak_mb"] for p in peaks),
         "stage1_fresh_process_one_day": {"peak_mb": day["peak_mb"], "wagers": rows_day},
@@ -259,7 +260,7 @@ def sizing_table(figures: dict, measured: dict) -> list[dict]:
         ("marts stage 1 CPU per million coups", marts["stage1_cpu_s_per_m_coups"], "CPU-s",
          "the same CPU per coup (not to be added to the line above)"),
         ("marts stage 2 CPU per million wagers", marts["stage2_cpu_s_per_m_wagers"], "CPU-s",
-         "build_from_partials of every day again (the steady state), its process's start included"),
+         "build_from_partials of every day again (the steady state); the serving host's process start apart"),
         ("marts stage 2 CPU per million coups", marts["stage2_cpu_s_per_m_coups"], "CPU-s", "the same CPU per coup"),
         ("bytes stored per coup", figures["bytes_per_coup"], "B",
          "live data files of core.rounds and core.shoes, after the serving step merged small files"),
@@ -283,3 +284,72 @@ def sizing_table(figures: dict, measured: dict) -> list[dict]:
          "the same with the hold a file on PostgreSQL and moto's S3 (moto is slower than real S3)"),
     ]  # fmt: skip
     return [{"figure": name, "value": value, "unit": unit, "how": how} for name, value, unit, how in rows]
+
+
+def document(saved: dict) -> dict:
+    """docs/sizing.json from a saved run (benchmarks/results/scale_out.json): the sizing table's figures,
+    the assumptions they rest on, and when and how they were measured."""
+    figures, measured = saved["figures"], saved["measured"]
+    ingest, few, operator = figures["ingest_local"], figures["subset"], figures["operator"]
+    simulated, load = measured["simulated"], measured["load"]
+    celery = few.get("celery", {})
+
+    def short(value: float | None) -> float | None:
+        return None if value is None else float(f"{value:.4g}")
+
+    return {
+        "what": "Costs measured by benchmarks/bench_scale_out.py, from which docs/scale-out.md's sizing table is "
+        "computed (`python -m benchmarks.scale_out_sizing` writes this file from the last run's results)",
+        "when": saved["when"],
+        "command": ".venv/bin/banco bench scale_out",
+        "machine": f"2 cores, 24 GiB, shared: load average {load['before'][0]:.1f} before, {load['after'][0]:.1f} "
+        "after; docs/benchmarks.md, Scale-out, gives the other processes' share of the cores during each run",
+        "input": f"{simulated['coups']:,} simulated coups and {simulated['wagers']:,} wagers "
+        f"({simulated['wagers'] / simulated['coups']:.2f} wagers a coup) of {measured['tables']} tables, "
+        f"{measured['shards']} shards, {simulated['files']} Parquet files (a rounds and a bets file a chunk and shard)",
+        "assumptions": {
+            "operator": "500 tables, 1,000,000 coups and 1,000,000,000 wagers a gaming day (issue #18)",
+            "worker_memory": f"{operator['worker_memory_gb']} GB a worker, {operator['usable_share']:.0%} of it for "
+            "one partition's stage-1 build (the rest: the OS, page cache, headroom)",
+            "landing": f"each shard lands a rounds and a bets file every {operator['landing_minutes']} minutes",
+            "wagers_per_coup": "costs per wager were measured at ~3 wagers a coup and carry the coups' share: at "
+            "~1,000 wagers a coup they are upper bounds",
+            "storage": "bytes are of the simulator's data (LZ4 Parquet): real logs may compress less",
+            "object_store": "moto's S3 is a Python server on the same 2 cores: its share overstates real S3's",
+        },
+        "figures": [{**row, "value": short(row["value"])} for row in saved["sizing"]],
+        "throughput": {
+            "ingest_one_worker_coups_per_s": short(ingest["one_worker"]["coups_per_s"]),
+            "ingest_one_worker_wagers_per_s": short(ingest["one_worker"]["wagers_per_s"]),
+            "ingest_two_workers_coups_per_s": short(ingest["two_workers"]["coups_per_s"]),
+            "ingest_two_workers_wagers_per_s": short(ingest["two_workers"]["wagers_per_s"]),
+            "ingest_speed_up": short(ingest["speed_up"]),
+            "marts_stage1_speed_up": short(figures["marts_local"]["stage1_speed_up"]),
+            "ingest_postgres_s3_speed_up": short(few.get("remote", {}).get("speed_up")),
+        },
+        "shares": {
+            "ingest_in_file_commits_one_worker": short(ingest["one_worker"]["share_in_file_commits"]),
+            "ingest_waiting_for_commit_lock_two_workers": short(ingest["two_workers"]["share_waiting_for_commit_lock"]),
+            "ingest_commit_lock_held_of_wall_two_workers": short(
+                ingest["two_workers"]["commit_lock_held_share_of_wall"]
+            ),
+            "ingest_in_postgres_and_moto_one_worker": short(
+                few.get("remote", {}).get("one_worker", {}).get("share_in_servers")
+            ),
+            "multiprocess_step_start_s_mean": short(few["multiprocess"].get("step_start_s_mean")),
+            "celery_step_start_s_mean": short(celery.get("step_start_s_mean")),
+            "celery_launch_to_run_start_s": [short(value) for value in celery.get("launch_to_run_start_s", [])],
+        },
+        "operator": {key: short(value) if isinstance(value, float) else value for key, value in operator.items()},
+    }
+
+
+if __name__ == "__main__":
+    import json
+    from pathlib import Path
+
+    from benchmarks.report import RESULTS
+
+    target = Path(__file__).resolve().parents[1] / "docs" / "sizing.json"
+    target.write_text(json.dumps(document(json.loads((RESULTS / "scale_out.json").read_text())), indent=2) + "\n")
+    print(f"saved {target}")
