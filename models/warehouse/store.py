@@ -74,8 +74,7 @@ class Writer:
 
     def commit(self, by: str, log_files: list[str] = ()) -> None:
         """The warehouse's commit (the log's, naming every table's snapshot), and the views on it."""
-        with self.tables.exclusive():
-            self.look(self.tables.record(by, log_files))
+        self.look(self.tables.record(by, log_files))
 
     def look(self, point: dict[str, int] | None = None) -> None:
         """Point the views at `point`, or at the warehouse's latest commit (other writers' included)."""
@@ -125,41 +124,49 @@ def shard_writer(path: Path) -> Iterator[Writer]:
     """A writer on any machine, beside others on other shards: the Iceberg tables and an in-memory
     DuckDB connection with views over them; no warehouse file, nothing published (the serving
     writer's job). Refuses a warehouse an earlier release wrote, which only the serving writer moves in."""
-    if path.exists():
-        con = duckdb.connect(str(path), read_only=True)
-        try:
-            if earlier.needed(con):
-                raise WarehouseError(earlier.EARLIER.format(db=path))
-        finally:
-            con.close()
+    _refuse_earlier(path)
     tables = _tables(path)
-    con = duckdb.connect()
-    try:
-        _limit(con)
-        register(con, path)
-        tables.recover()
-        point = tables.commit_point()
-        from models.warehouse import views
-
-        views.point_at(con, tables, point)
+    tables.recover()
+    with _in_memory(path, tables) as (con, point):
         yield Writer(con, tables, path, point)
-    finally:
-        con.close()
 
 
 @contextmanager
 def current(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory DuckDB connection whose views read every table at the warehouse's latest commit:
     what a worker on any machine reads (no warehouse file, no lock, nothing written)."""
-    tables = _tables(path)
+    with _in_memory(path, _tables(path)) as (con, _):
+        yield con
+
+
+@contextmanager
+def _in_memory(path: Path, tables: Tables) -> Iterator[tuple[duckdb.DuckDBPyConnection, dict[str, int]]]:
+    """An in-memory DuckDB connection with views over the tables at their latest commit, and that commit."""
+    from models.warehouse import views
+
     con = duckdb.connect()
     try:
         _limit(con)
         register(con, path)
-        from models.warehouse import views
+        point = tables.commit_point()
+        views.point_at(con, tables, point)
+        yield con, point
+    finally:
+        con.close()
 
-        views.point_at(con, tables, tables.commit_point())
-        yield con
+
+def _refuse_earlier(path: Path) -> None:
+    """Raise when the warehouse file holds an earlier release's layout. A file the serving writer
+    holds open cannot be opened beside it, and needs no look: that writer moved it in as it opened."""
+    if not path.exists():
+        return
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.IOException:
+        return
+    try:
+        if earlier.needed(con):
+            raise WarehouseError(earlier.EARLIER.format(db=path))
     finally:
         con.close()
 

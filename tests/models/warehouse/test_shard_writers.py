@@ -112,6 +112,33 @@ def test_two_writers_of_one_shard_take_turns_and_count_nothing_twice(tmp_path):
     assert facts(db) == facts(once)
 
 
+HOLDER = """
+import sys, time
+from pathlib import Path
+from models.warehouse.store import writer
+with writer(Path(sys.argv[1])):
+    print("holding", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_shard_writer_works_while_the_serving_writer_holds_its_file(tmp_path):
+    """A marts run holding the serving file does not stop another run's shard writers."""
+    split = shard_files(tmp_path)
+    db = tmp_path / "held" / "banco.duckdb"
+    ingest(db, split["s0"])
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db)], cwd=Path(__file__).parents[3], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        results = ingest(db, split["s1"], shard="s1")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert {result.status for result in results} == {"ok"}
+
+
 @pytest.mark.slow
 def test_shard_writers_on_a_postgres_catalog_take_its_advisory_lock(tmp_path):
     split = shard_files(tmp_path)
