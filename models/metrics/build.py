@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from itertools import product
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import polars as pl
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.metrics.combine import combine
-from models.metrics.coups import number
+from models.metrics.coups import Coups, number
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import (
     Rounding,
@@ -29,7 +30,11 @@ from models.metrics.money import (
     table_day_totals,
     wagers,
 )
+from models.metrics.players import SUMS as SESSION_SUMS
+from models.metrics.players import player_bets, player_day, player_sessions, players
+from models.metrics.ratings import coup_rows, joined_coup_rows, rate
 from models.metrics.shoes import shoe_summary
+from models.metrics.side_bets import side_bets
 from models.metrics.streaks import SHOE, bank_tenures, decision_runs, tenure_fit, with_banks
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.metrics.wager_sums import stint_sums
@@ -41,15 +46,35 @@ ROUND_COLUMNS = (
     "table_id", "shoe_id", "round_no", "started_at", "game", "decks", "dealer_id", "bank_holder", "outcome",
     "player_total", "banker_total", "banker_third", "natural", "player_pair", "banker_pair", "cards_used",
 )  # fmt: skip
-BET_COLUMNS = ("table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo")
+BET_COLUMNS = (
+    "table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo", "player_id",
+)  # fmt: skip
 DAY = ["gaming_day"]
 
 
 @dataclass(frozen=True)
 class MartConfig:
+    """How the marts are reckoned: the gaming day, commission rounding, the pay table; a rating's
+    session gap (minutes), the comp reinvestment rate on theo, and dealer pace's break (minutes)."""
+
     day: GamingDay = field(default_factory=GamingDay)
     rounding: Rounding = field(default_factory=Rounding)
     paytable: PayTable = DEFAULT_PAYTABLE
+    session_gap: float = 30.0
+    comp_rate: Decimal = Decimal(0)
+    pace_break_minutes: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not self.session_gap > 0:
+            raise ValueError(f"the session gap is a positive number of minutes, got {self.session_gap}")
+        try:
+            object.__setattr__(self, "comp_rate", Decimal(str(self.comp_rate)))
+        except InvalidOperation:
+            raise ValueError(f"the comp rate is a number from 0 to 1, got {self.comp_rate!r}") from None
+        if not 0 <= self.comp_rate <= 1:
+            raise ValueError(f"the comp rate is a share of theo from 0 to 1, got {self.comp_rate}")
+        if not self.pace_break_minutes > 0:
+            raise ValueError(f"the pace break is a positive number of minutes, got {self.pace_break_minutes}")
 
 
 def compute_marts(
@@ -99,6 +124,7 @@ def each_mart(
     yield schema.MARTS_TABLE_DAY, table_day_totals(money, ("table_id", "gaming_day"))
     # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
     yield schema.MARTS_DEALER_DAY, table_day_totals(money, stint)
+    yield from _rating_marts(bets, coups, lazy, variance, config)
     yield schema.MARTS_SHOE_SUMMARY, shoe_summary(lazy, shoes.lazy(), runs.lazy())
     yield (
         schema.MARTS_TIE_FREQUENCY_BY_SHOE,
@@ -110,6 +136,23 @@ def each_mart(
     yield schema.MARTS_TIE_FREQUENCY_BY_DEALER, tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY)
     yield schema.MARTS_TIES_BY_TOTAL, ties_by_total(lazy, ["table_id", "gaming_day"])
     yield schema.MARTS_COMMISSION_PER_UNIT, commission_per_unit(lazy, ("table_id", "gaming_day"), config.paytable)
+
+
+def _rating_marts(
+    bets: pl.DataFrame, coups: Coups | None, lazy: pl.LazyFrame, variance: pl.DataFrame, config: MartConfig
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """The player-rating marts and the side bets, from one pass over the wagers (ratings.py)."""
+    if coups is None:
+        rows = lazy.collect()
+        at = joined_coup_rows(bets, rows)
+    else:
+        rows, at = coups.rows, coup_rows(bets, coups)
+    rated = rate(rows, at, bets, variance, dt.timedelta(minutes=config.session_gap))
+    sessions = player_sessions(rated)
+    yield schema.MARTS_PLAYER_SESSIONS, sessions
+    yield schema.MARTS_PLAYER_DAY, player_day(sessions, config.comp_rate)
+    yield schema.MARTS_PLAYER_BETS, player_bets(rated.player_bets)
+    yield schema.MARTS_SIDE_BETS, side_bets(rated.side_bets)
 
 
 def _load(
@@ -177,6 +220,17 @@ def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame, exists: b
     return fit
 
 
+def _rerate(con, comp_rate: Decimal) -> int:
+    """Replace marts.players with the totals of every rating stored (all time); returns its rows."""
+    columns = ("player_id", "table_id", "gaming_day", "max_bet", *SESSION_SUMS)
+    sessions = con.sql(f"SELECT {', '.join(columns)} FROM {schema.MARTS_PLAYER_SESSIONS}").pl()
+    totals = players(sessions.lazy(), comp_rate)
+    con.register("mart_frame", totals)
+    con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_PLAYERS} AS SELECT * FROM mart_frame")
+    con.unregister("mart_frame")
+    return totals.height
+
+
 #: The marts stored (`name`, with its schema) and their columns' names (`columns`).
 _MARTS = (
     "WITH marts AS (SELECT table_schema || '.' || table_name AS name, list(column_name) AS columns "
@@ -207,7 +261,7 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         if days is None:  # each mart is stored while the next is computed
-            return store_marts(con, each_mart(rounds, bets, shoes, config), None)
+            return store_marts(con, each_mart(rounds, bets, shoes, config), None, config.comp_rate)
         return _store_days(con, db, config, days, compute_marts(rounds, bets, shoes, config))
 
 
@@ -245,7 +299,7 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
     days = sorted(set(days))
     with ThreadPoolExecutor(8) as reader:  # on an object store, most of a read is waiting for it
         parts = list(reader.map(lambda key: partials.read(db, *key, sharding.count), product(days, sharding.names)))
-    marts = combine(parts)
+    marts = combine(parts, config.comp_rate)
     if not marts or marts[schema.MARTS_TIE_FREQUENCY].height == 0:  # every coup has its table's row there
         raise WarehouseError(_nothing_on(db, days))
     with write(db) as con:
@@ -271,14 +325,18 @@ def _store_days(
     outdated (`_outdated`), rebuild every day from the core tables; the rows written to each mart."""
     if _outdated(con, marts, fresh):
         # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
-        return store_marts(con, each_mart(*_load(con, db, None, config), config), None)
+        return store_marts(con, each_mart(*_load(con, db, None, config), config), None, config.comp_rate)
     # a shoe that began the day before belongs to that day
-    return store_marts(con, ((n, f.filter(pl.col("gaming_day").is_in(list(days)))) for n, f in marts.items()), days)
+    kept = ((n, f.filter(pl.col("gaming_day").is_in(list(days)))) for n, f in marts.items())
+    return store_marts(con, kept, days, config.comp_rate)
 
 
-def store_marts(con, marts: Iterable[tuple[str, pl.DataFrame]], days: Sequence[dt.date] | None) -> dict[str, int]:
-    """Replace the marts' rows (of `days`, or all) and refit the tenures of their months, in one
-    transaction, each mart on a thread of its own as `marts` yields it; the rows written to each."""
+def store_marts(
+    con, marts: Iterable[tuple[str, pl.DataFrame]], days: Sequence[dt.date] | None, comp_rate: Decimal = Decimal(0)
+) -> dict[str, int]:
+    """Replace the marts' rows (of `days`, or all), refit the tenures of their months and total the
+    players over every stored rating (at `comp_rate`), in one transaction, each mart on a thread of
+    its own as `marts` yields it; the rows written to each."""
     listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups
 
     def replace(name: str, frame: pl.DataFrame) -> int:
@@ -294,6 +352,8 @@ def store_marts(con, marts: Iterable[tuple[str, pl.DataFrame]], days: Sequence[d
         con.unregister("mart_frame")
         if name == schema.MARTS_BANKER_STREAKS:
             fitted[schema.MARTS_TENURE_FIT] = _refit(con, days, frame, schema.MARTS_TENURE_FIT in stored).height
+        if name == schema.MARTS_PLAYER_SESSIONS:
+            fitted[schema.MARTS_PLAYERS] = _rerate(con, comp_rate)
         return frame.height
 
     stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}

@@ -2,18 +2,22 @@
 
 Most marts are local to a table, shoe or dealer's stint at a table, and a shard holds whole
 tables, so the shards' rows are simply put together. Two marts group dealers, who work tables of
-several shards: their sums are totalled again. The false-discovery flags compare every table (or
+several shards: their sums are totalled again, as are the players' bets; a player's day is taken
+again from their ratings (each local to a table). The false-discovery flags compare every table (or
 shoe) of a day, so they are taken again over the whole day.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
 from functools import partial
 
 import polars as pl
 
 from models.metrics.money import commission_totals
+from models.metrics.players import BETS_ORDER, DAY_ORDER, SESSION_ORDER, player_bets_retotalled, player_day
+from models.metrics.side_bets import ORDER as SIDE_BETS_ORDER
 from models.metrics.ties import tie_statistics, with_flags
 from models.warehouse import schema
 
@@ -60,16 +64,22 @@ COMBINED: dict[str, tuple[Combining, tuple[str, ...]]] = {
     schema.MARTS_TIE_FREQUENCY_BY_DEALER: (partial(ties_resummed, by=BY_DEALER), (*BY_DEALER, "game", "decks")),
     schema.MARTS_TIES_BY_TOTAL: (concatenated, ("table_id", "gaming_day", "game", "decks", "tie_total")),
     schema.MARTS_COMMISSION_PER_UNIT: (concatenated, ("table_id", "gaming_day", "game")),
+    schema.MARTS_PLAYER_SESSIONS: (concatenated, SESSION_ORDER),
+    schema.MARTS_PLAYER_BETS: (player_bets_retotalled, BETS_ORDER),
+    schema.MARTS_SIDE_BETS: (concatenated, SIDE_BETS_ORDER),
 }
+#: Marts taken again from another mart once combined (`combine`): a player's day from their ratings.
+DERIVED = {schema.MARTS_PLAYER_DAY: (schema.MARTS_PLAYER_SESSIONS, DAY_ORDER)}
 
 
-def combine(parts: Sequence[Mapping[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
+def combine(parts: Sequence[Mapping[str, pl.DataFrame]], comp_rate: Decimal = Decimal(0)) -> dict[str, pl.DataFrame]:
     """Each shard's marts (`compute_marts` over its coups alone, of one day or several) made the
-    marts of all the coups: in gaming-day order, and within a day as `compute_marts` sorts them."""
+    marts of all the coups: in gaming-day order, and within a day as `compute_marts` sorts them
+    (`comp_rate`: the players' comp reinvestment rate the shards' marts were built with)."""
     if not parts:
         return {}
     names = set().union(*parts)
-    if unknown := sorted(names - COMBINED.keys()):
+    if unknown := sorted(names - COMBINED.keys() - DERIVED.keys()):
         raise ValueError(f"no way to combine the shards' {', '.join(unknown)}")
     if missing := sorted(name for name in names if any(name not in part for part in parts)):
         raise ValueError(f"some shards have no {', '.join(missing)}: every shard's marts are needed")
@@ -77,4 +87,7 @@ def combine(parts: Sequence[Mapping[str, pl.DataFrame]]) -> dict[str, pl.DataFra
     for name, (how, order) in COMBINED.items():
         if name in names:
             combined[name] = how([part[name] for part in parts]).sort(*dict.fromkeys((*DAY, *order)))
+    for name, (source, order) in DERIVED.items():
+        if name in names:
+            combined[name] = player_day(combined[source], comp_rate).sort(*dict.fromkeys((*DAY, *order)))
     return combined

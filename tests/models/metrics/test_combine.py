@@ -74,6 +74,8 @@ def test_the_shards_combined_are_the_marts_of_all_coups(core, shards):
     if shards > 1:  # what the test is for: a dealer's day spread over shards, and each shard's own flags
         dealers = whole["marts.dealer_day"].with_columns(shard=sharding.column())
         assert dealers.group_by("dealer_id", "gaming_day").agg(pl.col("shard").n_unique())["shard"].max() > 1
+        ratings = whole["marts.player_sessions"].with_columns(shard=sharding.column())
+        assert ratings.group_by("player_id", "gaming_day").agg(pl.col("shard").n_unique())["shard"].max() > 1
         assert (
             sum(part["marts.tie_frequency_by_dealer"].height for part in parts)
             > whole["marts.tie_frequency_by_dealer"].height

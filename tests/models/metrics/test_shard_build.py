@@ -23,8 +23,10 @@ from tests.s3 import s3
 MARTS = {
     "banker_streaks", "commission", "commission_by_dealer", "commission_per_unit", "dealer_day", "decision_runs",
     "shoe_summary", "table_day", "tenure_fit", "tie_frequency", "tie_frequency_by_dealer", "tie_frequency_by_shoe",
-    "ties_by_total",
+    "ties_by_total", "player_sessions", "player_day", "player_bets", "players", "side_bets",
 }  # fmt: skip
+#: The marts not kept by gaming day: the tenure fit (by month) and the players (all time).
+UNDATED = {"tenure_fit", "players"}
 ROOT = Path(__file__).parents[3]
 #: Two days whose coups include those of shoes begun the day before; November's tenures are refitted.
 DAYS = [dt.date(2026, 11, 1), dt.date(2026, 11, 2)]
@@ -59,13 +61,15 @@ def assert_same_marts(got: dict[str, pl.DataFrame], expected: dict[str, pl.DataF
 
 
 def forget(db: Path, days: list[dt.date]) -> None:
-    """Remove the days' rows from every mart, and their months' tenure fit: the sharded build must put them back."""
+    """Remove the days' rows from every mart, their months' tenure fit and every player's totals: the
+    sharded build must put them back."""
     listed = ", ".join(f"DATE '{day}'" for day in days)
     months = ", ".join(sorted({f"DATE '{day.replace(day=1)}'" for day in days}))
     with write(db) as con:
-        for name in MARTS - {"tenure_fit"}:
+        for name in MARTS - UNDATED:
             con.execute(f"DELETE FROM marts.{name} WHERE gaming_day IN ({listed})")
         con.execute(f"DELETE FROM marts.tenure_fit WHERE period IN ({months})")
+        con.execute("DELETE FROM marts.players")
 
 
 def sharded(db: Path, days: list[dt.date], sharding: Sharding, run_id: str = "run-1") -> dict[str, int]:
@@ -83,6 +87,25 @@ def test_every_shard_then_the_day_combined_stores_what_build_does(warehouse, sha
     assert stored(warehouse)["tie_frequency"].height < expected["tie_frequency"].height
     assert sharded(warehouse, DAYS, Sharding(shards)) == rows
     assert_same_marts(stored(warehouse), expected)
+
+
+def test_every_day_built_alone_stores_what_the_full_rebuild_does(warehouse):
+    """A day's rows of every mart (the players' too) are complete when that day alone is built."""
+    build(warehouse, CONFIG)
+    expected = stored(warehouse)
+    con = read(warehouse)
+    try:
+        every = days_with_coups(con, CONFIG.day)
+    finally:
+        con.close()
+    assert len(every) >= 4 and expected["player_sessions"].height > 0
+    forget(warehouse, every)
+    assert stored(warehouse)["players"].height == 0
+    for day in every:
+        build(warehouse, CONFIG, [day])
+    assert_same_marts(stored(warehouse), expected)
+    players = expected["players"]
+    assert players["visits"].max() > 1 and players["tables"].max() > 1  # regulars: several days, several tables
 
 
 def test_a_shard_without_coups_stores_empty_marts_and_its_rows_add_up(warehouse):
