@@ -51,3 +51,61 @@ def road(cells: list[Cell], title: str, derived: bool = False, cell_size: int = 
     ties = base.transform_filter(alt.datum.ties > 0).mark_text(color="#2e8b57", fontWeight="bold", dx=7, dy=-7)
     layers = dots if derived else dots + ties.encode(text="ties:Q")
     return layers.properties(width=alt.Step(cell_size), height=alt.Step(cell_size))
+
+
+def sessions_timeline(sessions: pl.DataFrame, title: str) -> alt.Chart:
+    """A player's ratings as bars from start to end (columns started_at, ended_at, table_id, game, ...),
+    one row per table; drag to pan, scroll to zoom into a day."""
+    return (
+        alt.Chart(sessions, title=title)
+        .mark_bar(height=14, cornerRadius=2)
+        .encode(
+            x=alt.X("started_at:T", title=None),
+            x2="ended_at:T",
+            y=alt.Y("table_id:N", title="table"),
+            color=alt.Color("game:N"),
+            tooltip=[
+                "table_id",
+                "game",
+                "gaming_day:T",
+                alt.Tooltip("started_at:T", format="%H:%M"),
+                alt.Tooltip("ended_at:T", format="%H:%M"),
+                alt.Tooltip("minutes:Q", format=".0f"),
+                alt.Tooltip("average_bet:Q", format=",.2f"),
+                alt.Tooltip("theo:Q", format=",.2f"),
+            ],
+        )
+        .interactive(bind_y=False)
+    )
+
+
+def win_against_theo(sessions: pl.DataFrame, title: str, deviations: float = 2.0) -> alt.Chart:
+    """Cumulative house win against cumulative theo, session after session (columns started_at, ended_at,
+    house_win, theo, win_variance, in order), inside the band theo +/- `deviations` standard deviations that chance
+    allows: the variances of independent wagers add up, so the band widens with the square root."""
+    money = pl.col("house_win", "theo").cast(pl.Float64)
+    running = sessions.select("ended_at", money.cum_sum(), pl.col("win_variance").cum_sum().sqrt().alias("spread"))
+    start = running.head(1).with_columns(  # from nothing, as the first session sat down
+        ended_at=sessions["started_at"].head(1), house_win=pl.lit(0.0), theo=pl.lit(0.0), spread=pl.lit(0.0)
+    )
+    running = pl.concat([start, running]).tail(MAX_POINTS)  # the latest, summed from the first
+    band = running.with_columns(
+        low=pl.col("theo") - deviations * pl.col("spread"), high=pl.col("theo") + deviations * pl.col("spread")
+    )
+    lines = band.unpivot(["house_win", "theo"], index="ended_at", variable_name="series", value_name="amount")
+    area = (
+        alt.Chart(band)
+        .mark_area(opacity=0.18, color="#7f8c8d")
+        .encode(x=alt.X("ended_at:T", title=None), y=alt.Y("low:Q", title="cumulative"), y2="high:Q")
+    )
+    drawn = (
+        alt.Chart(lines)
+        .mark_line(point=True)
+        .encode(
+            x="ended_at:T",
+            y=alt.Y("amount:Q", axis=alt.Axis(format=",.0f")),
+            color=alt.Color("series:N", title=None),
+            tooltip=["ended_at:T", "series", alt.Tooltip("amount:Q", format=",.2f")],
+        )
+    )
+    return (area + drawn).properties(title=title)

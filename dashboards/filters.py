@@ -13,8 +13,10 @@ from dashboards import query
 from models.metrics.gaming_day import GamingDay
 from pipelines.settings import Settings
 
-#: Which columns a relation has decides how a filter reaches it.
-Grain = Literal["table_day", "shoe", "dealer", "round", "quarantine", "month"]
+#: Which columns a relation has decides how a filter reaches it: "stint" rows carry dealer_id, table_id,
+#: gaming_day and game (marts.dealer_pace); "day" rows a gaming_day alone (marts.player_bets), which
+#: only the days reach.
+Grain = Literal["table_day", "shoe", "dealer", "stint", "day", "round", "quarantine", "month"]
 DEALT_SHOES = "SELECT DISTINCT table_id, shoe_id FROM core.rounds WHERE list_contains($dealers, dealer_id)"
 DEALT_DAYS = f"SELECT table_id, gaming_day FROM marts.shoe_summary WHERE (table_id, shoe_id) IN ({DEALT_SHOES})"
 
@@ -62,6 +64,8 @@ class Filters:
         else:
             clauses.append(f"{a}gaming_day BETWEEN $start AND $end")
             params |= {"start": self.start, "end": self.end}
+        if grain == "day":
+            return " AND ".join(clauses) or "TRUE", params
         if self.tables:
             if grain == "dealer":
                 clauses.append(
@@ -78,12 +82,17 @@ class Filters:
                 {
                     "round": f"list_contains($dealers, {a}dealer_id)",
                     "dealer": f"list_contains($dealers, {a}dealer_id)",
+                    "stint": f"list_contains($dealers, {a}dealer_id)",
                     "shoe": f"({a}table_id, {a}shoe_id) IN ({DEALT_SHOES})",
                     "table_day": f"({a}table_id, {a}gaming_day) IN ({DEALT_DAYS})",
                 }[grain]
             )
             params["dealers"] = list(self.dealers)
         return " AND ".join(clauses) or "TRUE", params
+
+    def narrowed(self) -> bool:
+        """Whether a table, game or dealer is picked: then rows keyed by gaming day alone cannot follow."""
+        return bool(self.tables or self.games or self.dealers)
 
     def shoes(self, alias: str = "") -> tuple[str, dict[str, Any]]:
         """A WHERE clause keeping the rows of a relation keyed by table_id and shoe_id (core.bets,

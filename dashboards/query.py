@@ -96,6 +96,19 @@ def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         ) from None
 
 
+def require_marts(*names: str) -> None:
+    """Stop with a message unless the snapshot holds every mart in `names` (e.g. "marts.players"): a
+    warehouse built by an earlier release lacks the marts added since, until it is built again."""
+    stored = frame("SELECT table_schema || '.' || table_name AS name FROM information_schema.tables")["name"]
+    absent = [name for name in names if name not in stored]
+    if absent:
+        raise Unavailable(
+            f"This warehouse was built before {', '.join(absent)} existed: build it again to add "
+            f"{'it' if len(absent) == 1 else 'them'}.",
+            "banco build",
+        )
+
+
 def console(sql: str, limit: int) -> pl.DataFrame:
     """An analyst's own query, uncached, checked and run by the locked reader; at most `limit` rows
     are fetched, so a query over every coup cannot exhaust the server. A refused, failed or stopped

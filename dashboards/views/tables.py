@@ -1,5 +1,6 @@
-"""Tables and dealers: hold, win against theo with z-scores, pace (coups per hour), and a drill-down
-into one table's days or one dealer's wagers."""
+"""Tables and dealers: hold, win against theo with z-scores, pace (coups per hour), side-bet results,
+each dealer's pace against the house median beside their errors, and a drill-down into one table's
+days or one dealer's wagers."""
 
 from __future__ import annotations
 
@@ -12,6 +13,26 @@ from models.metrics.money import win_vs_theo_z
 
 MONEY = ("handle", "house_win", "theo")
 RATES = ("hold", "theo_rate")
+ERRORS = ("quarantined", "tableau_violations", "outcome_mismatches", "payout_mismatches")
+#: A dealer's pace pooled over their rows: the gaps counted over the hours dealt (coups_per_hour x minutes
+#: is a row's gaps), and the house median weighted by the same minutes (the pace the house's median
+#: dealer would have kept over those hours).
+PACE = (
+    "SELECT dealer_id, game, tables, days, coups, hours, pace AS coups_per_hour, median AS house_median, "
+    f"pace / median AS pace_vs_median, {', '.join(ERRORS)} FROM (SELECT dealer_id, game, "
+    "count(DISTINCT table_id)::BIGINT AS tables, count(DISTINCT gaming_day)::BIGINT AS days, "
+    "sum(coups)::BIGINT AS coups, sum(minutes) / 60 AS hours, "
+    "nullif(sum(minutes) FILTER (WHERE coups_per_hour IS NOT NULL), 0) AS paced, "
+    "sum(coups_per_hour * minutes) / paced AS pace, sum(house_median * minutes) / paced AS median, "
+    + ", ".join(f"sum({name})::BIGINT AS {name}" for name in ERRORS)
+    + " FROM marts.dealer_pace WHERE {where} GROUP BY dealer_id, game) "
+    "ORDER BY pace_vs_median NULLS LAST, dealer_id, game"
+)
+SIDE_BETS = (
+    "SELECT bet, sum(wagers)::BIGINT AS wagers, sum(handle) AS handle, sum(house_win) AS house_win, "
+    "sum(theo) AS theo, sum(win_variance) AS win_variance FROM marts.side_bets WHERE {where} "
+    "GROUP BY bet ORDER BY handle DESC, bet"
+)
 
 
 def _hold(frame: pl.DataFrame) -> pl.DataFrame:
@@ -71,6 +92,7 @@ def render() -> None:
         )
         .properties(height=280)
     )
+    side_bets(f)
 
     st.subheader("Dealers")
     dealer_where, dealer_params = f.where("dealer")
@@ -96,6 +118,7 @@ def render() -> None:
             money=("commission", "banker_handle"), percent=("tie_rate",), counts=("coups", "ties", "flagged_days")
         ),
     )
+    dealer_pace(f)
 
     st.subheader("Drill down")
     left, right = st.columns(2)
@@ -112,6 +135,104 @@ def render() -> None:
         dealer_wagers(f, dealer)
     if not table and not dealer:
         st.caption("Pick a table for its days, or a dealer for hold and pace computed from their wagers.")
+
+
+def missing(mart: str) -> bool:
+    """Whether the snapshot lacks `mart` (an earlier release built it): then the section says so."""
+    try:
+        query.require_marts(mart)
+    except query.Unavailable as error:
+        st.warning(str(error), icon=":material/warning:")
+        st.code(error.command, language="sh")
+        return True
+    return False
+
+
+def side_bets(f: filters.Filters) -> None:
+    st.subheader("Side bets")
+    if missing("marts.side_bets"):
+        return
+    where, params = f.where("table_day")
+    bets = query.frame(SIDE_BETS.format(where=where), params)
+    if bets.is_empty():
+        st.info("No side bet was wagered in the filtered days (the tie counts as one).")
+        return
+    bets = _hold(bets.with_columns(z=win_vs_theo_z()))
+    fmt.table(
+        bets.select("bet", "wagers", *MONEY, *RATES, "z"),
+        hide_index=True,
+        column_config=fmt.columns(money=MONEY, percent=RATES, counts=("wagers",), z="%.2f"),
+    )
+    # a hold swings by thousands of percent on long odds: the z puts every bet on one scale
+    bars = (
+        alt.Chart(bets.drop_nulls("z"), title="Win against theo, by bet (z)")
+        .mark_bar()
+        .encode(
+            x=alt.X("z:Q", title="standard deviations from theo"),
+            y=alt.Y("bet:N", title=None, sort=bets["bet"].to_list()),
+            color=alt.condition(alt.datum.z >= 0, alt.value("#2e8b57"), alt.value("#c0392b")),
+            tooltip=[
+                "bet",
+                alt.Tooltip("hold:Q", format=".2%"),
+                alt.Tooltip("theo_rate:Q", format=".2%"),
+                alt.Tooltip("z:Q", format=".2f"),
+            ],
+        )
+    )
+    chance = alt.Chart(pl.DataFrame({"z": [-2.0, 2.0]})).mark_rule(color="#7f8c8d", strokeDash=[4, 4]).encode(x="z:Q")
+    charts.show(bars + chance)
+    st.caption(
+        "The tie and every side bet (pairs, dragon7, panda8, each égalité): theo_rate, the theoretical hold, is "
+        "theo over handle, theo each wager times its bet's exact edge. Side bets pay long odds, so hold swings far "
+        "from theo on a small handle: z says how far, in standard deviations (the dashed lines at ±2: beyond them "
+        "about one bet in twenty by chance alone)."
+    )
+
+
+def dealer_pace(f: filters.Filters) -> None:
+    st.subheader("Dealer pace")
+    if missing("marts.dealer_pace"):
+        return
+    where, params = f.where("stint")
+    pace = query.frame(PACE.format(where=where), params)
+    if pace.is_empty():
+        st.info("No dealer is named on the coups of the filtered days.")
+        return
+    fmt.table(
+        pace,
+        hide_index=True,
+        column_config=fmt.columns(
+            counts=("tables", "days", "coups", *ERRORS),
+            hours="%.1f",
+            coups_per_hour="%.1f",
+            house_median="%.1f",
+            pace_vs_median="%.2f",
+        ),
+    )
+    dots = (
+        alt.Chart(pace.drop_nulls("coups_per_hour"), title="Coups per hour against the house median")
+        .mark_circle(size=90)
+        .encode(
+            x=alt.X("coups_per_hour:Q", title="coups per hour", scale=alt.Scale(zero=False)),
+            y=alt.Y("dealer_id:N", title=None, sort="x"),
+            color="game:N",
+            tooltip=[
+                "dealer_id",
+                "game",
+                alt.Tooltip("coups_per_hour:Q", format=".1f"),
+                alt.Tooltip("house_median:Q", format=".1f"),
+                alt.Tooltip("pace_vs_median:Q", format=".2f"),
+            ],
+        )
+    )
+    medians = dots.mark_tick(color="#7f8c8d", thickness=2).encode(x="house_median:Q")
+    charts.show(dots + medians)
+    st.caption(
+        "Pace: coups an hour of dealing, from the gaps between a dealer's consecutive coups of one shoe (breaks "
+        "and shuffles left out). House median: the median pace of that game's dealers each gaming day, weighted "
+        "by the dealer's hours (the grey tick); pace_vs_median below 1 is slower than the house. Errors: the "
+        "dealer's rows quarantined (tableau violations, outcome and payout mismatches)."
+    )
 
 
 def table_days(days: pl.DataFrame, table: str) -> None:

@@ -11,7 +11,7 @@ from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from dashboards import signin
-from dashboards.pages import PAGES, VIEWS, visible
+from dashboards.pages import ANALYSTS_ONLY, PAGES, VIEWS, visible
 from models.access import Role, users
 from tests.models.access.test_signin_settings import AUTH, ROLES
 
@@ -90,7 +90,7 @@ def test_an_analyst_sees_every_page_and_runs_the_console(app):
 
 
 def test_a_viewer_is_never_offered_the_console(app):
-    assert [name for name, _, _ in visible(Role.VIEWER)] == [name for name, _, _ in PAGES if name != "sql.py"]
+    assert [name for name, _, _ in visible(Role.VIEWER)] == [name for name, _, _ in PAGES if name not in ANALYSTS_ONLY]
     assert visible(Role.ANALYST) == PAGES
     at = sign_in(app.run(), "vic", PASSWORDS["vic"])
     assert at.title[0].value == "Overview" and "Signed in as `vic` (viewer)" in [c.value for c in at.sidebar.caption]
@@ -98,6 +98,27 @@ def test_a_viewer_is_never_offered_the_console(app):
         at.switch_page("views/sql.py")
     at.switch_page("views/integrity.py").run()  # every other page is there
     assert not at.exception and at.title[0].value == "Integrity"
+
+
+def test_a_viewer_cannot_open_the_players_page(app):
+    assert "players.py" in ANALYSTS_ONLY
+    at = sign_in(app.run(), "vic", PASSWORDS["vic"])
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        at.switch_page("views/players.py")
+    at = sign_in(AppTest.from_file(APP, default_timeout=120).run(), "ana", PASSWORDS["ana"])
+    at.switch_page("views/players.py").run()
+    assert not at.exception and at.title[0].value == "Players" and at.dataframe
+
+
+@pytest.mark.parametrize("name", ["vic", None])
+def test_the_players_page_itself_refuses_anyone_but_an_analyst(app, users_file, name):
+    at = AppTest.from_file(str(VIEWS / "players.py"), default_timeout=120)  # run directly, past the navigation
+    if name:
+        at.session_state[signin.USER] = name
+        at.session_state[signin.HASH] = users.read(users_file)[name].password
+    at.run()
+    assert not at.exception and [e.value for e in at.error] == [signin.ANALYSTS_ONLY]
+    assert not at.title and not at.dataframe and not at.text_input
 
 
 @pytest.mark.parametrize(("name", "shown"), [("vic", False), ("ana", True), (None, False)])

@@ -1,0 +1,127 @@
+"""Player ratings within the filters, read from the player marts alone (never core.bets, so a page
+over millions of coups stays fast): the top players, a search by player id, one player's sessions
+and bets by type."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import polars as pl
+
+from dashboards import filters, query
+from pipelines.settings import Settings
+
+MARTS = ("marts.players", "marts.player_sessions", "marts.player_bets")
+#: What the top list can be ranked by (label -> column), highest first.
+RANKS = {
+    "Theo": "theo",
+    "House win": "house_win",
+    "Average bet": "average_bet",
+    "Visits": "visits",
+    "Last visit": "last_visit",
+    "Comp value": "comp_value",
+    "Theo per hour": "theo_per_hour",
+    "Hours played": "hours",
+}
+#: The top list's columns, as marts.players holds them (hours from minutes).
+LISTED = (
+    "player_id, first_visit, last_visit, visits, sessions, tables, minutes / 60 AS hours, decisions, handle, "
+    "average_bet, max_bet, house_win, theo, theo_per_hour, comp_value, win_vs_theo_z AS z"
+)
+#: The same columns summed from marts.player_sessions, for filtered days, tables, games or dealers.
+SUMMED = (
+    "player_id, min(gaming_day) AS first_visit, max(gaming_day) AS last_visit, "
+    "count(DISTINCT gaming_day)::BIGINT AS visits, count(*)::BIGINT AS sessions, "
+    "count(DISTINCT table_id)::BIGINT AS tables, sum(minutes) / 60 AS hours, sum(decisions)::BIGINT AS decisions, "
+    "sum(handle) AS handle, sum(handle) / sum(decisions) AS average_bet, max(max_bet) AS max_bet, "
+    "sum(house_win) AS house_win, sum(theo) AS theo, "
+    "CASE WHEN sum(minutes) > 0 THEN sum(theo)::DOUBLE / (sum(minutes) / 60) END AS theo_per_hour, "
+    "sum(theo) * $comp_rate AS comp_value, "
+    "CASE WHEN sum(win_variance) > 0 THEN (sum(house_win) - sum(theo))::DOUBLE / sqrt(sum(win_variance)) END AS z"
+)
+SESSIONS = (
+    "SELECT gaming_day, table_id, game, session, started_at, ended_at, minutes, decisions, wagers, handle, "
+    "average_bet, max_bet, handle_main, handle_side, house_win, theo, theo_per_hour, win_variance, "
+    "win_vs_theo_z AS z FROM marts.player_sessions WHERE player_id = $player AND {where} ORDER BY started_at"
+)
+BETS = (
+    "SELECT bet, sum(wagers)::BIGINT AS wagers, sum(handle) AS handle, sum(house_win) AS house_win, "
+    "sum(theo) AS theo, sum(win_variance) AS win_variance FROM marts.player_bets "
+    "WHERE player_id = $player AND {where} GROUP BY bet ORDER BY handle DESC"
+)
+#: Players a search lists when what was typed names no one exactly.
+MATCHES = 50
+
+
+def comp_rate() -> Decimal:
+    """The comp reinvestment rate the marts were built with (BANCO_COMP_RATE, as for `banco build`):
+    a filtered list's comp value is its theo at that rate, as marts.player_day's is."""
+    return getattr(Settings.from_env(), "comp_rate", Decimal(0))  # getattr: until Settings gains comp_rate
+
+
+def top(f: filters.Filters, rank: str, limit: int) -> pl.DataFrame:
+    """The `limit` players ranked highest by the column `rank` (a value of RANKS) within the filters:
+    all time from marts.players when nothing is filtered, else summed from their sessions."""
+    if rank not in RANKS.values():
+        raise ValueError(f"no ranking by {rank!r}")
+    order = f"{rank} DESC NULLS LAST, player_id LIMIT {int(limit)}"
+    where, params = f.where("table_day")
+    if where == "TRUE":
+        return query.frame(f"SELECT {LISTED} FROM marts.players ORDER BY {order}")
+    return query.frame(
+        f"SELECT {SUMMED} FROM marts.player_sessions WHERE {where} GROUP BY player_id ORDER BY {order}",
+        params | {"comp_rate": comp_rate()},
+    )
+
+
+def totals(f: filters.Filters) -> dict:
+    """Rated players, visits, theo, house win and comp value within the filters."""
+    where, params = f.where("table_day")
+    if where == "TRUE":
+        sql = (
+            "SELECT count(*) AS players, sum(visits)::BIGINT AS visits, sum(theo) AS theo, "
+            "sum(house_win) AS house_win, sum(comp_value) AS comp_value FROM marts.players"
+        )
+        return query.frame(sql).row(0, named=True)
+    sql = (
+        "SELECT count(DISTINCT player_id) AS players, count(DISTINCT (player_id, gaming_day))::BIGINT AS visits, "
+        "sum(theo) AS theo, sum(house_win) AS house_win, sum(theo) * $comp_rate AS comp_value "
+        f"FROM marts.player_sessions WHERE {where}"
+    )
+    return query.frame(sql, params | {"comp_rate": comp_rate()}).row(0, named=True)
+
+
+def search(text: str) -> list[str]:
+    """The player ids `text` names: the one it equals (ignoring case and spaces around it), else up to
+    MATCHES that contain it, in order."""
+    wanted = text.strip()
+    if not wanted:
+        return []
+    exact = query.frame("SELECT player_id FROM marts.players WHERE lower(player_id) = lower($id)", {"id": wanted})
+    if exact.height:
+        return exact["player_id"].to_list()
+    found = query.frame(
+        "SELECT player_id FROM marts.players WHERE contains(lower(player_id), lower($id)) "
+        f"ORDER BY player_id LIMIT {MATCHES}",
+        {"id": wanted},
+    )
+    return found["player_id"].to_list()
+
+
+def player(player_id: str) -> dict:
+    """One player's all-time row of marts.players."""
+    return query.frame("SELECT * FROM marts.players WHERE player_id = $player", {"player": player_id}).row(
+        0, named=True
+    )
+
+
+def sessions(f: filters.Filters, player_id: str) -> pl.DataFrame:
+    """The player's ratings within the filters, in the order they started."""
+    where, params = f.where("table_day")
+    return query.frame(SESSIONS.format(where=where), params | {"player": player_id})
+
+
+def bets(f: filters.Filters, player_id: str) -> pl.DataFrame:
+    """The player's wagers by bet within the filtered days (marts.player_bets has no table or game)."""
+    where, params = f.where("day")
+    return query.frame(BETS.format(where=where), params | {"player": player_id})

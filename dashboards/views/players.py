@@ -1,0 +1,148 @@
+"""Players: the top players by theo (or house win, average bet, visits, last visit, comp value) within
+the filters, a search by player id, and a player's profile: totals, sessions on a timeline, bets by
+type, and house win against theo inside the band chance allows."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from dashboards import charts, filters, fmt, query, ratings
+from dashboards.signin import analysts_only
+from models.metrics.money import win_vs_theo_z
+
+analysts_only()  # every wager of a named player: the navigation offers this page to analysts alone
+
+MONEY = ("handle", "average_bet", "max_bet", "house_win", "theo", "comp_value")
+SESSION_MONEY = ("handle", "average_bet", "max_bet", "handle_main", "handle_side", "house_win", "theo")
+SHOWN = (25, 50, 100, 500)
+
+
+def render() -> None:
+    f = filters.current()
+    st.title("Players")
+    query.require_marts(*ratings.MARTS)
+    left, right = st.columns(2)
+    rank = left.selectbox("Rank by", list(ratings.RANKS), key="players_rank")
+    limit = right.selectbox("Players shown", SHOWN, index=1, key="players_shown")
+    listed = ratings.top(f, ratings.RANKS[rank], limit)
+    if listed.is_empty():
+        if not filters.has_bets():
+            raise filters.NoBets
+        st.info("No rated play in the filtered days: no wager there carries a player id.")
+        return
+    whole = ratings.totals(f)
+    a, b, c, d = st.columns(4)
+    a.metric("Rated players", fmt.count(whole["players"]))
+    b.metric("Visits", fmt.count(whole["visits"]), help="A player's gaming day with play counts one visit")
+    c.metric("Theo", fmt.money(whole["theo"]), help="Theoretical win: each wager times its bet's exact edge")
+    d.metric("Comp value", fmt.money(whole["comp_value"]), help="Theo at the comp reinvestment rate (BANCO_COMP_RATE)")
+    st.subheader(f"Top {fmt.count(listed.height)} by {rank.lower()}")
+    fmt.table(
+        listed,
+        hide_index=True,
+        column_config=fmt.columns(
+            money=MONEY, counts=("visits", "sessions", "tables", "decisions"), hours="%.1f", theo_per_hour="%.2f",
+            z="%.2f",
+        ),
+    )  # fmt: skip
+    st.caption(
+        "All time when no filter is set, else within the filtered days, tables, games and dealers. Average bet: "
+        "handle per decision. z: (house win − theo) / its standard deviation; |z| > 3 is rare by chance."
+    )
+    st.subheader("Player profile")
+    text = st.text_input("Player id", key="player_search", placeholder="A player id, or part of one")
+    chosen = pick(text)
+    if chosen:
+        profile(f, chosen)
+
+
+def pick(text: str) -> str | None:
+    """The player `text` names, one picked among its matches, or None (saying why)."""
+    if not text.strip():
+        st.caption("Type a player id (or part of one) to see their profile.")
+        return None
+    found = ratings.search(text)
+    if not found:
+        st.warning(f"No rated player matches “{text.strip()}”: check the id, or copy one from the list above.")
+        return None
+    if len(found) == 1:
+        return found[0]
+    more = " (the first of them)" if len(found) == ratings.MATCHES else ""
+    return st.selectbox(f"{fmt.count(len(found))} players match{more}", found, key="player_match")
+
+
+def profile(f: filters.Filters, player_id: str) -> None:
+    whole = ratings.player(player_id)
+    st.markdown(f"#### {player_id}")
+    a, b, c, d = st.columns(4)
+    a.metric("Visits", fmt.count(whole["visits"]), help=f"First {whole['first_visit']}, last {whole['last_visit']}")
+    b.metric("Last visit", fmt.text(whole["last_visit"]))
+    c.metric("Average bet", fmt.money(whole["average_bet"]))
+    d.metric("Hours played", fmt.number(whole["minutes"] / 60, 1))
+    a, b, c, d = st.columns(4)
+    a.metric("Theo", fmt.money(whole["theo"]))
+    b.metric("House win", fmt.money(whole["house_win"]))
+    c.metric("Comp value", fmt.money(whole["comp_value"]))
+    d.metric("Win against theo (z)", fmt.number(whole["win_vs_theo_z"]))
+    st.caption("All time. The sessions, bets and charts below keep to the filters.")
+    played = ratings.sessions(f, player_id)
+    if played.is_empty():
+        st.info(f"{player_id} did not play in the filtered days, tables or games.")
+        return
+    played = local_times(played)
+    charts.show(charts.sessions_timeline(played.tail(charts.MAX_POINTS), "Sessions"))
+    fmt.table(
+        played.drop("win_variance"),
+        hide_index=True,
+        column_config=fmt.columns(
+            money=SESSION_MONEY, counts=("session", "decisions", "wagers"), minutes="%.0f", theo_per_hour="%.2f",
+            z="%.2f",
+        ) | times(),
+    )  # fmt: skip
+    counted = f"{fmt.count(played.height)} session{'' if played.height == 1 else 's'}"
+    st.caption(f"{counted}; times are {filters.gaming_day().timezone}.")
+    left, right = st.columns(2)
+    with left:
+        bets_by_type(f, player_id)
+    with right:
+        charts.show(charts.win_against_theo(played, "House win against theo"))
+        st.caption(
+            "Cumulative house win and theo over the sessions; the grey band is theo ± 2 standard deviations of "
+            "the win (from every wager's exact variance): by chance alone the win stays inside it about 95 % "
+            "of the time."
+        )
+
+
+def bets_by_type(f: filters.Filters, player_id: str) -> None:
+    by_bet = ratings.bets(f, player_id)
+    handle = pl.col("handle").cast(pl.Float64)
+    by_bet = by_bet.with_columns(
+        share=handle / handle.sum(),
+        hold=pl.col("house_win").cast(pl.Float64) / handle,
+        theo_rate=pl.col("theo").cast(pl.Float64) / handle,
+        z=win_vs_theo_z(),
+    ).drop("win_variance")
+    st.markdown("**Bets by type**")
+    fmt.table(
+        by_bet,
+        hide_index=True,
+        column_config=fmt.columns(
+            money=("handle", "house_win", "theo"), percent=("share", "hold", "theo_rate"), counts=("wagers",), z="%.2f"
+        ),
+    )
+    if f.narrowed():
+        st.caption("Bets by type cover the filtered days at every table and game.")
+
+
+def local_times(sessions: pl.DataFrame) -> pl.DataFrame:
+    """Start and end in the casino's time zone (the gaming day's), as the floor reads a clock."""
+    zone = filters.gaming_day().timezone
+    return sessions.with_columns(pl.col("started_at", "ended_at").dt.convert_time_zone(str(zone)))
+
+
+def times() -> dict:
+    return {name: st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm") for name in ("started_at", "ended_at")}
+
+
+render()
