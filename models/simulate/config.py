@@ -25,11 +25,10 @@ DEFAULT_SIDE_MIX = {
 
 @dataclass(frozen=True)
 class Population:
-    """Who sits at a table and how they bet."""
+    """Who comes to the tables and how they bet (docs/simulator.md gives the reason for each default)."""
 
     seats: int = 7
-    occupancy: float = 0.6  # chance a seat is taken for a shoe
-    bet_probability: float = 0.6  # chance a seated player bets on a coup (about 3 wagers a coup)
+    bet_probability: float = 0.8  # chance a seated player bets on a coup: most coups, a few sat out
     main_mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MAIN_MIX))
     side_mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SIDE_MIX))
     min_bet: Decimal = Decimal(25)
@@ -40,22 +39,62 @@ class Population:
     shuffle_minutes: float = 8.0
     chemin_initial_bank: Decimal = Decimal(500)
     chemin_withdraw: float = 0.1  # chance a winning chemin_de_fer banker withdraws the bank
-    player_pool: int = 5000
+    # the players, drawn once from the run's seed (models/simulate/players.py)
+    player_pool: int | None = None  # None: as many as fill `seat_occupancy` of the seats
+    home_bet_median: Decimal = Decimal(100)  # a player's usual stake, log-normal across players
+    home_bet_sigma: float = 1.0
+    style_concentration: float = 20.0  # Dirichlet around `main_mix`: higher, players bet more alike
+    side_never: float = 0.6  # share of players who never bet a side bet
+    session_median_minutes: float = 60.0  # a player's mean session, log-normal across players
+    session_sigma: float = 0.5  # its spread across players
+    session_spread: float = 0.5  # the spread of one player's sessions around their mean
+    regular_share: float = 0.05  # players who come most days
+    regular_visit_chance: float = 0.6  # a regular's chance to come on a given day
+    occasional_visits: float = 2.0  # the other players' mean visits in 30 days
+    # the seating of a day (models/simulate/seating.py)
+    seat_occupancy: float = 0.5  # share of seat time taken, which sizes the pool when it is None
+    move_chance: float = 0.3  # chance a player leaving a table moves to another one after a break
+    break_minutes: float = 10.0  # mean break before moving tables
+    seat_gap_minutes: float = 3.0  # mean time a seat stays empty between two sessions
+    max_wait_minutes: float = 20.0  # a player finding every seat taken waits this long, then goes
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= MAX_SEATS:
             raise ValueError(f"seats must be 1 to {MAX_SEATS}, got {self.seats}")
-        for name in ("occupancy", "bet_probability", "chemin_withdraw"):
+        for name in (
+            "bet_probability",
+            "chemin_withdraw",
+            "side_never",
+            "regular_share",
+            "regular_visit_chance",
+            "seat_occupancy",
+            "move_chance",
+        ):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be a probability, got {getattr(self, name)}")
+        if self.move_chance >= 1.0 or self.seat_occupancy <= 0.0:
+            raise ValueError("move_chance must be below 1 and seat_occupancy above 0")
         if set(self.main_mix) - {"banker", "player", "tie"} or sum(self.main_mix.values()) <= 0:
             raise ValueError("the main bet mix weighs banker, player and tie")
+        if any(share < 0 for share in (*self.main_mix.values(), *self.side_mix.values())):
+            raise ValueError("bet mixes weigh each bet 0 or more")
         if set(self.side_mix) - set(SIDE_BETS + EGALITE_BETS):
             raise ValueError(f"unknown side bets: {sorted(set(self.side_mix) - set(SIDE_BETS + EGALITE_BETS))}")
+        if sum(self.side_mix.values()) >= 1.0 - self.side_never:
+            raise ValueError("the side bets' mix must sum below the share of players who bet them")
         if not Decimal(0) < self.min_bet <= self.max_bet or not Decimal(0) < self.side_min <= self.side_max:
             raise ValueError("table limits need 0 < min <= max")
         if self.coups_per_hour <= 0:
             raise ValueError("the pace must be positive")
+        if self.player_pool is not None and self.player_pool < 1:
+            raise ValueError(f"player_pool must be at least 1, got {self.player_pool}")
+        for name in ("home_bet_sigma", "session_sigma", "session_spread", "break_minutes", "seat_gap_minutes"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 or more, got {getattr(self, name)}")
+        if self.home_bet_median <= 0 or self.session_median_minutes <= 0 or self.style_concentration <= 0:
+            raise ValueError("home_bet_median, session_median_minutes and style_concentration must be positive")
+        if self.occasional_visits < 0 or self.occasional_visits > 30 or self.max_wait_minutes < 0:
+            raise ValueError("occasional_visits is 0 to 30 a month and max_wait_minutes 0 or more")
 
 
 @dataclass(frozen=True)
@@ -115,6 +154,11 @@ class Simulation:
         """About how long a shoe takes: its coups at the pace, and the shuffle before it."""
         coups = (52 * self.decks - 16 - 6) / 4.94 + 1
         return coups * self.coup_seconds + 60 * self.population.shuffle_minutes
+
+    @property
+    def open_seconds(self) -> float:
+        """About how long a table deals each gaming day: its shoes one after the other."""
+        return self.shoes_per_day * self.expected_shoe_seconds
 
     def game_of_table(self, table: int) -> Game:
         return self.games[table % len(self.games)]

@@ -1,8 +1,9 @@
 """Run a simulation: deal whole table-days in chunks of bounded size and yield their frames.
 
 A chunk always holds whole table-days, so the output does not depend on how the run is split:
-each shoe's cards and bets come from its own random streams, and its start time from the shoes its
-table dealt earlier that day.
+each shoe's cards and bets come from its own random streams, its start time from the shoes its
+table dealt earlier that day, and who sits at the table from the day's seating, which depends on
+the seed and the day alone.
 """
 
 from __future__ import annotations
@@ -25,9 +26,13 @@ from models.simulate.config import Simulation
 from models.simulate.dealing import max_coups, new_deck
 from models.simulate.frames import Labels, ShoeBatch, as_frame, bets_table, net_units, rounds_table, trim
 from models.simulate.memory import keep_freed_memory
+from models.simulate.players import Players, draw_players
+from models.simulate.seating import DayPlan, plan_day
 
 DEFAULT_CHUNK_COUPS = 500_000
 BATCH_SHOES = 512
+#: Day plans kept at once: a chunk's days, and its last day again when the next chunk starts in it.
+KEPT_PLANS = 4
 
 
 @dataclass(frozen=True)
@@ -63,14 +68,51 @@ class Slots:
         return tuple(array[:n_shoes] for array in coups), tuple(array[:n_shoes] for array in bets)
 
 
+@dataclass
+class Crowd:
+    """The run's pool of players and the seating of the days being dealt, each worked out once."""
+
+    sim: Simulation
+    plans: dict[int, DayPlan] = field(default_factory=dict)
+
+    @cached_property
+    def players(self) -> Players:
+        return draw_players(self.sim)
+
+    @cached_property
+    def habits(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.players.kernel_arrays()
+
+    def plan(self, day: int) -> DayPlan:
+        if day not in self.plans:
+            if len(self.plans) >= KEPT_PLANS:
+                del self.plans[min(self.plans)]
+            self.plans[day] = plan_day(self.sim, self.players, day)
+        return self.plans[day]
+
+    def sessions(self, batch: ShoeBatch) -> tuple[np.ndarray, np.ndarray, tuple]:
+        """The batch's table-days (offsets into its shoes), each seat's sessions and the sessions."""
+        new = np.flatnonzero(np.r_[True, (np.diff(batch.day) != 0) | (np.diff(batch.table) != 0)])
+        group_first = np.r_[new, len(batch.shoes)].astype(np.int64)
+        seats = self.sim.population.seats
+        seat_first = np.empty((len(new), seats + 1), np.int64)
+        parts, base = [], 0
+        for g, first in enumerate(new):
+            plan = self.plan(int(batch.day[first]))
+            offsets, rows = plan.of_table(int(batch.table[first]))
+            seat_first[g] = base + offsets
+            parts.append((plan.player[rows], plan.start[rows], plan.end[rows]))
+            base += rows.stop - rows.start
+        sessions = tuple(np.ascontiguousarray(np.concatenate(column)) for column in zip(*parts, strict=True))
+        return group_first, seat_first, sessions
+
+
 def population_vector(sim: Simulation) -> np.ndarray:
     """The population parameters as the kernel reads them (slots named in kernels)."""
     people = sim.population
     vector = np.zeros(kernels.POPULATION_SIZE)
-    main = sum(people.main_mix.values())
     side = np.array([people.side_mix.get(bet, 0.0) for bet in BETS[kernels.FIRST_SIDE_BET :]])
     vector[kernels.SEATS] = people.seats
-    vector[kernels.OCCUPANCY] = people.occupancy
     vector[kernels.BET_PROBABILITY] = people.bet_probability
     vector[kernels.MIN_BET] = int(people.min_bet * 100)
     vector[kernels.MAX_BET] = int(people.max_bet * 100)
@@ -80,11 +122,7 @@ def population_vector(sim: Simulation) -> np.ndarray:
     vector[kernels.SHUFFLE_SECONDS] = 60 * people.shuffle_minutes
     vector[kernels.INITIAL_BANK] = int(people.chemin_initial_bank * 100)
     vector[kernels.WITHDRAW] = people.chemin_withdraw
-    vector[kernels.PLAYER_POOL] = people.player_pool
-    vector[kernels.MAIN_BANKER] = people.main_mix.get("banker", 0.0) / main
-    vector[kernels.MAIN_PLAYER] = people.main_mix.get("player", 0.0) / main
     vector[kernels.LEVY_PERCENT] = float(sim.paytable.commission * 100)
-    vector[kernels.SIDE_ANY] = min(1.0, side.sum())
     cumulative = np.cumsum(side) / side.sum() if side.sum() > 0 else np.ones_like(side)
     vector[kernels.SIDE_CUMULATIVE :] = cumulative
     return vector
@@ -137,13 +175,16 @@ def _batches(sim: Simulation, chunk: list[tuple[int, int, range]]) -> Iterator[S
             yield _batch(sim, game, group)
 
 
-def deal_batch(sim: Simulation, batch: ShoeBatch, slots: Slots | None = None):
-    """Run the compiled kernel over one batch of shoes of one game."""
+def deal_batch(sim: Simulation, batch: ShoeBatch, slots: Slots | None = None, crowd: Crowd | None = None):
+    """Run the compiled kernel over one batch of shoes of one game (whole table-days, in order)."""
     table = draw_table(batch.game, sim.policy)
     coups, bets = (slots or Slots(sim)).take(len(batch.shoes))
-    n_coups, n_bets = kernels.deal_shoes(
+    crowd = crowd or Crowd(sim)
+    group_first, seat_first, sessions = crowd.sessions(batch)
+    n_coups, n_bets = kernels.deal_table_days(
         sim.seed,
         batch.shoes,
+        group_first,
         new_deck(sim.decks),
         table.player,
         table.banker,
@@ -151,6 +192,9 @@ def deal_batch(sim: Simulation, batch: ShoeBatch, slots: Slots | None = None):
         batch.game.second_player_hand,
         population_vector(sim),
         net_units(batch.game, sim.paytable)[0],
+        *crowd.habits,
+        seat_first,
+        sessions,
         coups,
         bets,
     )
@@ -176,13 +220,13 @@ def simulate(
     `threads` caps the threads the compiled kernels use, leaving cores to whoever writes the chunks.
     """
     keep_freed_memory()
-    slots = Slots(sim)
+    slots, crowd = Slots(sim), Crowd(sim)
     for chunk in _chunks(sim, days, chunk_coups):
         rounds, bets = [], []
         labels = Labels.of(sim, chunk[0][0], chunk[-1][0])
         for batch in _batches(sim, chunk):
             with _compiled_threads(threads):
-                dealt = deal_batch(sim, batch, slots)
+                dealt = deal_batch(sim, batch, slots, crowd)
                 rounds.append(rounds_table(sim, batch, dealt, labels))
                 if sim.bets:
                     bets.append(bets_table(sim, batch, dealt, labels))

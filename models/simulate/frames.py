@@ -22,6 +22,7 @@ from models.game.paytable import BETS, PayTable, settlement_grid
 from models.simulate.config import MAX_SEATS, Simulation
 from models.simulate.dealing import B1, P1, Q1
 from models.simulate.kernels import dense_bets, dense_coups, hand_text
+from models.simulate.players import pool_size
 
 OUTCOME_LABELS = pa.array(["B", "P", "T"])
 BET_LABELS = pa.array(BETS)
@@ -58,7 +59,7 @@ class Labels:
         return cls(
             tables=_labels("T", 1, sim.tables + 1, 2),
             dealers=_labels("D", 1, sim.tables * sim.dealers_per_table + 1, 3),
-            players=_labels("PL", 0, sim.population.player_pool, 5),
+            players=_labels("PL", 0, pool_size(sim), 5),
             shoes=shoes,
             first_day=first_day,
             shoes_per_day=sim.shoes_per_day,

@@ -1,8 +1,10 @@
 """Compiled shoe loops: an outcomes-only tally, and full shoes with cards, bets, pace and bank holders.
 
 Each shoe draws from its own streams (`rng.seed_stream(seed, shoe, purpose)`): the cards stream
-shuffles and plays mixed drawing choices, the population stream places bets and sets the pace. Shoes
-are dealt in parallel (numba `prange`) into fixed per-shoe slots.
+shuffles and plays mixed drawing choices, the population stream places bets, the pace stream times
+the coups. A table-day's shoes are dealt in sequence, so each coup knows its time into the day and
+who the day's seating (models/simulate/seating.py) has at the table then; table-days are dealt in
+parallel (numba `prange`) into fixed per-shoe slots.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from models.game.cells import compiled_cell_index
 from models.game.games import BankPassing
 from models.game.outcome import BANKER_WINS, compiled_outcome_code
 from models.simulate.dealing import B1, CARD_SLOTS, CUT_CARD_FROM_BACK, NO_CARD, P1, Q1, deal_coup, start_shoe
-from models.simulate.rng import CARDS, POPULATION, bounded, seed_stream, uniform
+from models.simulate.rng import CARDS, PACE, POPULATION, bounded, seed_stream, uniform
 
 # How each game moves the bank (`Game.passing`), as the plain ints the kernel compiles in.
 HOUSE_BANK, CHEMIN_DE_FER = int(BankPassing.HOUSE), int(BankPassing.CHEMIN_DE_FER)
@@ -28,7 +30,6 @@ BETS_PER_SEAT = 1 + MAX_SIDE_BETS_PER_SEAT
 # Slots of the population parameters array.
 (
     SEATS,
-    OCCUPANCY,
     BET_PROBABILITY,
     MIN_BET,
     MAX_BET,
@@ -38,16 +39,14 @@ BETS_PER_SEAT = 1 + MAX_SIDE_BETS_PER_SEAT
     SHUFFLE_SECONDS,
     INITIAL_BANK,
     WITHDRAW,
-    PLAYER_POOL,
-    MAIN_BANKER,
-    MAIN_PLAYER,
     LEVY_PERCENT,
-    SIDE_ANY,
     SIDE_CUMULATIVE,
-) = range(17)
+) = range(12)
+# Columns of the players' habits array (players.Players.kernel_arrays).
+HABIT_BANKER, HABIT_BANKER_OR_PLAYER, HABIT_SIDE_RATE = range(3)
 POPULATION_SIZE = SIDE_CUMULATIVE + SIDE_BETS
 
-STAKE_LADDER = np.array([1, 1, 1, 2, 2, 4, 5, 10, 20, 40], np.int64)
+STAKE_LADDER = np.array([1, 1, 1, 2, 2], np.int64)  # side-bet stakes, in table minimums
 STAKE_SWING = np.array([1.0, 1.0, 1.0, 0.5, 2.0])
 
 
@@ -136,12 +135,46 @@ def slots(n_shoes: int, max_coups: int, seats: int) -> tuple[tuple, tuple]:
     return coups, bets
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, three_hands, pop, net_units, coups, bets):
-    """Deal every shoe in `shoes` with its betting population into the first len(shoes) of `slots()`.
+@njit(inline="always", cache=True)
+def _seat_players(t, stop, cursor, sess_player, sess_start, sess_end, occupied, player):
+    """Who sits at each seat at time t: sessions are per seat in time order and t only grows."""
+    for seat in range(occupied.shape[0]):
+        c = cursor[seat]
+        while c < stop[seat] and sess_end[c] <= t:
+            c += 1
+        cursor[seat] = c
+        occupied[seat] = c < stop[seat] and sess_start[c] <= t
+        if occupied[seat]:
+            player[seat] = sess_player[c]
 
-    `bank_kind` is the game's `BankPassing` code, `three_hands` whether it deals a second Player hand;
-    `net_units[bet, cell, pair]` is the settlement grid (models.game.paytable) in integer units.
+
+@njit(parallel=True, cache=True, nogil=True)
+def deal_table_days(
+    seed,
+    shoes,
+    group_first,
+    template,
+    player_draw,
+    banker_draw,
+    bank_kind,
+    three_hands,
+    pop,
+    net_units,
+    units,
+    habits,
+    seat_first,
+    sessions,
+    coups,
+    bets,
+):
+    """Deal every shoe in `shoes` with the players seated then into the first len(shoes) of `slots()`.
+
+    The shoes come in table-days: group g is shoes[group_first[g]:group_first[g + 1]], one table's
+    shoes of one day in order. `seat_first[g]` (seats + 1 offsets) picks each seat's sessions out of
+    `sessions` = (player, start, end seconds from the day's opening), in time order. `units` and
+    `habits` are the pool's (players.Players.kernel_arrays). `bank_kind` is the game's `BankPassing`
+    code, `three_hands` whether it deals a second Player hand; `net_units[bet, cell, pair]` is the
+    settlement grid (models.game.paytable) in integer units.
     Fills per-coup slots (cards, outcome against the first Player hand, seconds from the shoe's
     start, bank holder seat) and per-bet slots (round index, seat, bet code, amount in cents, player
     number, side, payout in cents x grid units); returns the number of coups and bets each shoe
@@ -152,147 +185,154 @@ def deal_shoes(seed, shoes, template, player_draw, banker_draw, bank_kind, three
     need = 9 if three_hands else 6
     n = template.shape[0]
     cut = n - CUT_CARD_FROM_BACK
+    sess_player, sess_start, sess_end = sessions
 
     cards, outcomes, seconds, holder = coups
     bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = bets
     n_coups = np.zeros(n_shoes, np.int64)
     n_bets = np.zeros(n_shoes, np.int64)
 
-    for i in prange(n_shoes):
-        deck_state = np.empty(4, np.uint64)
-        seed_stream(deck_state, seed, shoes[i], CARDS)
-        people = np.empty(4, np.uint64)
-        seed_stream(people, seed, shoes[i], POPULATION)
-        deck = np.empty(n, np.int16)
-
-        # who sits where for this shoe, and how much each usually stakes
+    for g in prange(group_first.shape[0] - 1):
+        cursor = seat_first[g, :seats].copy()
+        stop = seat_first[g, 1:].copy()
         occupied = np.zeros(seats, np.bool_)
-        unit = np.zeros(seats, np.int64)
         player = np.zeros(seats, np.int32)
-        for seat in range(seats):
-            occupied[seat] = uniform(people) < pop[OCCUPANCY]
-            unit[seat] = np.int64(pop[MIN_BET]) * STAKE_LADDER[bounded(people, STAKE_LADDER.shape[0])]
-            player[seat] = bounded(people, np.int64(pop[PLAYER_POOL]))
-        if not occupied.any():
-            occupied[0] = True
-        seat_of_bank = _next_seat(occupied, bounded(people, seats))
-        bank_size = np.int64(pop[INITIAL_BANK])
-        clock = pop[SHUFFLE_SECONDS]
+        deck_state = np.empty(4, np.uint64)
+        people = np.empty(4, np.uint64)
+        pace = np.empty(4, np.uint64)
+        deck = np.empty(n, np.int16)
+        day_clock = 0.0  # the shoe's start, in seconds from the day's opening (as frames derives it)
+        for i in range(group_first[g], group_first[g + 1]):
+            seed_stream(deck_state, seed, shoes[i], CARDS)
+            seed_stream(people, seed, shoes[i], POPULATION)
+            seed_stream(pace, seed, shoes[i], PACE)
+            seat_of_bank = bounded(people, seats)
+            bank_size = np.int64(pop[INITIAL_BANK])
+            clock = pop[SHUFFLE_SECONDS]
 
-        pos = start_shoe(deck_state, deck, template)
-        last = False
-        k = 0
-        b = 0
-        while pos + need <= n:
-            last = _last_coup(pos, cut, last)
-            clock += pop[COUP_SECONDS] * (0.6 + 0.4 * (uniform(people) + uniform(people)))
-            seconds[i, k] = clock
-            holder[i, k] = seat_of_bank
-            stake_right, stake_left = np.int64(0), np.int64(0)  # baccarat_banque's two sides
-            covered = np.int64(0)
-            first_bet = b
-            for seat in range(seats):
-                if not occupied[seat] or uniform(people) >= pop[BET_PROBABILITY]:
-                    continue
-                if bank_kind in (CHEMIN_DE_FER, ROTATING):
-                    if seat == seat_of_bank:
-                        continue
-                    amount = _stake(people, unit[seat], pop)
-                    code = PLAYER_BET
-                    if bank_kind == CHEMIN_DE_FER:
-                        amount = min(amount, bank_size - covered)
-                        if amount <= 0:
-                            continue
-                        covered += amount
-                    elif uniform(people) < pop[MAIN_BANKER] / (pop[MAIN_BANKER] + pop[MAIN_PLAYER]):
-                        code = BANKER_BET
-                else:
-                    r = uniform(people)
-                    code = TIE_BET
-                    if r < pop[MAIN_BANKER]:
-                        code = BANKER_BET
-                    elif r < pop[MAIN_BANKER] + pop[MAIN_PLAYER]:
-                        code = PLAYER_BET
-                    if bank_kind == BANQUE:
-                        code = PLAYER_BET
-                    amount = _stake(people, unit[seat], pop)
-                side = 0
-                if three_hands:
-                    side = 1 + (seat % 2)  # odd seats (1, 3, ...) on the right table
-                    if side == 1:
-                        stake_right += amount
-                    else:
-                        stake_left += amount
-                bet_round[i, b] = k
-                bet_seat[i, b] = seat
-                bet_code[i, b] = code
-                bet_cents[i, b] = amount
-                bet_player[i, b] = player[seat]
-                bet_side[i, b] = side
-                b += 1
-                if bank_kind != HOUSE_BANK:
-                    continue
-                previous = -1
-                for _ in range(MAX_SIDE_BETS_PER_SEAT):
-                    if uniform(people) >= pop[SIDE_ANY]:
-                        break
-                    pick = uniform(people)
-                    s = 0
-                    while s < SIDE_BETS - 1 and pick >= pop[SIDE_CUMULATIVE + s]:
-                        s += 1
-                    if s == previous:  # one wager per bet type and seat in a coup
-                        break
-                    previous = s
-                    side_unit = np.int64(pop[SIDE_MIN]) * STAKE_LADDER[bounded(people, 5)]
-                    bet_round[i, b] = k
-                    bet_seat[i, b] = seat
-                    bet_code[i, b] = FIRST_SIDE_BET + s
-                    bet_cents[i, b] = min(side_unit, np.int64(pop[SIDE_MAX]))
-                    bet_player[i, b] = player[seat]
-                    bet_side[i, b] = 0
-                    b += 1
-            if bank_kind == CHEMIN_DE_FER and covered > 0:
-                # the bank's own wager is what the punters covered
-                bet_round[i, b] = k
-                bet_seat[i, b] = seat_of_bank
-                bet_code[i, b] = BANKER_BET
-                bet_cents[i, b] = covered
-                bet_player[i, b] = player[seat_of_bank]
-                bet_side[i, b] = 0
-                b += 1
-            side = 2 if stake_left > stake_right else 1
-            row = cards[i, k]
-            pos, player_total, banker_total, second_total = deal_coup(
-                deck_state, deck, pos, player_draw, banker_draw, three_hands, side, row
-            )
-            result = compiled_outcome_code(player_total, banker_total)
-            outcomes[i, k] = result
-
-            # settle this coup's wagers from the grid
-            banker_drew = 1 if row[B1 + 2] != NO_CARD else 0
-            cell = compiled_cell_index(player_total, banker_total, 1 if row[P1 + 2] != NO_CARD else 0, banker_drew)
-            cell2 = compiled_cell_index(second_total, banker_total, 1 if row[Q1 + 2] != NO_CARD else 0, banker_drew)
-            pairs = (1 if row[P1] // 4 == row[P1 + 1] // 4 else 0) + (2 if row[B1] // 4 == row[B1 + 1] // 4 else 0)
-            for j in range(first_bet, b):
-                on = cell2 if bet_side[i, j] == 2 else cell
-                bet_payout[i, j] = bet_cents[i, j] * _settle(net_units, bet_code[i, j], on, pairs)
-
-            if compiled_bank_passes(bank_kind, result):
-                seat_of_bank = _next_seat(occupied, seat_of_bank)
-                if bank_kind == CHEMIN_DE_FER:
-                    bank_size = np.int64(pop[INITIAL_BANK])
-            elif bank_kind == CHEMIN_DE_FER and result == BANKER_WINS:
-                # the bank rides: it grows by its win, less the house's levy
-                bank_size += covered - np.int64(covered * pop[LEVY_PERCENT]) // 100
-                if uniform(people) < pop[WITHDRAW]:  # the holder withdraws: a choice, not the rule
+            pos = start_shoe(deck_state, deck, template)
+            last = False
+            k = 0
+            b = 0
+            while pos + need <= n:
+                last = _last_coup(pos, cut, last)
+                clock += pop[COUP_SECONDS] * (0.6 + 0.4 * (uniform(pace) + uniform(pace)))
+                seconds[i, k] = clock
+                _seat_players(day_clock + clock, stop, cursor, sess_player, sess_start, sess_end, occupied, player)
+                if k == 0 or not occupied[seat_of_bank]:
+                    # the shoe starts at a random seat; a bank whose holder has left passes on
                     seat_of_bank = _next_seat(occupied, seat_of_bank)
                     bank_size = np.int64(pop[INITIAL_BANK])
-            k += 1
-            if last:
-                break
-            last = pos > cut
-        n_coups[i] = k
-        n_bets[i] = b
+                holder[i, k] = seat_of_bank
+                stake_right, stake_left = np.int64(0), np.int64(0)  # baccarat_banque's two sides
+                covered = np.int64(0)
+                first_bet = b
+                for seat in range(seats):
+                    if not occupied[seat] or uniform(people) >= pop[BET_PROBABILITY]:
+                        continue
+                    who = player[seat]
+                    if bank_kind in (CHEMIN_DE_FER, ROTATING):
+                        if seat == seat_of_bank:
+                            continue
+                        amount = _stake(people, units[who], pop)
+                        code = PLAYER_BET
+                        if bank_kind == CHEMIN_DE_FER:
+                            amount = min(amount, bank_size - covered)
+                            if amount <= 0:
+                                continue
+                            covered += amount
+                        else:
+                            share = habits[who, HABIT_BANKER] / max(habits[who, HABIT_BANKER_OR_PLAYER], 1e-12)
+                            if uniform(people) < share:
+                                code = BANKER_BET
+                    else:
+                        r = uniform(people)
+                        code = TIE_BET
+                        if r < habits[who, HABIT_BANKER]:
+                            code = BANKER_BET
+                        elif r < habits[who, HABIT_BANKER_OR_PLAYER]:
+                            code = PLAYER_BET
+                        if bank_kind == BANQUE:
+                            code = PLAYER_BET
+                        amount = _stake(people, units[who], pop)
+                    side = 0
+                    if three_hands:
+                        side = 1 + (seat % 2)  # odd seats (1, 3, ...) on the right table
+                        if side == 1:
+                            stake_right += amount
+                        else:
+                            stake_left += amount
+                    bet_round[i, b] = k
+                    bet_seat[i, b] = seat
+                    bet_code[i, b] = code
+                    bet_cents[i, b] = amount
+                    bet_player[i, b] = who
+                    bet_side[i, b] = side
+                    b += 1
+                    if bank_kind != HOUSE_BANK:
+                        continue
+                    previous = -1
+                    for _ in range(MAX_SIDE_BETS_PER_SEAT):
+                        if uniform(people) >= habits[who, HABIT_SIDE_RATE]:
+                            break
+                        pick = uniform(people)
+                        s = 0
+                        while s < SIDE_BETS - 1 and pick >= pop[SIDE_CUMULATIVE + s]:
+                            s += 1
+                        if s == previous:  # one wager per bet type and seat in a coup
+                            break
+                        previous = s
+                        side_unit = np.int64(pop[SIDE_MIN]) * STAKE_LADDER[bounded(people, STAKE_LADDER.shape[0])]
+                        bet_round[i, b] = k
+                        bet_seat[i, b] = seat
+                        bet_code[i, b] = FIRST_SIDE_BET + s
+                        bet_cents[i, b] = min(side_unit, np.int64(pop[SIDE_MAX]))
+                        bet_player[i, b] = who
+                        bet_side[i, b] = 0
+                        b += 1
+                if bank_kind == CHEMIN_DE_FER and covered > 0:
+                    # the bank's own wager is what the punters covered
+                    bet_round[i, b] = k
+                    bet_seat[i, b] = seat_of_bank
+                    bet_code[i, b] = BANKER_BET
+                    bet_cents[i, b] = covered
+                    bet_player[i, b] = player[seat_of_bank]
+                    bet_side[i, b] = 0
+                    b += 1
+                side = 2 if stake_left > stake_right else 1
+                row = cards[i, k]
+                pos, player_total, banker_total, second_total = deal_coup(
+                    deck_state, deck, pos, player_draw, banker_draw, three_hands, side, row
+                )
+                result = compiled_outcome_code(player_total, banker_total)
+                outcomes[i, k] = result
+
+                # settle this coup's wagers from the grid
+                banker_drew = 1 if row[B1 + 2] != NO_CARD else 0
+                cell = compiled_cell_index(player_total, banker_total, 1 if row[P1 + 2] != NO_CARD else 0, banker_drew)
+                cell2 = compiled_cell_index(second_total, banker_total, 1 if row[Q1 + 2] != NO_CARD else 0, banker_drew)
+                pairs = (1 if row[P1] // 4 == row[P1 + 1] // 4 else 0) + (2 if row[B1] // 4 == row[B1 + 1] // 4 else 0)
+                for j in range(first_bet, b):
+                    on = cell2 if bet_side[i, j] == 2 else cell
+                    bet_payout[i, j] = bet_cents[i, j] * _settle(net_units, bet_code[i, j], on, pairs)
+
+                if compiled_bank_passes(bank_kind, result):
+                    seat_of_bank = _next_seat(occupied, seat_of_bank)
+                    if bank_kind == CHEMIN_DE_FER:
+                        bank_size = np.int64(pop[INITIAL_BANK])
+                elif bank_kind == CHEMIN_DE_FER and result == BANKER_WINS:
+                    # the bank rides: it grows by its win, less the house's levy
+                    bank_size += covered - np.int64(covered * pop[LEVY_PERCENT]) // 100
+                    if uniform(people) < pop[WITHDRAW]:  # the holder withdraws: a choice, not the rule
+                        seat_of_bank = _next_seat(occupied, seat_of_bank)
+                        bank_size = np.int64(pop[INITIAL_BANK])
+                k += 1
+                if last:
+                    break
+                last = pos > cut
+            n_coups[i] = k
+            n_bets[i] = b
+            day_clock += seconds[i, k - 1] + pop[COUP_SECONDS]
     return n_coups, n_bets
 
 

@@ -14,8 +14,9 @@ MASK32 = uint64(0xFFFFFFFF)
 GOLDEN = uint64(0x9E3779B97F4A7C15)
 MIX1 = uint64(0xBF58476D1CE4E5B9)
 MIX2 = uint64(0x94D049BB133111EB)
-#: Stream purposes: the cards (shuffle and mixed drawing choices) and the population (bets, pace).
-CARDS, POPULATION = 0, 1
+#: Stream purposes: per shoe the cards (shuffle and mixed drawing choices), the population's bets and
+#: the pace; per gaming day the seating (who comes, when, where and for how long).
+CARDS, POPULATION, PACE, SEATING = 0, 1, 2, 3
 
 
 @njit(inline="always", cache=True)
@@ -71,3 +72,15 @@ def bounded(s, n):
 def uniform(s):
     """A uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(s) >> uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(inline="always", cache=True)
+def exponential(s):
+    """An exponential draw of mean 1."""
+    return -np.log(1.0 - uniform(s))
+
+
+@njit(inline="always", cache=True)
+def normal(s):
+    """A standard normal draw (Box-Muller, one of the pair)."""
+    return np.sqrt(-2.0 * np.log(1.0 - uniform(s))) * np.cos(2.0 * np.pi * uniform(s))

@@ -1,4 +1,4 @@
-"""A whole simulation written to disk: chunks of rounds and bets files, and the fault labels."""
+"""A whole simulation written to disk: chunks of rounds and bets files, the fault labels, the players."""
 
 from __future__ import annotations
 
@@ -22,10 +22,13 @@ from models.simulate.config import Simulation
 from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
 from models.simulate.faults import inject
 from models.simulate.output import write_frame
+from models.simulate.players import draw_players
 from models.warehouse.shards import Sharding
 
 #: Fault labels go beside the logs, in a folder the ingester passes over (names starting with _).
 FAULTS_FOLDER = "_faults"
+#: The pool's habits (players.POOL_SCHEMA), the ground truth the player marts are checked against.
+PLAYERS_FOLDER = "_players"
 
 
 @dataclass
@@ -36,7 +39,8 @@ class Summary:
     coups: int = 0
     bets: int = 0
     faults: int = 0
-    files: list[Path] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)  # the round logs and fault labels
+    players: Path | None = None  # the pool's ground truth
     seconds: float = 0.0
     compiling: float = 0.0  # of `seconds`: building the compiled kernels, on their first use only
 
@@ -121,7 +125,8 @@ def write_simulation(
     progress: Callable[[Summary], None] | None = None,
     sharding: Sharding | None = None,
 ) -> Summary:
-    """Simulate and write `rounds_*`, `bets_*` and (with faults) `faults_*` files into `out`.
+    """Simulate and write `rounds_*`, `bets_*`, (with faults) `faults_*` and (with bets) the pool's
+    `_players/players_seed<S>` files into `out`.
 
     With a `sharding` of two or more shards, each chunk's rounds and bets are written as one file
     pair per shard (`rounds_<stem>_s0`, ...), so each shard's worker ingests files of its own tables
@@ -129,6 +134,9 @@ def write_simulation(
     """
     (out / FAULTS_FOLDER).mkdir(parents=True, exist_ok=True)
     summary, started = Summary(), time.perf_counter()
+    if sim.bets:
+        (out / PLAYERS_FOLDER).mkdir(exist_ok=True)
+        summary.players = write_frame(draw_players(sim).frame(), out / PLAYERS_FOLDER / f"players_seed{sim.seed}", fmt)
 
     # One chunk's files are written (each in its own thread) while the next chunk is dealt on one
     # core fewer than the machine has: a dealing thread waiting for a core a writer holds would

@@ -97,30 +97,6 @@ def test_payouts_are_what_the_settlement_function_says(mixed):
         assert row["payout"] == expected, row
 
 
-def _holders(rounds, game):
-    frame = rounds.filter(pl.col("game") == game).sort("table_id", "shoe_id", "round_no")
-    return frame.with_columns(
-        next_holder=pl.col("bank_holder").shift(-1).over("table_id", "shoe_id"),
-    ).filter(pl.col("next_holder").is_not_null())
-
-
-def test_the_bank_passes_by_each_games_rule(mixed):
-    _, rounds, _ = mixed
-    passed = pl.col("bank_holder") != pl.col("next_holder")
-    # a pass can only fail to happen when one player sits alone at the table
-    house = _holders(rounds, "punto_banco")
-    assert house.filter(passed)["outcome"].unique().to_list() == ["P"]
-    assert house.filter(pl.col("outcome") == "P", passed).height > 0.9 * house.filter(pl.col("outcome") == "P").height
-    rotating = _holders(rounds, "banco")
-    assert "T" not in rotating.filter(passed)["outcome"].to_list()
-    decided = rotating.filter(pl.col("outcome") != "T")
-    assert decided.filter(passed).height > 0.9 * decided.height
-    banque = _holders(rounds, "baccarat_banque")
-    assert banque.filter(passed).height == 0
-    chemin = _holders(rounds, "chemin_de_fer")
-    assert chemin.filter(pl.col("outcome") == "T", passed).height == 0  # ties never pass
-
-
 def test_chemin_de_fer_bank_rides_and_is_covered_by_the_punters(mixed):
     _, rounds, bets = mixed
     chemin = bets.join(rounds.filter(pl.col("game") == "chemin_de_fer"), on=["table_id", "shoe_id", "round_no"])
