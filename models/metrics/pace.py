@@ -48,15 +48,16 @@ def pace_stints(coups: pl.LazyFrame, break_minutes: float = 10.0, in_order: bool
         ordered = ordered.sort("table_id", "shoe_id", "round_no")
     rows = ordered.collect().rechunk()  # whole columns: the passes below read them end to end
     # a gap is counted where the coup before was of the same shoe and the same (named) dealer
-    stint_starts = changes(rows["table_id"], rows["shoe_id"], rows["dealer_id"])
+    handover = changes(rows["table_id"], rows["dealer_id"])
+    stint_starts = handover | changes(rows["shoe_id"])
     micros = rows["started_at"].dt.cast_time_unit("us").to_physical().to_numpy()
     gap = np.diff(micros, prepend=micros[:1])
     named = rows["dealer_id"].is_not_null().to_numpy()
     # a gap that runs backwards (a clock set wrong) is no time dealt either
     counted = ~stint_starts & named & (gap >= 0) & (gap <= break_minutes * 60e6)
-    # stretches of rows with one key are summed by position (whole microseconds: exactly, however
-    # the coups are split), and only the stretches are grouped by their keys
-    heads = np.flatnonzero(changes(rows["gaming_day"], rows["game"]) | stint_starts)
+    # stretches of rows with one key (a dealer's shoes in a row are one) are summed by position, in
+    # whole microseconds (exactly, however the coups are split); only the stretches are grouped
+    heads = np.flatnonzero(handover | changes(rows["gaming_day"], rows["game"]))
     bounds = np.append(heads, rows.height)
     gaps, spans = (np.cumsum(np.concatenate([[0], values]))[bounds] for values in (counted, np.where(counted, gap, 0)))
     stretches = rows.select(KEYS)[heads].with_columns(
