@@ -9,6 +9,7 @@ import datetime as dt
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from models.contract import DEFAULT_DB
@@ -20,7 +21,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Settings:
-    """Where the data lives, how the gaming day is reckoned, and when the nightly build runs."""
+    """Where the data lives, how the gaming day is reckoned, when the nightly build runs, and how
+    players are rated (the session gap, the comp rate) and dealers paced (the break)."""
 
     db: Path = Path(DEFAULT_DB)
     landing: Path = Path(DEFAULT_LANDING)
@@ -28,11 +30,15 @@ class Settings:
     first_gaming_day: dt.date = dt.date(2020, 1, 1)
     nightly_at: dt.time = dt.time(2, 0)
     max_tableau_violation_rate: float = 0.01
+    session_gap_minutes: float = 30.0
+    comp_rate: Decimal = Decimal(0)
+    pace_break_minutes: float = 10.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
         """BANCO_DB, BANCO_LANDING, BANCO_TIMEZONE, BANCO_DAY_START_HOUR, BANCO_FIRST_GAMING_DAY,
-        BANCO_NIGHTLY_AT (HH:MM) and BANCO_MAX_TABLEAU_VIOLATION_RATE, each optional."""
+        BANCO_NIGHTLY_AT (HH:MM), BANCO_MAX_TABLEAU_VIOLATION_RATE, BANCO_SESSION_GAP_MINUTES,
+        BANCO_COMP_RATE (a share of theo, 0 to 1) and BANCO_PACE_BREAK_MINUTES, each optional."""
         try:
             return cls(
                 db=Path(env.get("BANCO_DB", DEFAULT_DB)),
@@ -41,9 +47,36 @@ class Settings:
                 first_gaming_day=dt.date.fromisoformat(env.get("BANCO_FIRST_GAMING_DAY", "2020-01-01")),
                 nightly_at=dt.time.fromisoformat(env.get("BANCO_NIGHTLY_AT", "02:00")),
                 max_tableau_violation_rate=float(env.get("BANCO_MAX_TABLEAU_VIOLATION_RATE", "0.01")),
+                session_gap_minutes=_minutes(env, "BANCO_SESSION_GAP_MINUTES", "30"),
+                comp_rate=_share(env, "BANCO_COMP_RATE", "0"),
+                pace_break_minutes=_minutes(env, "BANCO_PACE_BREAK_MINUTES", "10"),
             )
         except ValueError as error:
             raise ValueError(f"bad BANCO_* setting in the environment: {error}") from None
+
+
+def _minutes(env: Mapping[str, str], name: str, default: str) -> float:
+    """A positive number of minutes from the environment."""
+    text = env.get(name, default)
+    try:
+        minutes = float(text)
+    except ValueError:
+        minutes = float("nan")
+    if not minutes > 0 or minutes == float("inf"):
+        raise ValueError(f"{name} is a positive number of minutes, got {text!r}")
+    return minutes
+
+
+def _share(env: Mapping[str, str], name: str, default: str) -> Decimal:
+    """A share from 0 to 1 from the environment, kept exact."""
+    text = env.get(name, default)
+    try:
+        share = Decimal(text.strip())
+    except InvalidOperation:
+        share = Decimal("NaN")
+    if not (share.is_finite() and 0 <= share <= 1):
+        raise ValueError(f"{name} is a share from 0 to 1 (0.25: a quarter of theo), got {text!r}")
+    return share
 
 
 def dagster_environment(workdir: Path, env: Mapping[str, str] = os.environ) -> dict[str, str]:

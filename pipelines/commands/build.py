@@ -10,6 +10,7 @@ from models.metrics.build import MartConfig, build
 from models.metrics.gaming_day import GamingDay
 from models.metrics.money import Rounding
 from pipelines.commands import arguments
+from pipelines.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,10 +21,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--day", type=arguments.date, action="append", dest="days", help="recompute only this gaming day (repeatable)"
     )
+    # the ratings' and dealer pace's settings come from the environment, as the Dagster assets read them
+    parser.epilog = (
+        "Player ratings and dealer pace follow BANCO_SESSION_GAP_MINUTES (30), BANCO_COMP_RATE (0) and "
+        "BANCO_PACE_BREAK_MINUTES (10)."
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    config = MartConfig(day=GamingDay(args.timezone, args.day_start_hour), rounding=Rounding(args.rounding, args.unit))
+    settings = Settings.from_env()
+    config = MartConfig(
+        day=GamingDay(args.timezone, args.day_start_hour),
+        rounding=Rounding(args.rounding, args.unit),
+        session_gap=settings.session_gap_minutes,
+        comp_rate=settings.comp_rate,
+        pace_break_minutes=settings.pace_break_minutes,
+    )
     rows = build(Path(args.db), config, days=args.days)
     print(
         f"built {len(rows)} marts: "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 
 import dagster as dg
@@ -15,12 +16,16 @@ from pipelines.settings import Settings
 
 
 class Warehouse(dg.ConfigurableResource):
-    """The DuckDB warehouse, the landing folder it is fed from, and how gaming days are reckoned."""
+    """The DuckDB warehouse, the landing folder it is fed from, how gaming days are reckoned, and
+    the marts' settings for player ratings and dealer pace."""
 
     db: str
     landing: str
     timezone: str = "UTC"
     day_start_hour: int = 6
+    session_gap_minutes: float = 30.0
+    comp_rate: str = "0"  # text, so the rate stays exact
+    pace_break_minutes: float = 10.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Warehouse:
@@ -29,6 +34,9 @@ class Warehouse(dg.ConfigurableResource):
             landing=str(settings.landing),
             timezone=settings.gaming_day.timezone,
             day_start_hour=settings.gaming_day.start_hour,
+            session_gap_minutes=settings.session_gap_minutes,
+            comp_rate=str(settings.comp_rate),
+            pace_break_minutes=settings.pace_break_minutes,
         )
 
     @property
@@ -45,7 +53,12 @@ class Warehouse(dg.ConfigurableResource):
 
     @property
     def mart_config(self) -> MartConfig:
-        return MartConfig(day=self.gaming_day)
+        return MartConfig(
+            day=self.gaming_day,
+            session_gap=self.session_gap_minutes,
+            comp_rate=Decimal(self.comp_rate),
+            pace_break_minutes=self.pace_break_minutes,
+        )
 
     @contextmanager
     def snapshot(self) -> Iterator:

@@ -1,0 +1,89 @@
+"""marts.side_bets and the ratings over a small simulated warehouse, against the core rows joined plainly."""
+
+import datetime as dt
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from models.game.games import Game
+from models.game.paytable import DEFAULT_PAYTABLE
+from models.metrics.build import MartConfig, build
+from models.metrics.gaming_day import gaming_day
+from models.metrics.ratings import MAIN_HANDS
+from models.simulate.config import Simulation
+from models.simulate.run import write_simulation
+from models.warehouse import settlement
+from models.warehouse.ingest import ingest
+from models.warehouse.store import read
+
+SIMULATION = Simulation(shoes=12, tables=4, shoes_per_day=2, games=tuple(Game), start=dt.date(2026, 11, 1), seed=3)
+CONFIG = MartConfig()
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    root = tmp_path_factory.mktemp("side_bets")
+    write_simulation(SIMULATION, root / "landing")
+    db = root / "banco.duckdb"
+    ingest(db, [root / "landing"])
+    build(db, CONFIG)
+    con = read(db)
+    try:
+        tables = ("core.rounds", "core.bets", "marts.side_bets", "marts.player_sessions", "marts.table_day")
+        yield {name: con.sql(f"SELECT * FROM {name}").pl() for name in tables}
+    finally:
+        con.close()
+
+
+def placed(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Every wager with its coup's gaming day and decks, joined the plain way."""
+    coups = tables["core.rounds"].select(
+        "table_id", "shoe_id", "round_no", "decks", gaming_day(pl.col("started_at"), CONFIG.day)
+    )
+    return tables["core.bets"].join(coups, on=["table_id", "shoe_id", "round_no"])
+
+
+def test_side_bets_are_every_side_wagers_sums_and_theo_the_exact_edge(warehouse):
+    wagers = placed(warehouse).filter(~pl.col("bet").is_in(MAIN_HANDS))
+    assert wagers["player_id"].null_count() < wagers.height  # rated and (maybe) unrated alike
+    by = ["gaming_day", "table_id", "game", "bet"]
+    expected = (
+        wagers.group_by(by)
+        .agg(
+            wagers=pl.len().cast(pl.Int64),
+            handle=pl.col("amount").sum(),
+            house_win=pl.col("house_net").sum(),
+            theo=pl.col("theo").sum(),
+        )
+        .sort(by)
+    )
+    got = warehouse["marts.side_bets"]
+    assert set(got["bet"]) >= {"tie", "player_pair", "banker_pair"}
+    assert_frame_equal(got.select(expected.columns), expected, check_dtypes=False)
+    # each wager's theo is its amount times the bet's exact edge, from the settlement module
+    edges = settlement.house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "edge")
+    exact = wagers.join(edges.cast({"decks": pl.Int8}), on=["game", "decks", "bet"])
+    assert exact.height == wagers.height
+    off = (exact["theo"].cast(pl.Float64) - exact["amount"].cast(pl.Float64) * exact["edge"]).abs().max()
+    assert off <= 5e-7  # theo is kept to six places
+    held = got.filter(pl.col("handle") > 0)
+    assert (
+        held["hold_pct"] - held["house_win"].cast(pl.Float64) / held["handle"].cast(pl.Float64) * 100
+    ).abs().max() < 1e-9
+
+
+def test_the_ratings_hold_every_rated_wager_once(warehouse):
+    wagers = placed(warehouse)
+    rated = wagers.filter(pl.col("player_id").is_not_null())
+    sessions = warehouse["marts.player_sessions"]
+    assert sessions["wagers"].sum() == rated.height
+    assert sessions["handle"].sum() == rated["amount"].sum()
+    assert sessions["house_win"].sum() == rated["house_net"].sum()
+    assert sessions["theo"].sum() == rated["theo"].sum()
+    assert sessions["handle_main"].sum() == rated.filter(pl.col("bet").is_in(MAIN_HANDS))["amount"].sum()
+    # decisions: the coups each player wagered on at each table that day, a push counted like any other
+    decisions = rated.select("player_id", "table_id", "shoe_id", "round_no").unique().height
+    assert sessions["decisions"].sum() == decisions
+    assert (sessions["ended_at"] >= sessions["started_at"]).all()
+    assert (sessions["minutes"] > 0).mean() > 0.9
