@@ -46,6 +46,14 @@ BETS_JSONL = """\
 {"table_id": "HT1", "shoe_id": "H1", "round_no": 2, "seat": "1", "bet": "player", "amount": "10", "payout": "10"}
 """
 
+#: a tableau violation in Parquet: its time a timestamp without a zone (UTC), its dealer a number
+PARQUET_ROUND = pl.DataFrame(
+    {
+        "table_id": ["HT2"], "shoe_id": ["P1"], "round_no": [1], "started_at": [dt.datetime(2026, 11, 2, 5, 59, 59)],
+        "dealer_id": [7], "player_cards": ["2H 3S"], "banker_cards": ["KD QC"],
+    }
+)  # fmt: skip
+
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
@@ -56,6 +64,7 @@ def warehouse(tmp_path_factory):
     (landing / "rounds_hand.csv").write_text(ROUNDS_CSV)
     (landing / "rounds_hand.jsonl").write_text(ROUNDS_JSONL)
     (landing / "bets_hand.jsonl").write_text(BETS_JSONL)
+    PARQUET_ROUND.write_parquet(landing / "rounds_hand.parquet")
     db = root / "banco.duckdb"
     ingest(db, [landing])
     return db
@@ -76,6 +85,8 @@ def test_the_hand_written_errors_are_counted_on_their_dealer_table_and_day(wareh
         [("DX", "HT1", NOV_1, 6, 3, 1, 1), ("DY", "HT1", NOV_1, 1, 1, 0, 0)], schema=SCHEMA, orient="row"
     )
     assert_frame_equal(got, expected)
+    parquet = pl.DataFrame([("7", "HT2", NOV_1, 1, 1, 0, 0)], schema=SCHEMA, orient="row")
+    assert_frame_equal(errors(warehouse, tables=["HT2"]), parquet)
     with current(warehouse) as con:  # the rows passed over are there, and are what the comment says
         reasons = con.sql(
             "SELECT reason, count(*) FROM (SELECT reason, table_id FROM quarantine.rounds UNION ALL "
