@@ -250,3 +250,44 @@ def test_no_rated_wager_gives_empty_marts_with_their_columns():
     assert got["sessions"].height == 0 and got["day"].height == 0 and got["players"].height == 0
     assert got["side"].height == 0 and got["bets"].height == 0
     assert "win_vs_theo_z" in got["sessions"].columns and "comp_value" in got["day"].columns
+
+
+def test_the_worked_example_of_docs_metrics():
+    """docs/metrics.md's example, figure for figure."""
+    times = (0, 1, 2, 42, 72, 73)
+    rounds = coups(*(("T1", "S1", n, at(minutes)) for n, minutes in enumerate(times, start=1)))
+    bets = wagers(
+        ("T1", "S1", 1, "P1", "banker", "100", "-95"),
+        ("T1", "S1", 2, "P1", "player", "50", "50"),
+        ("T1", "S1", 4, "P1", "banker", "20", "20"),
+        ("T1", "S1", 5, "P1", "banker", "30", "0"),
+        ("T1", "S1", 5, "P1", "tie", "5", "-40"),
+    )
+    got = marts(rounds, bets, comp_rate="0.25")
+    columns = ["started_at", "ended_at", "minutes", "decisions", "wagers", "handle", "handle_main", "handle_side"]
+    assert got["sessions"].select(columns).rows() == [
+        (at(0), at(2), 2.0, 2, 2, Decimal("150"), Decimal("150"), Decimal("0")),
+        (at(42), at(73), 31.0, 2, 3, Decimal("55"), Decimal("50"), Decimal("5")),
+    ]
+    money = ["average_bet", "max_bet", "house_win", "theo"]
+    assert got["sessions"].select(money).rows() == [
+        (Decimal("75"), Decimal("100"), Decimal("-45"), Decimal("1.675447")),
+        (Decimal("27.5"), Decimal("30"), Decimal("-20"), Decimal("1.246934")),
+    ]
+    floats = got["sessions"].select("theo_per_hour", "win_variance", "win_vs_theo_z").rows()
+    assert floats == [
+        (pytest.approx(50.26341), pytest.approx(10861.9174, rel=1e-8), pytest.approx(-0.447853, abs=1e-6)),
+        (pytest.approx(2.413421, rel=1e-6), pytest.approx(1292.37968, rel=1e-8), pytest.approx(-0.591019, abs=1e-6)),
+    ]
+    day = got["day"].row(0, named=True)
+    assert (day["minutes"], day["decisions"], day["wagers"], day["handle"]) == (33.0, 4, 5, Decimal("205"))
+    assert (day["average_bet"], day["house_win"], day["theo"]) == (
+        Decimal("51.25"),
+        Decimal("-65"),
+        Decimal("2.922381"),
+    )
+    assert day["comp_value"] == Decimal("0.730595")
+    assert day["win_vs_theo_z"] == pytest.approx(-0.616095, abs=1e-6)
+    tie = got["side"].filter(bet="tie").row(0, named=True)
+    assert (tie["wagers"], tie["handle"], tie["house_win"], tie["theo"]) == (1, 5, Decimal("-40"), Decimal("0.717981"))
+    assert tie["hold_pct"] == -800.0 and tie["win_vs_theo_z"] == pytest.approx(-3.083677, abs=1e-6)
