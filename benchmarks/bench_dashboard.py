@@ -48,6 +48,11 @@ def pick_first_dealer(at: AppTest) -> None:
     box.set_value(box.options[1]).run()
 
 
+def search_top_player(at: AppTest) -> None:
+    """The profile of the player the list ranks first (the one with the most sessions to draw, often)."""
+    at.text_input(key="player_search").input(at.dataframe[0].value["player_id"].iloc[0]).run()
+
+
 def round_commission_down(at: AppTest) -> None:
     at.radio(key="what_if_policy").set_value("down").run()
 
@@ -63,6 +68,7 @@ def measure(db: Path) -> None:
     cases = [(name, title, None) for name, title, _ in PAGES]
     cases.append(("commission.py", "Commission + what-if rounded down", round_commission_down))
     cases.append(("tables.py", "Tables and dealers + a dealer drill-down", pick_first_dealer))
+    cases.append(("players.py", "Players + the top player's profile", search_top_player))
     for name, title, interact in cases:
         cold, warm = render_seconds(name, interact)
         rows.append(Row(title, cold, BUDGET_SECONDS, "s", f"<= 1 s (warm {warm:.2f} s)"))

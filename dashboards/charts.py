@@ -11,6 +11,8 @@ from models.metrics.roads import ROWS, Cell
 OUTCOME_COLORS = alt.Scale(domain=["B", "P", "T"], range=["#c0392b", "#2f6db5", "#2e8b57"])
 #: Derived roads mark red (R) and blue (B).
 DERIVED_COLORS = alt.Scale(domain=["R", "B"], range=["#c0392b", "#2f6db5"])
+#: House win against theo: the result in blue, the expectation in the grey of its band.
+WIN_THEO_COLORS = alt.Scale(domain=["house_win", "theo"], range=["#2f6db5", "#5d6d7e"])
 #: Altair sends every row to the browser: pages aggregate or keep at most this many.
 MAX_POINTS = 5_000
 
@@ -104,7 +106,10 @@ def win_against_theo(sessions: pl.DataFrame, title: str, deviations: float = 2.0
         .encode(
             x="ended_at:T",
             y=alt.Y("amount:Q", axis=alt.Axis(format=",.0f")),
-            color=alt.Color("series:N", title=None),
+            color=alt.Color("series:N", title=None, scale=WIN_THEO_COLORS),
+            strokeDash=alt.StrokeDash(
+                "series:N", scale=alt.Scale(domain=["house_win", "theo"], range=[[1, 0], [5, 3]])
+            ),
             tooltip=["ended_at:T", "series", alt.Tooltip("amount:Q", format=",.2f")],
         )
     )

@@ -4,6 +4,7 @@ and bets by type."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 import polars as pl
@@ -51,67 +52,61 @@ BETS = (
 )
 #: Players a search lists when what was typed names no one exactly.
 MATCHES = 50
+#: Every player's totals within the filters, over the rows of the list before its LIMIT.
+TOTALS = {
+    "all_players": "count(*) OVER ()",
+    "all_visits": "(sum(visits) OVER ())::BIGINT",
+    "all_theo": "sum(theo) OVER ()",
+    "all_comp_value": "sum(comp_value) OVER ()",
+}
 
 
 def comp_rate() -> Decimal:
     """The comp reinvestment rate the marts were built with (BANCO_COMP_RATE, as for `banco build`):
     a filtered list's comp value is its theo at that rate, as marts.player_day's is."""
-    return getattr(Settings.from_env(), "comp_rate", Decimal(0))  # getattr: until Settings gains comp_rate
+    return Settings.from_env().comp_rate
 
 
-def top(f: filters.Filters, rank: str, limit: int) -> pl.DataFrame:
+@dataclass(frozen=True)
+class Ranking:
+    """The top of the list, and the totals of every player within the filters (one query for both)."""
+
+    listed: pl.DataFrame
+    players: int
+    visits: int
+    theo: Decimal | None
+    comp_value: Decimal | None
+
+
+def top(f: filters.Filters, rank: str, limit: int) -> Ranking:
     """The `limit` players ranked highest by the column `rank` (a value of RANKS) within the filters:
     all time from marts.players when nothing is filtered, else summed from their sessions."""
     if rank not in RANKS.values():
         raise ValueError(f"no ranking by {rank!r}")
-    order = f"{rank} DESC NULLS LAST, player_id LIMIT {int(limit)}"
     where, params = f.where("table_day")
     if where == "TRUE":
-        return query.frame(f"SELECT {LISTED} FROM marts.players ORDER BY {order}")
+        players = f"SELECT {LISTED} FROM marts.players"
+    else:
+        players = f"SELECT {SUMMED} FROM marts.player_sessions WHERE {where} GROUP BY player_id"
+        params |= {"comp_rate": comp_rate()}
+    # the windows run before the LIMIT: each listed row carries the totals of every player
+    ranked = query.frame(
+        f"SELECT *, {', '.join(f'{total} AS {name}' for name, total in TOTALS.items())} FROM ({players}) "
+        f"ORDER BY {rank} DESC NULLS LAST, player_id LIMIT {int(limit)}",
+        params,
+    )
+    sums = ranked.row(0, named=True) if ranked.height else dict.fromkeys(TOTALS, 0)
+    return Ranking(ranked.drop(*TOTALS), *(sums[name] for name in TOTALS))
+
+
+def find(text: str) -> pl.DataFrame:
+    """The rows of marts.players whose id `text` names: the one it equals (ignoring case and spaces
+    around it) first, then up to MATCHES in all that contain it; `exact` says which."""
     return query.frame(
-        f"SELECT {SUMMED} FROM marts.player_sessions WHERE {where} GROUP BY player_id ORDER BY {order}",
-        params | {"comp_rate": comp_rate()},
-    )
-
-
-def totals(f: filters.Filters) -> dict:
-    """Rated players, visits, theo, house win and comp value within the filters."""
-    where, params = f.where("table_day")
-    if where == "TRUE":
-        sql = (
-            "SELECT count(*) AS players, sum(visits)::BIGINT AS visits, sum(theo) AS theo, "
-            "sum(house_win) AS house_win, sum(comp_value) AS comp_value FROM marts.players"
-        )
-        return query.frame(sql).row(0, named=True)
-    sql = (
-        "SELECT count(DISTINCT player_id) AS players, count(DISTINCT (player_id, gaming_day))::BIGINT AS visits, "
-        "sum(theo) AS theo, sum(house_win) AS house_win, sum(theo) * $comp_rate AS comp_value "
-        f"FROM marts.player_sessions WHERE {where}"
-    )
-    return query.frame(sql, params | {"comp_rate": comp_rate()}).row(0, named=True)
-
-
-def search(text: str) -> list[str]:
-    """The player ids `text` names: the one it equals (ignoring case and spaces around it), else up to
-    MATCHES that contain it, in order."""
-    wanted = text.strip()
-    if not wanted:
-        return []
-    exact = query.frame("SELECT player_id FROM marts.players WHERE lower(player_id) = lower($id)", {"id": wanted})
-    if exact.height:
-        return exact["player_id"].to_list()
-    found = query.frame(
-        "SELECT player_id FROM marts.players WHERE contains(lower(player_id), lower($id)) "
-        f"ORDER BY player_id LIMIT {MATCHES}",
-        {"id": wanted},
-    )
-    return found["player_id"].to_list()
-
-
-def player(player_id: str) -> dict:
-    """One player's all-time row of marts.players."""
-    return query.frame("SELECT * FROM marts.players WHERE player_id = $player", {"player": player_id}).row(
-        0, named=True
+        "SELECT *, lower(player_id) = lower($id) AS exact FROM marts.players "
+        "WHERE contains(lower(player_id), lower($id)) "
+        f"ORDER BY exact DESC, player_id LIMIT {MATCHES}",
+        {"id": text.strip()},
     )
 
 

@@ -21,22 +21,25 @@ SHOWN = (25, 50, 100, 500)
 def render() -> None:
     f = filters.current()
     st.title("Players")
-    query.require_marts(*ratings.MARTS)
     left, right = st.columns(2)
     rank = left.selectbox("Rank by", list(ratings.RANKS), key="players_rank")
     limit = right.selectbox("Players shown", SHOWN, index=1, key="players_shown")
-    listed = ratings.top(f, ratings.RANKS[rank], limit)
+    try:
+        ranking = ratings.top(f, ratings.RANKS[rank], limit)
+    except query.Unavailable:
+        query.require_marts(*ratings.MARTS)  # an older warehouse: say which marts it lacks
+        raise
+    listed = ranking.listed
     if listed.is_empty():
         if not filters.has_bets():
             raise filters.NoBets
         st.info("No rated play in the filtered days: no wager there carries a player id.")
         return
-    whole = ratings.totals(f)
     a, b, c, d = st.columns(4)
-    a.metric("Rated players", fmt.count(whole["players"]))
-    b.metric("Visits", fmt.count(whole["visits"]), help="A player's gaming day with play counts one visit")
-    c.metric("Theo", fmt.money(whole["theo"]), help="Theoretical win: each wager times its bet's exact edge")
-    d.metric("Comp value", fmt.money(whole["comp_value"]), help="Theo at the comp reinvestment rate (BANCO_COMP_RATE)")
+    a.metric("Rated players", fmt.count(ranking.players))
+    b.metric("Visits", fmt.count(ranking.visits), help="A player's gaming day with play counts one visit")
+    c.metric("Theo", fmt.money(ranking.theo), help="Theoretical win: each wager times its bet's exact edge")
+    d.metric("Comp value", fmt.money(ranking.comp_value), help="Theo at the comp reinvestment rate (BANCO_COMP_RATE)")
     st.subheader(f"Top {fmt.count(listed.height)} by {rank.lower()}")
     fmt.table(
         listed,
@@ -57,23 +60,25 @@ def render() -> None:
         profile(f, chosen)
 
 
-def pick(text: str) -> str | None:
-    """The player `text` names, one picked among its matches, or None (saying why)."""
+def pick(text: str) -> dict | None:
+    """The row of marts.players `text` names, or one picked among its matches, or None (saying why)."""
     if not text.strip():
         st.caption("Type a player id (or part of one) to see their profile.")
         return None
-    found = ratings.search(text)
-    if not found:
+    found = ratings.find(text)
+    if found.is_empty():
         st.warning(f"No rated player matches “{text.strip()}”: check the id, or copy one from the list above.")
         return None
-    if len(found) == 1:
-        return found[0]
-    more = " (the first of them)" if len(found) == ratings.MATCHES else ""
-    return st.selectbox(f"{fmt.count(len(found))} players match{more}", found, key="player_match")
+    if found["exact"][0] or found.height == 1:
+        return found.row(0, named=True)
+    more = " (the first of them)" if found.height == ratings.MATCHES else ""
+    ids = found["player_id"].to_list()
+    chosen = st.selectbox(f"{fmt.count(len(ids))} players match{more}", ids, key="player_match")
+    return found.row(ids.index(chosen), named=True)
 
 
-def profile(f: filters.Filters, player_id: str) -> None:
-    whole = ratings.player(player_id)
+def profile(f: filters.Filters, whole: dict) -> None:
+    player_id = whole["player_id"]
     st.markdown(f"#### {player_id}")
     a, b, c, d = st.columns(4)
     a.metric("Visits", fmt.count(whole["visits"]), help=f"First {whole['first_visit']}, last {whole['last_visit']}")
@@ -102,16 +107,12 @@ def profile(f: filters.Filters, player_id: str) -> None:
     )  # fmt: skip
     counted = f"{fmt.count(played.height)} session{'' if played.height == 1 else 's'}"
     st.caption(f"{counted}; times are {filters.gaming_day().timezone}.")
-    left, right = st.columns(2)
-    with left:
-        bets_by_type(f, player_id)
-    with right:
-        charts.show(charts.win_against_theo(played, "House win against theo"))
-        st.caption(
-            "Cumulative house win and theo over the sessions; the grey band is theo ± 2 standard deviations of "
-            "the win (from every wager's exact variance): by chance alone the win stays inside it about 95 % "
-            "of the time."
-        )
+    bets_by_type(f, player_id)
+    charts.show(charts.win_against_theo(played, "House win against theo"))
+    st.caption(
+        "Cumulative house win and theo over the sessions; the grey band is theo ± 2 standard deviations of the "
+        "win (from every wager's exact variance): by chance alone the win stays inside it about 95 % of the time."
+    )
 
 
 def bets_by_type(f: filters.Filters, player_id: str) -> None:
@@ -124,6 +125,7 @@ def bets_by_type(f: filters.Filters, player_id: str) -> None:
         z=win_vs_theo_z(),
     ).drop("win_variance")
     st.markdown("**Bets by type**")
+    by_bet = by_bet.select("bet", "wagers", "handle", "share", "house_win", "theo", "hold", "theo_rate", "z")
     fmt.table(
         by_bet,
         hide_index=True,

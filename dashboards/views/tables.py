@@ -137,23 +137,27 @@ def render() -> None:
         st.caption("Pick a table for its days, or a dealer for hold and pace computed from their wagers.")
 
 
-def missing(mart: str) -> bool:
-    """Whether the snapshot lacks `mart` (an earlier release built it): then the section says so."""
+def section(mart: str, sql: str, params: dict) -> pl.DataFrame | None:
+    """The rows of `sql` on `mart`, or None when the snapshot lacks that mart (an earlier release built
+    it): then the section says so, and the rest of the page stands."""
     try:
-        query.require_marts(mart)
-    except query.Unavailable as error:
-        st.warning(str(error), icon=":material/warning:")
-        st.code(error.command, language="sh")
-        return True
-    return False
+        return query.frame(sql, params)
+    except query.Unavailable:
+        try:
+            query.require_marts(mart)
+        except query.Unavailable as error:
+            st.warning(str(error), icon=":material/warning:")
+            st.code(error.command, language="sh")
+            return None
+        raise
 
 
 def side_bets(f: filters.Filters) -> None:
     st.subheader("Side bets")
-    if missing("marts.side_bets"):
-        return
     where, params = f.where("table_day")
-    bets = query.frame(SIDE_BETS.format(where=where), params)
+    bets = section("marts.side_bets", SIDE_BETS.format(where=where), params)
+    if bets is None:
+        return
     if bets.is_empty():
         st.info("No side bet was wagered in the filtered days (the tie counts as one).")
         return
@@ -191,10 +195,10 @@ def side_bets(f: filters.Filters) -> None:
 
 def dealer_pace(f: filters.Filters) -> None:
     st.subheader("Dealer pace")
-    if missing("marts.dealer_pace"):
-        return
     where, params = f.where("stint")
-    pace = query.frame(PACE.format(where=where), params)
+    pace = section("marts.dealer_pace", PACE.format(where=where), params)
+    if pace is None:
+        return
     if pace.is_empty():
         st.info("No dealer is named on the coups of the filtered days.")
         return

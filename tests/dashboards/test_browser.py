@@ -5,6 +5,7 @@ analyst's alone. A screenshot of each page is saved in tests/artifacts/screensho
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 from pathlib import Path
 
@@ -130,6 +131,29 @@ def test_a_filter_change_redraws_the_overview(server, browser, warehouse):
     con.close()
     shown = page.locator('[data-testid="stMetricValue"]').first.inner_text()
     assert shown == f"{coups:,}"
+    page.close()
+
+
+def test_a_search_opens_a_players_profile(server, browser, warehouse):
+    con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
+    player, sessions = con.execute(
+        "SELECT player_id, sessions FROM marts.players ORDER BY theo DESC, player_id LIMIT 1"
+    ).fetchall()[0]
+    con.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/players")
+    page.wait_for_selector("h1:has-text('Players')", timeout=60_000)
+    _settled(page)
+    search = page.get_by_label("Player id", exact=True)
+    search.fill(player)
+    search.press("Enter")
+    page.wait_for_selector(f"h4:has-text('{player}')", timeout=60_000)
+    _settled(page)
+    page.screenshot(path=str(SCREENSHOTS / "players-profile.png"), full_page=True)
+    assert page.locator(ERRORS).count() == 0
+    assert page.locator('[data-testid="stVegaLiteChart"]').count() == 2  # the timeline, win against theo
+    counted = re.compile(rf"^{sessions:,} sessions?;")
+    assert page.locator('[data-testid="stCaptionContainer"]', has_text=counted).count() == 1
     page.close()
 
 

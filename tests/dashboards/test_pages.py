@@ -163,6 +163,18 @@ def test_tables_and_a_dealer_drill_down(warehouse, monkeypatch):
     assert float(days["handle"].sum()) == float(tables.loc["T01", "handle"])
 
 
+def test_side_bets_against_their_theoretical_hold(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "tables")
+    side = table_with(at, "bet", "hold", "theo_rate").set_index("bet")
+    placed = scalar(warehouse, "SELECT count(DISTINCT bet) FROM core.bets WHERE bet NOT IN ('banker', 'player')")
+    assert len(side) == placed and "tie" in side.index
+    sums = "SELECT bet, sum(amount), sum(house_net), sum(theo) FROM core.bets WHERE bet NOT IN ('banker', 'player')"
+    for bet, handle, win, theo in rows(warehouse, f"{sums} GROUP BY bet"):
+        assert float(side.loc[bet, "handle"]) == pytest.approx(float(handle)), bet
+        assert side.loc[bet, "hold"] == pytest.approx(float(win / handle)), bet
+        assert side.loc[bet, "theo_rate"] == pytest.approx(float(theo / handle)), bet
+
+
 def rows(db: Path, sql: str) -> list[tuple]:
     con = duckdb.connect(str(db.with_name(f"{db.stem}.serving{db.suffix}")), read_only=True)
     try:
