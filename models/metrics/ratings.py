@@ -111,10 +111,7 @@ def rate(
     if not empty and bet.min() < 0:
         unknown = sorted(set(bets["bet"].filter(pl.Series(bet < 0)).unique().to_list()))
         raise ValueError(f"core.bets holds bets no pay table knows: {', '.join(map(str, unknown))}")
-    player = bets["player_id"].cast(pl.Categorical)
-    player_code = player.to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
-    players = player.unique().drop_nulls()
-    named = pl.DataFrame({"_player": players.to_physical().cast(pl.Int64), "player_id": players.cast(pl.String)})
+    player_code, named = _player_codes(bets["player_id"])
     n_players = int(player_code.max(initial=-1)) + 1
     wager_at, coup_wagers = _wagers_by_coup(wager_coups, rows.height)
     gap_us = int(gap / dt.timedelta(microseconds=1))
@@ -155,26 +152,40 @@ def rate(
         wager_coups, wager_session, bet, *units, coup_cell, coup_kind, per_unit, session_day, main, n_bets,
         session_sums, session_squares, player_bets, player_squares, side_bets, side_squares,
     )  # fmt: skip
+    return Rated(
+        sessions=_session_frame(sessions, lengths, session_sums, session_squares, rows.schema["started_at"]),
+        player_bets=_cells_frame(days, player_bets, player_squares, n_bets),
+        side_bets=_cells_frame(cells, side_bets, side_squares, n_bets),
+    )
+
+
+def _player_codes(player_id: pl.Series) -> tuple[np.ndarray, pl.DataFrame]:
+    """Each wager's player as a code (int64, -1 for unrated play), and the players' ids by code."""
+    player = player_id.cast(pl.Categorical)
+    codes = player.to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
+    players = player.unique().drop_nulls()
+    return codes, pl.DataFrame({"_player": players.to_physical().cast(pl.Int64), "player_id": players.cast(pl.String)})
+
+
+def _session_frame(
+    sessions: pl.DataFrame, lengths: np.ndarray, sums: np.ndarray, squares: np.ndarray, zone: pl.DataType
+) -> pl.DataFrame:
+    """The ratings' rows: their facts from the walk, times (`zone`: started_at's type), and sums."""
     length = pl.Series(lengths).gather(sessions["_cell"]).to_numpy()
-    zone = rows.schema["started_at"]
     sessions = sessions.with_columns(
         started_at=pl.Series(sessions["_first"]).cast(pl.Datetime("us")).dt.replace_time_zone("UTC"),
         ended_at=pl.Series(sessions["_last"] + length).cast(pl.Datetime("us")).dt.replace_time_zone("UTC"),
         minutes=pl.Series((sessions["_last"].to_numpy() + length - sessions["_first"].to_numpy()) / 60e6),
-        wagers=pl.Series(session_sums[:, 0]),
-        handle=_decimal(session_sums[:, 1], MONEY_SCALE),
-        max_bet=_decimal(session_sums[:, 2], MONEY_SCALE),
-        handle_main=_decimal(session_sums[:, 3], MONEY_SCALE),
-        handle_side=_decimal(session_sums[:, 1] - session_sums[:, 3], MONEY_SCALE),
-        house_win=_decimal(session_sums[:, 4], MONEY_SCALE),
-        theo=_decimal(session_sums[:, 5], THEO_SCALE),
-        win_variance=pl.Series(session_squares),
-    ).cast({"started_at": zone, "ended_at": zone})
-    return Rated(
-        sessions=sessions.drop("_player", "_cell", "_first", "_last"),
-        player_bets=_cells_frame(days, player_bets, player_squares, n_bets),
-        side_bets=_cells_frame(cells, side_bets, side_squares, n_bets),
+        wagers=pl.Series(sums[:, 0]),
+        handle=_decimal(sums[:, 1], MONEY_SCALE),
+        max_bet=_decimal(sums[:, 2], MONEY_SCALE),
+        handle_main=_decimal(sums[:, 3], MONEY_SCALE),
+        handle_side=_decimal(sums[:, 1] - sums[:, 3], MONEY_SCALE),
+        house_win=_decimal(sums[:, 4], MONEY_SCALE),
+        theo=_decimal(sums[:, 5], THEO_SCALE),
+        win_variance=pl.Series(squares),
     )
+    return sessions.cast({"started_at": zone, "ended_at": zone}).drop("_player", "_cell", "_first", "_last")
 
 
 def _variance_table(kinds: pl.DataFrame, variance: pl.DataFrame) -> np.ndarray:

@@ -2,15 +2,17 @@
 
 import datetime as dt
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE
-from models.metrics.build import MartConfig, build
+from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS, MartConfig, build, compute_marts
+from models.metrics.coups import number
 from models.metrics.gaming_day import gaming_day
-from models.metrics.ratings import MAIN_HANDS
+from models.metrics.ratings import MAIN_HANDS, coup_rows, joined_coup_rows
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse import settlement
@@ -30,7 +32,14 @@ def warehouse(tmp_path_factory):
     build(db, CONFIG)
     con = read(db)
     try:
-        tables = ("core.rounds", "core.bets", "marts.side_bets", "marts.player_sessions", "marts.table_day")
+        tables = (
+            "core.rounds",
+            "core.bets",
+            "core.shoes",
+            "marts.side_bets",
+            "marts.player_sessions",
+            "marts.table_day",
+        )
         yield {name: con.sql(f"SELECT * FROM {name}").pl() for name in tables}
     finally:
         con.close()
@@ -87,3 +96,35 @@ def test_the_ratings_hold_every_rated_wager_once(warehouse):
     assert sessions["decisions"].sum() == decisions
     assert (sessions["ended_at"] >= sessions["started_at"]).all()
     assert (sessions["minutes"] > 0).mean() > 0.9
+
+
+def test_wagers_find_their_coups_by_number_as_by_the_join(warehouse):
+    rounds, bets = warehouse["core.rounds"], warehouse["core.bets"]
+    coups = number(rounds, CONFIG.day)
+    assert coups is not None
+    half = bets.height // 2
+    # in two pieces, as a scan hands them over; a wager of a round no coup has, and of a shoe no coup has
+    pieces = pl.concat([bets[:half], bets[half:]], rechunk=False)
+    strays = bets[:2].with_columns(round_no=pl.Series([10_000, 1], dtype=pl.Int32), shoe_id=pl.Series(["S1", "nope"]))
+    pieces = pl.concat([pieces, strays], rechunk=False)
+    assert pieces["table_id"].n_chunks() > 1
+    fast = coup_rows(pieces, coups)
+    np.testing.assert_array_equal(fast, joined_coup_rows(pieces, coups.rows))
+    assert (fast[:-2] >= 0).all() and list(fast[-2:]) == [-1, -1]
+
+
+def test_the_ratings_do_not_depend_on_the_order_rows_come_in(warehouse):
+    rounds, bets = warehouse["core.rounds"].select(ROUND_COLUMNS), warehouse["core.bets"].select(BET_COLUMNS)
+    marts = compute_marts(rounds, bets, warehouse["core.shoes"], CONFIG)
+    shuffled = compute_marts(
+        rounds.sample(fraction=1.0, shuffle=True, seed=1),
+        bets.sample(fraction=1.0, shuffle=True, seed=2),
+        warehouse["core.shoes"],
+        CONFIG,
+    )
+    names = ["marts.player_sessions", "marts.player_day", "marts.player_bets", "marts.side_bets"]
+    for name in names:
+        assert marts[name].height > 0, name
+        assert_frame_equal(shuffled[name], marts[name], check_exact=False, rel_tol=1e-9, abs_tol=0)
+    stored = warehouse["marts.player_sessions"]
+    assert_frame_equal(stored, marts["marts.player_sessions"], check_exact=False, rel_tol=1e-9, abs_tol=0)
