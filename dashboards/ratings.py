@@ -22,12 +22,14 @@ RANKS = {
     "Last visit": "last_visit",
     "Comp value": "comp_value",
     "Theo per hour": "theo_per_hour",
+    "Theo per visit (ADT)": "theo_per_visit",
     "Hours played": "hours",
 }
 #: The top list's columns, as marts.players holds them (hours from minutes).
 LISTED = (
     "player_id, first_visit, last_visit, visits, sessions, tables, minutes / 60 AS hours, decisions, handle, "
-    "average_bet, max_bet, house_win, theo, theo_per_hour, comp_value, win_vs_theo_z AS z"
+    "average_bet, max_bet, house_win, theo, theo_per_hour, theo / visits AS theo_per_visit, comp_value, "
+    "win_vs_theo_z AS z"
 )
 #: The same columns summed from marts.player_sessions, for filtered days, tables, games or dealers.
 SUMMED = (
@@ -37,6 +39,7 @@ SUMMED = (
     "sum(handle) AS handle, sum(handle) / sum(decisions) AS average_bet, max(max_bet) AS max_bet, "
     "sum(house_win) AS house_win, sum(theo) AS theo, "
     "CASE WHEN sum(minutes) > 0 THEN sum(theo)::DOUBLE / (sum(minutes) / 60) END AS theo_per_hour, "
+    "sum(theo) / count(DISTINCT gaming_day) AS theo_per_visit, "
     "sum(theo) * $comp_rate AS comp_value, "
     "CASE WHEN sum(win_variance) > 0 THEN (sum(house_win) - sum(theo))::DOUBLE / sqrt(sum(win_variance)) END AS z"
 )

@@ -13,7 +13,7 @@ from models.metrics.money import win_vs_theo_z
 
 analysts_only()  # every wager of a named player: the navigation offers this page to analysts alone
 
-MONEY = ("handle", "average_bet", "max_bet", "house_win", "theo", "comp_value")
+MONEY = ("handle", "average_bet", "max_bet", "house_win", "theo", "theo_per_visit", "comp_value")
 SESSION_MONEY = ("handle", "average_bet", "max_bet", "handle_main", "handle_side", "house_win", "theo")
 SHOWN = (25, 50, 100, 500)
 
@@ -80,16 +80,19 @@ def pick(text: str) -> dict | None:
 def profile(f: filters.Filters, whole: dict) -> None:
     player_id = whole["player_id"]
     st.markdown(f"#### {player_id}")
-    a, b, c, d = st.columns(4)
+    a, b, c, d, e = st.columns(5)
     a.metric("Visits", fmt.count(whole["visits"]), help=f"First {whole['first_visit']}, last {whole['last_visit']}")
     b.metric("Last visit", fmt.text(whole["last_visit"]))
     c.metric("Average bet", fmt.money(whole["average_bet"]))
     d.metric("Hours played", fmt.number(whole["minutes"] / 60, 1))
-    a, b, c, d = st.columns(4)
+    adt = whole["theo"] / whole["visits"] if whole["visits"] else None
+    e.metric("Theo per visit", fmt.money(adt), help="Average daily theo (ADT): theo over the gaming days played")
+    a, b, c, d, e = st.columns(5)
     a.metric("Theo", fmt.money(whole["theo"]))
     b.metric("House win", fmt.money(whole["house_win"]))
     c.metric("Comp value", fmt.money(whole["comp_value"]))
-    d.metric("Win against theo (z)", fmt.number(whole["win_vs_theo_z"]))
+    d.metric("Theo per hour", fmt.money(whole["theo_per_hour"]))
+    e.metric("Win against theo (z)", fmt.number(whole["win_vs_theo_z"]))
     st.caption("All time. The sessions, bets and charts below keep to the filters.")
     played = ratings.sessions(f, player_id)
     if played.is_empty():
