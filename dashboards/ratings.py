@@ -106,7 +106,7 @@ def find(text: str) -> pl.DataFrame:
     """The rows of marts.players whose id `text` names: the one it equals (ignoring case and spaces
     around it) first, then up to MATCHES in all that contain it; `exact` says which."""
     return query.frame(
-        "SELECT *, lower(player_id) = lower($id) AS exact FROM marts.players "
+        "SELECT *, theo / visits AS theo_per_visit, lower(player_id) = lower($id) AS exact FROM marts.players "
         "WHERE contains(lower(player_id), lower($id)) "
         f"ORDER BY exact DESC, player_id LIMIT {MATCHES}",
         {"id": text.strip()},

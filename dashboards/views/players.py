@@ -1,5 +1,5 @@
-"""Players: the top players by theo (or house win, average bet, visits, last visit, comp value) within
-the filters, a search by player id, and a player's profile: totals, sessions on a timeline, bets by
+"""Players: the top players by theo (or house win, average bet, visits, last visit, comp value, ...)
+within the filters, a search by player id, and a player's profile: totals, sessions on a timeline, bets by
 type, and house win against theo inside the band chance allows."""
 
 from __future__ import annotations
@@ -85,8 +85,11 @@ def profile(f: filters.Filters, whole: dict) -> None:
     b.metric("Last visit", fmt.text(whole["last_visit"]))
     c.metric("Average bet", fmt.money(whole["average_bet"]))
     d.metric("Hours played", fmt.number(whole["minutes"] / 60, 1))
-    adt = whole["theo"] / whole["visits"] if whole["visits"] else None
-    e.metric("Theo per visit", fmt.money(adt), help="Average daily theo (ADT): theo over the gaming days played")
+    e.metric(
+        "Theo per visit",
+        fmt.money(whole["theo_per_visit"]),
+        help="Average daily theo (ADT): theo over the gaming days played",
+    )
     a, b, c, d, e = st.columns(5)
     a.metric("Theo", fmt.money(whole["theo"]))
     b.metric("House win", fmt.money(whole["house_win"]))
