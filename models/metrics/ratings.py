@@ -348,10 +348,17 @@ def _add_wagers(
 
 
 def _units(series: pl.Series) -> np.ndarray:
-    """A decimal column's values as int64 units of its last place (core.bets' DECIMAL(18, x) fit)."""
-    array = (series.fill_null(0) if series.null_count() else series).rechunk().to_arrow()
-    words = np.frombuffer(array.buffers()[1], np.int64).reshape(-1, 2)[array.offset : array.offset + len(array)]
-    return np.ascontiguousarray(words[:, 0])
+    """A decimal column's values as int64 units of its last place (core.bets' DECIMAL(18, x) fit),
+    read chunk by chunk: each value's low word of its int128."""
+    filled = series.fill_null(0) if series.null_count() else series
+    out = np.empty(len(filled), np.int64)
+    done = 0
+    for chunk in filled.get_chunks():
+        array = chunk.to_arrow()
+        words = np.frombuffer(array.buffers()[1], np.int64).reshape(-1, 2)[array.offset : array.offset + len(array)]
+        out[done : done + len(array)] = words[:, 0]
+        done += len(array)
+    return out
 
 
 def _decimal(units: np.ndarray, scale: int) -> pl.Series:
