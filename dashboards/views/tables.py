@@ -28,6 +28,10 @@ PACE = (
     + " FROM marts.dealer_pace WHERE {where} GROUP BY dealer_id, game) "
     "ORDER BY pace_vs_median NULLS LAST, dealer_id, game"
 )
+NO_BETS = (
+    "No bets are logged in this warehouse: handle, hold, theo and the side bets come from bet logs (ingest them "
+    "beside the rounds). The dealers' ties, pace and errors below read the rounds alone."
+)
 SIDE_BETS = (
     "SELECT bet, sum(wagers)::BIGINT AS wagers, sum(handle) AS handle, sum(house_win) AS house_win, "
     "sum(theo) AS theo, sum(win_variance) AS win_variance FROM marts.side_bets WHERE {where} "
@@ -46,13 +50,27 @@ def render() -> None:
     f = filters.current()
     st.title("Tables and dealers")
     where, params = f.where("table_day")
-    days = filters.require_bets(
-        query.frame(
-            "SELECT table_id, game, gaming_day, wagers, handle, house_win, theo, win_variance, win_vs_theo_z "
-            f"FROM marts.table_day WHERE {where}",
-            params,
-        )
+    days = query.frame(
+        "SELECT table_id, game, gaming_day, wagers, handle, house_win, theo, win_variance, win_vs_theo_z "
+        f"FROM marts.table_day WHERE {where}",
+        params,
     )
+    if days.is_empty() and not filters.has_bets():  # round logs alone: the dealers' figures still stand
+        st.info(NO_BETS)
+        if dealer_table(f, bets=False).is_empty():
+            raise filters.Empty
+        dealer_pace(f)
+        return
+    filters.require(days)
+    tables = table_results(f, days)
+    side_bets(f)
+    dealers = dealer_table(f)
+    dealer_pace(f)
+    drill_down(f, days, tables, dealers)
+
+
+def table_results(f: filters.Filters, days: pl.DataFrame) -> pl.DataFrame:
+    """Per table: coups, pace, handle, house win, theo, hold and z over the filtered days."""
     shoe_where, shoe_params = f.shoes()
     pace = query.frame(
         "SELECT table_id, sum(rounds)::BIGINT AS coups, sum(rounds - 1) / (sum(epoch(last_started_at) - "
@@ -92,8 +110,11 @@ def render() -> None:
         )
         .properties(height=280)
     )
-    side_bets(f)
+    return tables
 
+
+def dealer_table(f: filters.Filters, bets: bool = True) -> pl.DataFrame:
+    """Per dealer: coups, ties, flagged days and, from the `bets`, commission."""
     st.subheader("Dealers")
     dealer_where, dealer_params = f.where("dealer")
     dealers = query.frame(
@@ -102,24 +123,27 @@ def render() -> None:
         f"count(*) FILTER (WHERE flagged) AS flagged_days FROM marts.tie_frequency_by_dealer WHERE {dealer_where} "
         "GROUP BY dealer_id ORDER BY coups DESC",
         dealer_params,
-    ).join(
-        query.frame(
+    )
+    if bets:
+        commission = query.frame(
             "SELECT dealer_id, sum(commission + cagnotte) AS commission, sum(banker_handle) AS banker_handle "
             f"FROM marts.commission_by_dealer WHERE {dealer_where} GROUP BY dealer_id",
             dealer_params,
-        ),
-        on="dealer_id",
-        how="left",
-    )
+        )
+        dealers = dealers.join(commission, on="dealer_id", how="left")
     fmt.table(
         dealers,
         hide_index=True,
         column_config=fmt.columns(
-            money=("commission", "banker_handle"), percent=("tie_rate",), counts=("coups", "ties", "flagged_days")
+            money=("commission", "banker_handle") if bets else (),
+            percent=("tie_rate",),
+            counts=("coups", "ties", "flagged_days"),
         ),
     )
-    dealer_pace(f)
+    return dealers
 
+
+def drill_down(f: filters.Filters, days: pl.DataFrame, tables: pl.DataFrame, dealers: pl.DataFrame) -> None:
     st.subheader("Drill down")
     left, right = st.columns(2)
     # None is "no drill-down" and shows as a dash; a coup logged without a dealer is no one to drill into
