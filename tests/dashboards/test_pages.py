@@ -253,7 +253,11 @@ def test_without_bets_the_money_pages_say_they_need_bet_logs(rounds_only, monkey
     for page in ("commission", "tables"):
         at.switch_page(f"views/{page}.py").run()
         assert not at.exception and "No bets are logged" in at.info[0].value, page
-    at.switch_page("views/ties.py").run()  # the rounds alone answer the other pages
+    # the rounds alone answer the dealers' part of Tables and dealers, and the other pages
+    assert "commission" not in at.dataframe[0].value.columns
+    dealt = rows(rounds_only, "SELECT dealer_id, count(*) FROM core.rounds WHERE dealer_id IS NOT NULL GROUP BY 1")
+    assert dict(zip(at.dataframe[0].value["dealer_id"], at.dataframe[0].value["coups"], strict=True)) == dict(dealt)
+    at.switch_page("views/ties.py").run()
     assert not at.exception and not at.info and metric(at, "Ties")
 
 
