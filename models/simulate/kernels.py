@@ -137,7 +137,9 @@ def slots(n_shoes: int, max_coups: int, seats: int) -> tuple[tuple, tuple]:
 
 @njit(inline="always", cache=True)
 def _seat_players(t, stop, cursor, sess_player, sess_start, sess_end, occupied, player):
-    """Who sits at each seat at time t: sessions are per seat in time order and t only grows."""
+    """Who sits at each seat at time t (sessions are per seat in time order and t only grows);
+    returns when the next seat changes hands, so that until then nothing needs looking at."""
+    change = np.inf
     for seat in range(occupied.shape[0]):
         c = cursor[seat]
         while c < stop[seat] and sess_end[c] <= t:
@@ -146,6 +148,10 @@ def _seat_players(t, stop, cursor, sess_player, sess_start, sess_end, occupied, 
         occupied[seat] = c < stop[seat] and sess_start[c] <= t
         if occupied[seat]:
             player[seat] = sess_player[c]
+            change = min(change, sess_end[c])
+        elif c < stop[seat]:
+            change = min(change, sess_start[c])
+    return change
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -202,6 +208,7 @@ def deal_table_days(
         pace = np.empty(4, np.uint64)
         deck = np.empty(n, np.int16)
         day_clock = 0.0  # the shoe's start, in seconds from the day's opening (as frames derives it)
+        change = -np.inf  # when a seat next changes hands
         for i in range(group_first[g], group_first[g + 1]):
             seed_stream(deck_state, seed, shoes[i], CARDS)
             seed_stream(people, seed, shoes[i], POPULATION)
@@ -218,7 +225,10 @@ def deal_table_days(
                 last = _last_coup(pos, cut, last)
                 clock += pop[COUP_SECONDS] * (0.6 + 0.4 * (uniform(pace) + uniform(pace)))
                 seconds[i, k] = clock
-                _seat_players(day_clock + clock, stop, cursor, sess_player, sess_start, sess_end, occupied, player)
+                if day_clock + clock >= change:
+                    change = _seat_players(
+                        day_clock + clock, stop, cursor, sess_player, sess_start, sess_end, occupied, player
+                    )
                 if k == 0 or not occupied[seat_of_bank]:
                     # the shoe starts at a random seat; a bank whose holder has left passes on
                     seat_of_bank = _next_seat(occupied, seat_of_bank)
