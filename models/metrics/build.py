@@ -50,6 +50,7 @@ BET_COLUMNS = (
     "table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo", "player_id",
 )  # fmt: skip
 DAY = ["gaming_day"]
+_PLAYERS = pl.col("player_id").cast(pl.Categorical)
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,25 @@ def each_mart(
     else:
         # by shoe day first, so that the per-tenure and per-run marts come out in gaming-day order
         lazy = coups.rows.gather(coups.order()).lazy()
+    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
+    variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
+    # the ratings' compiled passes run on a thread of their own, beside the marts below
+    with ThreadPoolExecutor(1) as rater:
+        ratings = rater.submit(_rating_marts, bets, coups, lazy, variance, config)
+        yield from _table_marts(rounds, bets, shoes, coups, lazy, variance, config)
+        yield from ratings.result()
+
+
+def _table_marts(
+    rounds: pl.DataFrame,
+    bets: pl.DataFrame,
+    shoes: pl.DataFrame,
+    coups: Coups | None,
+    lazy: pl.LazyFrame,
+    variance: pl.DataFrame,
+    config: MartConfig,
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """The marts of tables, shoes and dealers, from the coups in shoe order (`lazy`) and the wagers."""
     runs = decision_runs(lazy, in_order=True).collect()
     yield schema.MARTS_DECISION_RUNS, runs
     tenures = bank_tenures(lazy, in_order=True).collect()
@@ -109,8 +129,6 @@ def each_mart(
     # the money sums are taken once, per dealer's stint at a table on a day, and totalled from there
     # per table and per dealer (they pool exactly)
     stint = ("gaming_day", "dealer_id", "table_id")
-    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
-    variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
     sums = None if coups is None else stint_sums(bets, coups, variance, config.rounding, config.paytable)
     if sums is None:
         placed = wagers(bets.lazy(), lazy).collect().lazy()
@@ -124,7 +142,6 @@ def each_mart(
     yield schema.MARTS_TABLE_DAY, table_day_totals(money, ("table_id", "gaming_day"))
     # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
     yield schema.MARTS_DEALER_DAY, table_day_totals(money, stint)
-    yield from _rating_marts(bets, coups, lazy, variance, config)
     yield schema.MARTS_SHOE_SUMMARY, shoe_summary(lazy, shoes.lazy(), runs.lazy())
     yield (
         schema.MARTS_TIE_FREQUENCY_BY_SHOE,
@@ -140,7 +157,7 @@ def each_mart(
 
 def _rating_marts(
     bets: pl.DataFrame, coups: Coups | None, lazy: pl.LazyFrame, variance: pl.DataFrame, config: MartConfig
-) -> Iterator[tuple[str, pl.DataFrame]]:
+) -> list[tuple[str, pl.DataFrame]]:
     """The player-rating marts and the side bets, from one pass over the wagers (ratings.py)."""
     if coups is None:
         rows = lazy.collect()
@@ -149,10 +166,12 @@ def _rating_marts(
         rows, at = coups.rows, coup_rows(bets, coups)
     rated = rate(rows, at, bets, variance, dt.timedelta(minutes=config.session_gap))
     sessions = player_sessions(rated)
-    yield schema.MARTS_PLAYER_SESSIONS, sessions
-    yield schema.MARTS_PLAYER_DAY, player_day(sessions, config.comp_rate)
-    yield schema.MARTS_PLAYER_BETS, player_bets(rated.player_bets)
-    yield schema.MARTS_SIDE_BETS, side_bets(rated.side_bets)
+    return [
+        (schema.MARTS_PLAYER_SESSIONS, sessions),
+        (schema.MARTS_PLAYER_DAY, player_day(sessions, config.comp_rate)),
+        (schema.MARTS_PLAYER_BETS, player_bets(rated.player_bets)),
+        (schema.MARTS_SIDE_BETS, side_bets(rated.side_bets)),
+    ]
 
 
 def _load(
@@ -166,7 +185,9 @@ def _load(
             raise ValueError("the marts of some tables are built a gaming day at a time: name the days")
         # every row: Polars reads the tables' files itself, several times faster than DuckDB hands them over
         rounds = views.scan(con, schema.CORE_ROUNDS).select(ROUND_COLUMNS).collect()
-        return rounds, views.scan(con, schema.CORE_BETS).select(BET_COLUMNS).collect(), shoes
+        # player ids as categories: read from the files' dictionaries, faster than as text
+        bets = views.scan(con, schema.CORE_BETS).select(BET_COLUMNS).with_columns(_PLAYERS).collect()
+        return rounds, bets, shoes
     spans = " OR ".join(
         f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
         for start, end in (config.day.bounds(day, day) for day in days)
@@ -186,7 +207,7 @@ def _load(
         )
     finally:
         con.unregister("day_shoes")
-    return rounds, bets, shoes.join(day_shoes, on=["table_id", "shoe_id"], how="semi")
+    return rounds, bets.with_columns(_PLAYERS), shoes.join(day_shoes, on=["table_id", "shoe_id"], how="semi")
 
 
 def _quoted(name: str) -> str:

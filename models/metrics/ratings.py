@@ -161,10 +161,24 @@ def rate(
 
 def _player_codes(player_id: pl.Series) -> tuple[np.ndarray, pl.DataFrame]:
     """Each wager's player as a code (int64, -1 for unrated play), and the players' ids by code."""
-    player = player_id.cast(pl.Categorical)
+    player = player_id if player_id.dtype == pl.Categorical else player_id.cast(pl.Categorical)
     codes = player.to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
-    players = player.unique().drop_nulls()
-    return codes, pl.DataFrame({"_player": players.to_physical().cast(pl.Int64), "player_id": players.cast(pl.String)})
+    # each player's first wager names them: found in one pass, not by hashing the ids again
+    first = _first_of_each(codes, int(codes.max(initial=-1)) + 1)
+    present = np.flatnonzero(first >= 0)
+    names = player.gather(pl.Series(first[present])).cast(pl.String)
+    return codes, pl.DataFrame({"_player": present.astype(np.int64), "player_id": names})
+
+
+@njit(cache=True, nogil=True)
+def _first_of_each(codes, n):
+    """Per code 0..n-1: the row it first appears in (-1: never)."""
+    first = np.full(n, -1, np.int64)
+    for i in range(codes.shape[0]):
+        c = codes[i]
+        if c >= 0 and first[c] < 0:
+            first[c] = i
+    return first
 
 
 def _session_frame(
