@@ -50,7 +50,8 @@ BET_COLUMNS = (
     "table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo", "player_id",
 )  # fmt: skip
 DAY = ["gaming_day"]
-_PLAYERS = pl.col("player_id").cast(pl.Categorical)
+#: Player ids as categories, for the ratings (read from the files' dictionaries as they are scanned).
+_CATEGORIES = (pl.col("player_id").cast(pl.Categorical),)
 
 
 @dataclass(frozen=True)
@@ -105,11 +106,8 @@ def each_mart(
         lazy = coups.rows.gather(coups.order()).lazy()
     variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
     variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
-    # the ratings' compiled passes run on a thread of their own, beside the marts below
-    with ThreadPoolExecutor(1) as rater:
-        ratings = rater.submit(_rating_marts, bets, coups, lazy, variance, config)
-        yield from _table_marts(rounds, bets, shoes, coups, lazy, variance, config)
-        yield from ratings.result()
+    yield from _table_marts(rounds, bets, shoes, coups, lazy, variance, config)
+    yield from _rating_marts(bets, coups, lazy, variance, config)
 
 
 def _table_marts(
@@ -185,8 +183,7 @@ def _load(
             raise ValueError("the marts of some tables are built a gaming day at a time: name the days")
         # every row: Polars reads the tables' files itself, several times faster than DuckDB hands them over
         rounds = views.scan(con, schema.CORE_ROUNDS).select(ROUND_COLUMNS).collect()
-        # player ids as categories: read from the files' dictionaries, faster than as text
-        bets = views.scan(con, schema.CORE_BETS).select(BET_COLUMNS).with_columns(_PLAYERS).collect()
+        bets = views.scan(con, schema.CORE_BETS).select(BET_COLUMNS).with_columns(*_CATEGORIES).collect()
         return rounds, bets, shoes
     spans = " OR ".join(
         f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
@@ -207,7 +204,7 @@ def _load(
         )
     finally:
         con.unregister("day_shoes")
-    return rounds, bets.with_columns(_PLAYERS), shoes.join(day_shoes, on=["table_id", "shoe_id"], how="semi")
+    return rounds, bets.with_columns(*_CATEGORIES), shoes.join(day_shoes, on=["table_id", "shoe_id"], how="semi")
 
 
 def _quoted(name: str) -> str:
@@ -241,10 +238,14 @@ def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame, exists: b
     return fit
 
 
-def _rerate(con, comp_rate: Decimal) -> int:
-    """Replace marts.players with the totals of every rating stored (all time); returns its rows."""
+def _rerate(con, comp_rate: Decimal, every: pl.DataFrame | None = None) -> int:
+    """Replace marts.players with the totals of every rating stored (all time; `every`: those
+    ratings, when a full rebuild has them at hand); returns its rows."""
     columns = ("player_id", "table_id", "gaming_day", "max_bet", *SESSION_SUMS)
-    sessions = con.sql(f"SELECT {', '.join(columns)} FROM {schema.MARTS_PLAYER_SESSIONS}").pl()
+    if every is not None:
+        sessions = every.select(columns)
+    else:
+        sessions = con.sql(f"SELECT {', '.join(columns)} FROM {schema.MARTS_PLAYER_SESSIONS}").pl()
     totals = players(sessions.lazy(), comp_rate)
     con.register("mart_frame", totals)
     con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_PLAYERS} AS SELECT * FROM mart_frame")
@@ -374,7 +375,7 @@ def store_marts(
         if name == schema.MARTS_BANKER_STREAKS:
             fitted[schema.MARTS_TENURE_FIT] = _refit(con, days, frame, schema.MARTS_TENURE_FIT in stored).height
         if name == schema.MARTS_PLAYER_SESSIONS:
-            fitted[schema.MARTS_PLAYERS] = _rerate(con, comp_rate)
+            fitted[schema.MARTS_PLAYERS] = _rerate(con, comp_rate, frame if days is None else None)
         return frame.height
 
     stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}
