@@ -104,22 +104,6 @@ def each_mart(
     else:
         # by shoe day first, so that the per-tenure and per-run marts come out in gaming-day order
         lazy = coups.rows.gather(coups.order()).lazy()
-    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
-    variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
-    yield from _table_marts(rounds, bets, shoes, coups, lazy, variance, config)
-    yield from _rating_marts(bets, coups, lazy, variance, config)
-
-
-def _table_marts(
-    rounds: pl.DataFrame,
-    bets: pl.DataFrame,
-    shoes: pl.DataFrame,
-    coups: Coups | None,
-    lazy: pl.LazyFrame,
-    variance: pl.DataFrame,
-    config: MartConfig,
-) -> Iterator[tuple[str, pl.DataFrame]]:
-    """The marts of tables, shoes and dealers, from the coups in shoe order (`lazy`) and the wagers."""
     runs = decision_runs(lazy, in_order=True).collect()
     yield schema.MARTS_DECISION_RUNS, runs
     tenures = bank_tenures(lazy, in_order=True).collect()
@@ -127,6 +111,8 @@ def _table_marts(
     # the money sums are taken once, per dealer's stint at a table on a day, and totalled from there
     # per table and per dealer (they pool exactly)
     stint = ("gaming_day", "dealer_id", "table_id")
+    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
+    variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
     sums = None if coups is None else stint_sums(bets, coups, variance, config.rounding, config.paytable)
     if sums is None:
         placed = wagers(bets.lazy(), lazy).collect().lazy()
@@ -140,6 +126,8 @@ def _table_marts(
     yield schema.MARTS_TABLE_DAY, table_day_totals(money, ("table_id", "gaming_day"))
     # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
     yield schema.MARTS_DEALER_DAY, table_day_totals(money, stint)
+    # the ratings before the marts of shoes and ties: their rows are stored while those are computed
+    yield from _rating_marts(bets, coups, lazy, variance, config)
     yield schema.MARTS_SHOE_SUMMARY, shoe_summary(lazy, shoes.lazy(), runs.lazy())
     yield (
         schema.MARTS_TIE_FREQUENCY_BY_SHOE,
@@ -155,7 +143,7 @@ def _table_marts(
 
 def _rating_marts(
     bets: pl.DataFrame, coups: Coups | None, lazy: pl.LazyFrame, variance: pl.DataFrame, config: MartConfig
-) -> list[tuple[str, pl.DataFrame]]:
+) -> Iterator[tuple[str, pl.DataFrame]]:
     """The player-rating marts and the side bets, from one pass over the wagers (ratings.py)."""
     if coups is None:
         rows = lazy.collect()
@@ -164,12 +152,10 @@ def _rating_marts(
         rows, at = coups.rows, coup_rows(bets, coups)
     rated = rate(rows, at, bets, variance, dt.timedelta(minutes=config.session_gap))
     sessions = player_sessions(rated)
-    return [
-        (schema.MARTS_PLAYER_SESSIONS, sessions),
-        (schema.MARTS_PLAYER_DAY, player_day(sessions, config.comp_rate)),
-        (schema.MARTS_PLAYER_BETS, player_bets(rated.player_bets)),
-        (schema.MARTS_SIDE_BETS, side_bets(rated.side_bets)),
-    ]
+    yield schema.MARTS_PLAYER_SESSIONS, sessions
+    yield schema.MARTS_PLAYER_DAY, player_day(sessions, config.comp_rate)
+    yield schema.MARTS_PLAYER_BETS, player_bets(rated.player_bets)
+    yield schema.MARTS_SIDE_BETS, side_bets(rated.side_bets)
 
 
 def _load(
