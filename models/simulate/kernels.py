@@ -46,7 +46,7 @@ BETS_PER_SEAT = 1 + MAX_SIDE_BETS_PER_SEAT
 HABIT_BANKER, HABIT_BANKER_OR_PLAYER, HABIT_SIDE_RATE = range(3)
 POPULATION_SIZE = SIDE_CUMULATIVE + SIDE_BETS
 
-STAKE_LADDER = np.array([1, 1, 1, 2, 2], np.int64)  # side-bet stakes, in table minimums
+SIDE_STAKES = np.array([1, 1, 1, 2, 2], np.int64)  # side-bet stakes, in table minimums
 STAKE_SWING = np.array([1.0, 1.0, 1.0, 0.5, 2.0])
 
 
@@ -292,7 +292,7 @@ def deal_table_days(
                         if s == previous:  # one wager per bet type and seat in a coup
                             break
                         previous = s
-                        side_unit = np.int64(pop[SIDE_MIN]) * STAKE_LADDER[bounded(people, STAKE_LADDER.shape[0])]
+                        side_unit = np.int64(pop[SIDE_MIN]) * SIDE_STAKES[bounded(people, SIDE_STAKES.shape[0])]
                         bet_round[i, b] = k
                         bet_seat[i, b] = seat
                         bet_code[i, b] = FIRST_SIDE_BET + s
