@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,21 +100,20 @@ def rate(
     """The ratings and side-bet cells of `bets` (player_id, bet, amount, house_net, theo) whose coups
     are `rows` (table_id, shoe_id, started_at, gaming_day, game, decks) at `wager_coups` (coup_rows).
     `variance`: game, decks, bet -> house_variance per unit staked; `gap`: the session gap."""
-    empty = rows.height == 0 or bets.height == 0
-    rows = rows.rechunk()
-    cells, coup_cell = group_codes(rows, CELL)
-    _, coup_shoe = group_codes(rows, SHOE)
-    kinds, coup_kind = group_codes(rows, ["game", "decks"])
-    time = rows["started_at"].dt.epoch("us").to_numpy().astype(np.int64)
-    order, cell_starts = _coup_order(coup_cell, time, cells.height)
-    lengths = _coup_lengths(order, cell_starts, coup_shoe, time)
-    bet = label_codes(bets["bet"], LABELS, -1, -1)
-    if not empty and bet.min() < 0:
-        unknown = sorted(set(bets["bet"].filter(pl.Series(bet < 0)).unique().to_list()))
-        raise ValueError(f"core.bets holds bets no pay table knows: {', '.join(map(str, unknown))}")
-    player_code, named = _player_codes(bets["player_id"])
+    # the wagers' codes and units are read on a thread of their own while the coups are ordered
+    # (compiled passes and Polars both let go of Python's lock)
+    with ThreadPoolExecutor(1) as reader:
+        wager_side = reader.submit(_wager_codes, bets)
+        rows = rows.rechunk()
+        cells, coup_cell = group_codes(rows, CELL)
+        _, coup_shoe = group_codes(rows, SHOE)
+        kinds, coup_kind = group_codes(rows, ["game", "decks"])
+        time = rows["started_at"].dt.epoch("us").to_numpy().astype(np.int64)
+        order, cell_starts = _coup_order(coup_cell, time, cells.height)
+        lengths = _coup_lengths(order, cell_starts, coup_shoe, time)
+        wager_at, coup_wagers = _wagers_by_coup(wager_coups, rows.height)
+        bet, player_code, named, units = wager_side.result()
     n_players = int(player_code.max(initial=-1)) + 1
-    wager_at, coup_wagers = _wagers_by_coup(wager_coups, rows.height)
     gap_us = int(gap / dt.timedelta(microseconds=1))
     walk = (order, wager_at, coup_wagers, player_code, time, coup_cell, gap_us, n_players)
     count = _sessions(*walk, np.zeros(0, np.int32), np.zeros((0, 6), np.int64))
@@ -139,7 +139,6 @@ def rate(
     # the players' days in the mart's order (day, player): their cells come out in it
     days, session_day = group_codes(sessions.select("gaming_day", "player_id"), ["gaming_day", "player_id"])
     per_unit = _variance_table(kinds, variance)
-    units = [_units(bets[name]) for name in ("amount", "house_net", "theo")]
     main = np.array([name in MAIN_HANDS for name in LABELS])
     n_bets = len(LABELS)
     session_sums = np.zeros((count, 6), np.int64)  # wagers, handle, max bet, main, house win, theo
@@ -157,6 +156,17 @@ def rate(
         player_bets=_cells_frame(days, player_bets, player_squares, n_bets),
         side_bets=_cells_frame(cells, side_bets, side_squares, n_bets),
     )
+
+
+def _wager_codes(bets: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, pl.DataFrame, list[np.ndarray]]:
+    """Per wager: its bet's index in LABELS, its player's code (with the players' ids by code), and
+    its amount, house_net and theo in units."""
+    bet = label_codes(bets["bet"], LABELS, -1, -1)
+    if bet.min(initial=0) < 0:
+        unknown = sorted(set(bets["bet"].filter(pl.Series(bet < 0)).unique().to_list()))
+        raise ValueError(f"core.bets holds bets no pay table knows: {', '.join(map(str, unknown))}")
+    player_code, named = _player_codes(bets["player_id"])
+    return bet, player_code, named, [_units(bets[name]) for name in ("amount", "house_net", "theo")]
 
 
 def _player_codes(player_id: pl.Series) -> tuple[np.ndarray, pl.DataFrame]:
