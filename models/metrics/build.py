@@ -30,8 +30,7 @@ from models.metrics.money import (
     table_day_totals,
     wagers,
 )
-from models.metrics.players import SUMS as SESSION_SUMS
-from models.metrics.players import player_bets, player_day, player_sessions, players
+from models.metrics.players import player_bets, player_day, player_sessions, players, players_of_totals, players_sql
 from models.metrics.ratings import coup_rows, joined_coup_rows, rate
 from models.metrics.shoes import shoe_summary
 from models.metrics.side_bets import side_bets
@@ -227,12 +226,10 @@ def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame, exists: b
 def _rerate(con, comp_rate: Decimal, every: pl.DataFrame | None = None) -> int:
     """Replace marts.players with the totals of every rating stored (all time; `every`: those
     ratings, when a full rebuild has them at hand); returns its rows."""
-    columns = ("player_id", "table_id", "gaming_day", "max_bet", *SESSION_SUMS)
     if every is not None:
-        sessions = every.select(columns)
-    else:
-        sessions = con.sql(f"SELECT {', '.join(columns)} FROM {schema.MARTS_PLAYER_SESSIONS}").pl()
-    totals = players(sessions.lazy(), comp_rate)
+        totals = players(every.lazy(), comp_rate)
+    else:  # totalled where the ratings are stored: a day's build does not read the history out
+        totals = players_of_totals(con.sql(players_sql(schema.MARTS_PLAYER_SESSIONS)).pl(), comp_rate)
     con.register("mart_frame", totals)
     con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_PLAYERS} AS SELECT * FROM mart_frame")
     con.unregister("mart_frame")

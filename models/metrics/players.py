@@ -60,22 +60,23 @@ def player_sessions(rated: Rated) -> pl.DataFrame:
 
 def _totals(sessions: pl.LazyFrame, by: tuple[str, ...], comp_rate: Decimal, **first) -> pl.LazyFrame:
     """The ratings' sums per `by`, with what derives from them."""
-    return (
-        sessions.group_by(*by)
-        .agg(
-            **first,
-            sessions=pl.len().cast(pl.Int64),
-            tables=pl.col("table_id").n_unique().cast(pl.Int64),
-            max_bet=pl.col("max_bet").max(),
-            **{name: pl.col(name).sum() for name in SUMS},
-        )
-        .with_columns(
-            pl.col("handle", "handle_main", "handle_side", "house_win", "max_bet").cast(MONEY),
-            pl.col("theo").cast(THEO),
-            pl.col("decisions", "wagers").cast(pl.Int64),
-        )
-        .with_columns(average_bet(), theo_per_hour(), comp_value(comp_rate), win_vs_theo_z().alias("win_vs_theo_z"))
+    sums = sessions.group_by(*by).agg(
+        **first,
+        sessions=pl.len(),
+        tables=pl.col("table_id").n_unique(),
+        max_bet=pl.col("max_bet").max(),
+        **{name: pl.col(name).sum() for name in SUMS},
     )
+    return _derived(sums, comp_rate)
+
+
+def _derived(sums: pl.LazyFrame, comp_rate: Decimal) -> pl.LazyFrame:
+    """Totals of ratings in the marts' types, with average bet, theo per hour, comp value and z."""
+    return sums.with_columns(
+        pl.col("handle", "handle_main", "handle_side", "house_win", "max_bet").cast(MONEY),
+        pl.col("theo").cast(THEO),
+        pl.col("sessions", "tables", "decisions", "wagers").cast(pl.Int64),
+    ).with_columns(average_bet(), theo_per_hour(), comp_value(comp_rate), win_vs_theo_z().alias("win_vs_theo_z"))
 
 
 def player_day(sessions: pl.DataFrame, comp_rate: Decimal = Decimal(0)) -> pl.DataFrame:
@@ -88,20 +89,39 @@ def player_day(sessions: pl.DataFrame, comp_rate: Decimal = Decimal(0)) -> pl.Da
     return _totals(sessions.lazy(), DAY_ORDER, comp_rate).select(columns).sort(DAY_ORDER).collect()
 
 
+PLAYER_COLUMNS = (
+    "player_id", "first_visit", "last_visit", "visits", "sessions", "tables", "minutes", "decisions", "wagers",
+    "handle", "average_bet", "max_bet", "house_win", "theo", "theo_per_hour", "comp_value", "win_variance",
+    "win_vs_theo_z",
+)  # fmt: skip
+
+
 def players(sessions: pl.LazyFrame, comp_rate: Decimal = Decimal(0)) -> pl.DataFrame:
     """marts.players: per player over every rating stored, the list a host sorts: first and last
     visit, visits (gaming days played), totals, average bet, theo and z."""
-    columns = (
-        "player_id", "first_visit", "last_visit", "visits", "sessions", "tables", "minutes", "decisions", "wagers",
-        "handle", "average_bet", "max_bet", "house_win", "theo", "theo_per_hour", "comp_value", "win_variance",
-        "win_vs_theo_z",
-    )  # fmt: skip
     visits = {
         "first_visit": pl.col("gaming_day").min(),
         "last_visit": pl.col("gaming_day").max(),
         "visits": pl.col("gaming_day").n_unique().cast(pl.Int64),
     }
-    return _totals(sessions, ("player_id",), comp_rate, **visits).select(columns).sort("player_id").collect()
+    totals = _totals(sessions, ("player_id",), comp_rate, **visits)
+    return totals.select(PLAYER_COLUMNS).sort("player_id").collect()
+
+
+def players_sql(table: str) -> str:
+    """The query that totals `table`'s ratings per player in the database, as `players` groups
+    them (the ratings stay where they are stored): its rows go to `players_of_totals`."""
+    sums = ", ".join(f"sum({name}) AS {name}" for name in SUMS)
+    return (
+        "SELECT player_id, min(gaming_day) AS first_visit, max(gaming_day) AS last_visit, "
+        "count(DISTINCT gaming_day) AS visits, count(*) AS sessions, count(DISTINCT table_id) AS tables, "
+        f"max(max_bet) AS max_bet, {sums} FROM {table} GROUP BY player_id"
+    )
+
+
+def players_of_totals(totals: pl.DataFrame, comp_rate: Decimal = Decimal(0)) -> pl.DataFrame:
+    """marts.players from the per-player totals of `players_sql`."""
+    return _derived(totals.lazy(), comp_rate).select(PLAYER_COLUMNS).sort("player_id").collect()
 
 
 def player_bets(cells: pl.DataFrame) -> pl.DataFrame:

@@ -3,12 +3,14 @@
 import datetime as dt
 from decimal import Decimal
 
+import duckdb
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from models.game.paytable import DEFAULT_PAYTABLE
 from models.metrics.gaming_day import GamingDay, gaming_day
-from models.metrics.players import player_bets, player_day, player_sessions, players
+from models.metrics.players import player_bets, player_day, player_sessions, players, players_of_totals, players_sql
 from models.metrics.ratings import joined_coup_rows, rate
 from models.metrics.side_bets import side_bets
 from models.warehouse import settlement
@@ -291,3 +293,26 @@ def test_the_worked_example_of_docs_metrics():
     tie = got["side"].filter(bet="tie").row(0, named=True)
     assert (tie["wagers"], tie["handle"], tie["house_win"], tie["theo"]) == (1, 5, Decimal("-40"), Decimal("0.717981"))
     assert tie["hold_pct"] == -800.0 and tie["win_vs_theo_z"] == pytest.approx(-3.083677, abs=1e-6)
+
+
+def test_players_totalled_in_the_database_are_the_players_totalled_in_polars():
+    """A day's build totals every stored rating in DuckDB: the same rows, types and figures."""
+    rounds = coups(
+        *(("T1", "S1", n, at(3 * n)) for n in range(1, 5)), ("T2", "S2", 1, at(200)), ("T2", "S2", 2, at(201))
+    )
+    bets = wagers(
+        ("T1", "S1", 1, "P1", "banker", "10", "10"),
+        ("T1", "S1", 2, "P2", "player", "7.5", "-7.5"),
+        ("T1", "S1", 4, "P1", "tie", "2", "-16"),
+        ("T2", "S2", 2, "P1", "banker", "30", "-28.5"),
+    )
+    sessions = marts(rounds, bets)["sessions"]
+    con = duckdb.connect()
+    try:
+        con.register("ratings", sessions)
+        totals = con.sql(players_sql("ratings")).pl()
+    finally:
+        con.close()
+    expected = players(sessions.lazy(), Decimal("0.2"))
+    assert_frame_equal(players_of_totals(totals, Decimal("0.2")), expected, check_exact=False, rel_tol=1e-12)
+    assert expected["sessions"].to_list() == [2, 1] and expected["tables"].to_list() == [2, 1]
