@@ -30,7 +30,15 @@ from models.metrics.money import (
     table_day_totals,
     wagers,
 )
-from models.metrics.players import player_bets, player_day, player_sessions, players, players_of_totals, players_sql
+from models.metrics.players import (
+    PLAYER_COLUMNS,
+    player_bets,
+    player_day,
+    player_sessions,
+    players,
+    players_of_totals,
+    players_sql,
+)
 from models.metrics.ratings import coup_rows, joined_coup_rows, rate
 from models.metrics.shoes import shoe_summary
 from models.metrics.side_bets import side_bets
@@ -223,17 +231,33 @@ def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame, exists: b
     return fit
 
 
-def _rerate(con, comp_rate: Decimal, every: pl.DataFrame | None = None) -> int:
-    """Replace marts.players with the totals of every rating stored (all time; `every`: those
-    ratings, when a full rebuild has them at hand); returns its rows."""
+def _rerate(con, comp_rate: Decimal, every: pl.DataFrame | None = None, touched: pl.DataFrame | None = None) -> int:
+    """Total the players over every rating stored (all time), in marts.players: all of them (from
+    `every`, the ratings, when a full rebuild has them at hand), or only the `touched` players' rows
+    (player_id: those with a rating replaced); returns the rows written."""
     if every is not None:
         totals = players(every.lazy(), comp_rate)
     else:  # totalled where the ratings are stored: a day's build does not read the history out
-        totals = players_of_totals(con.sql(players_sql(schema.MARTS_PLAYER_SESSIONS)).pl(), comp_rate)
+        con.register("touched", pl.DataFrame(schema={"player_id": pl.String}) if touched is None else touched)
+        only = "" if touched is None else "WHERE player_id IN (SELECT player_id FROM touched)"
+        totals = players_of_totals(con.sql(players_sql(schema.MARTS_PLAYER_SESSIONS, only)).pl(), comp_rate)
     con.register("mart_frame", totals)
-    con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_PLAYERS} AS SELECT * FROM mart_frame")
+    if touched is None:
+        con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_PLAYERS} AS SELECT * FROM mart_frame")
+    else:
+        con.execute(f"DELETE FROM {schema.MARTS_PLAYERS} WHERE player_id IN (SELECT player_id FROM touched)")
+        con.execute(f"INSERT INTO {schema.MARTS_PLAYERS} BY NAME SELECT * FROM mart_frame")
     con.unregister("mart_frame")
+    if every is None:
+        con.unregister("touched")
     return totals.height
+
+
+def _players_kept(con) -> bool:
+    """Whether marts.players is stored with this release's columns (so a day's build updates it)."""
+    columns = "SELECT column_name FROM information_schema.columns WHERE table_schema = 'marts' AND table_name = ?"
+    stored = [name for (name,) in con.execute(columns, [schema.MARTS_PLAYERS.split(".")[1]]).fetchall()]
+    return stored == list(PLAYER_COLUMNS)
 
 
 #: The marts stored (`name`, with its schema) and their columns' names (`columns`).
@@ -340,7 +364,8 @@ def store_marts(
     con, marts: Iterable[tuple[str, pl.DataFrame]], days: Sequence[dt.date] | None, comp_rate: Decimal = Decimal(0)
 ) -> dict[str, int]:
     """Replace the marts' rows (of `days`, or all), refit the tenures of their months and total the
-    players over every stored rating (at `comp_rate`), in one transaction, each mart on a thread of
+    players over every stored rating (at `comp_rate`; of `days`, only the players who played on
+    them), in one transaction, each mart on a thread of
     its own as `marts` yields it; the rows written to each."""
     listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups
 
@@ -349,16 +374,22 @@ def store_marts(
         # replacing a day then touches those groups only, not one in every table's stretch
         in_day_order = frame if frame["gaming_day"].is_sorted() else frame.sort("gaming_day", maintain_order=True)
         con.register("mart_frame", in_day_order)
+        touched = None
         if days is None or name not in stored:
             con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM mart_frame")
         else:
+            if name == schema.MARTS_PLAYER_SESSIONS and schema.MARTS_PLAYERS in stored and _players_kept(con):
+                # the players whose ratings change: those of the days, before and after
+                before = con.sql(f"SELECT DISTINCT player_id FROM {name} WHERE gaming_day IN ({listed})").pl()
+                touched = pl.concat([before, frame.select("player_id")]).unique()
             con.execute(f"DELETE FROM {name} WHERE gaming_day IN ({listed})")
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
         con.unregister("mart_frame")
         if name == schema.MARTS_BANKER_STREAKS:
             fitted[schema.MARTS_TENURE_FIT] = _refit(con, days, frame, schema.MARTS_TENURE_FIT in stored).height
         if name == schema.MARTS_PLAYER_SESSIONS:
-            fitted[schema.MARTS_PLAYERS] = _rerate(con, comp_rate, frame if days is None else None)
+            every = frame if days is None else None
+            fitted[schema.MARTS_PLAYERS] = _rerate(con, comp_rate, every, touched)
         return frame.height
 
     stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}

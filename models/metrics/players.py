@@ -108,14 +108,14 @@ def players(sessions: pl.LazyFrame, comp_rate: Decimal = Decimal(0)) -> pl.DataF
     return totals.select(PLAYER_COLUMNS).sort("player_id").collect()
 
 
-def players_sql(table: str) -> str:
-    """The query that totals `table`'s ratings per player in the database, as `players` groups
-    them (the ratings stay where they are stored): its rows go to `players_of_totals`."""
+def players_sql(table: str, where: str = "") -> str:
+    """The query that totals `table`'s ratings (those `where` keeps) per player in the database, as
+    `players` groups them (the ratings stay where they are stored): its rows go to `players_of_totals`."""
     sums = ", ".join(f"sum({name}) AS {name}" for name in SUMS)
     return (
         "SELECT player_id, min(gaming_day) AS first_visit, max(gaming_day) AS last_visit, "
         "count(DISTINCT gaming_day) AS visits, count(*) AS sessions, count(DISTINCT table_id) AS tables, "
-        f"max(max_bet) AS max_bet, {sums} FROM {table} GROUP BY player_id"
+        f"max(max_bet) AS max_bet, {sums} FROM {table} {where} GROUP BY player_id"
     )
 
 

@@ -61,15 +61,16 @@ def assert_same_marts(got: dict[str, pl.DataFrame], expected: dict[str, pl.DataF
 
 
 def forget(db: Path, days: list[dt.date]) -> None:
-    """Remove the days' rows from every mart, their months' tenure fit and every player's totals: the
-    sharded build must put them back."""
+    """Remove the days' rows from every mart, their months' tenure fit and the totals of every player
+    who played on them: the sharded build must put them back."""
     listed = ", ".join(f"DATE '{day}'" for day in days)
     months = ", ".join(sorted({f"DATE '{day.replace(day=1)}'" for day in days}))
+    played = f"SELECT player_id FROM marts.player_sessions WHERE gaming_day IN ({listed})"
     with write(db) as con:
+        con.execute(f"DELETE FROM marts.players WHERE player_id IN ({played})")
         for name in MARTS - UNDATED:
             con.execute(f"DELETE FROM marts.{name} WHERE gaming_day IN ({listed})")
         con.execute(f"DELETE FROM marts.tenure_fit WHERE period IN ({months})")
-        con.execute("DELETE FROM marts.players")
 
 
 def sharded(db: Path, days: list[dt.date], sharding: Sharding, run_id: str = "run-1") -> dict[str, int]:
@@ -100,12 +101,35 @@ def test_every_day_built_alone_stores_what_the_full_rebuild_does(warehouse):
         con.close()
     assert len(every) >= 4 and expected["player_sessions"].height > 0
     forget(warehouse, every)
-    assert stored(warehouse)["players"].height == 0
+    assert stored(warehouse)["players"].height == 0  # every player played on one of the days
     for day in every:
         build(warehouse, CONFIG, [day])
     assert_same_marts(stored(warehouse), expected)
     players = expected["players"]
     assert players["visits"].max() > 1 and players["tables"].max() > 1  # regulars: several days, several tables
+
+
+def test_a_day_rebuilt_retotals_the_players_who_played_on_it_before_as_after(warehouse):
+    """A rating that is no longer there (its wagers re-read) leaves its player's totals with it; the
+    players of other days keep the totals stored."""
+    build(warehouse, CONFIG)
+    expected = stored(warehouse)
+    played = set(expected["player_sessions"].filter(pl.col("gaming_day") == DAYS[0])["player_id"])
+    elsewhere = sorted(set(expected["players"]["player_id"]) - played)[0]
+    with write(warehouse) as con:  # a rating of a player no coup of the day knows, and their totals
+        con.execute(
+            "INSERT INTO marts.player_sessions SELECT * REPLACE ('GHOST' AS player_id) FROM marts.player_sessions "
+            f"WHERE gaming_day = DATE '{DAYS[0]}' LIMIT 1"
+        )
+        con.execute("INSERT INTO marts.players SELECT * REPLACE ('GHOST' AS player_id) FROM marts.players LIMIT 1")
+        con.execute(f"UPDATE marts.players SET theo = 0 WHERE player_id = '{elsewhere}'")
+    build(warehouse, CONFIG, DAYS[:1])
+    after = stored(warehouse)
+    assert "GHOST" not in after["players"]["player_id"].to_list()
+    assert after["players"].filter(player_id=elsewhere)["theo"].item() == 0
+    others = pl.col("player_id") != elsewhere
+    got, want = (frame["players"].filter(others).sort("player_id") for frame in (after, expected))
+    assert_frame_equal(got, want, check_exact=False, rel_tol=1e-9, abs_tol=0)
 
 
 def test_a_shard_without_coups_stores_empty_marts_and_its_rows_add_up(warehouse):
