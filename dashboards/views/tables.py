@@ -253,7 +253,7 @@ def dealer_pace(f: filters.Filters) -> None:
             ],
         )
     )
-    medians = dots.mark_tick(color="#7f8c8d", thickness=2).encode(x="house_median:Q")
+    medians = dots.mark_tick(thickness=2).encode(x="house_median:Q", color=alt.value("#7f8c8d"))
     charts.show(dots + medians)
     st.caption(
         "Pace: coups an hour of dealing, from the gaps between a dealer's consecutive coups of one shoe (breaks "
