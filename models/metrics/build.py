@@ -20,6 +20,8 @@ import polars as pl
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.metrics.combine import combine
 from models.metrics.coups import Coups, number
+from models.metrics.dealer_errors import SCHEMA as ERRORS_SCHEMA
+from models.metrics.dealer_errors import dealer_errors
 from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import (
     Rounding,
@@ -30,6 +32,7 @@ from models.metrics.money import (
     table_day_totals,
     wagers,
 )
+from models.metrics.pace import dealer_pace
 from models.metrics.players import (
     PLAYER_COLUMNS,
     player_bets,
@@ -87,14 +90,23 @@ class MartConfig:
 
 
 def compute_marts(
-    rounds: pl.DataFrame, bets: pl.DataFrame, shoes: pl.DataFrame, config: MartConfig
+    rounds: pl.DataFrame,
+    bets: pl.DataFrame,
+    shoes: pl.DataFrame,
+    config: MartConfig,
+    errors: pl.DataFrame | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Every day-grained mart from the core tables, as frames keyed by table name."""
-    return dict(each_mart(rounds, bets, shoes, config))
+    """Every day-grained mart from the core tables, as frames keyed by table name; `errors`: the
+    dealers' quarantined rows (`dealer_errors`), none when not given."""
+    return dict(each_mart(rounds, bets, shoes, config, errors))
 
 
 def each_mart(
-    rounds: pl.DataFrame, bets: pl.DataFrame, shoes: pl.DataFrame, config: MartConfig
+    rounds: pl.DataFrame,
+    bets: pl.DataFrame,
+    shoes: pl.DataFrame,
+    config: MartConfig,
+    errors: pl.DataFrame | None = None,
 ) -> Iterator[tuple[str, pl.DataFrame]]:
     """`compute_marts` one mart at a time, the largest first: a caller can store each while the next
     is computed."""
@@ -133,6 +145,8 @@ def each_mart(
     yield schema.MARTS_TABLE_DAY, table_day_totals(money, ("table_id", "gaming_day"))
     # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
     yield schema.MARTS_DEALER_DAY, table_day_totals(money, stint)
+    errors = pl.DataFrame(schema=ERRORS_SCHEMA) if errors is None else errors
+    yield schema.MARTS_DEALER_PACE, dealer_pace(lazy, errors, config.pace_break_minutes, in_order=True)
     # the ratings before the marts of shoes and ties: their rows are stored while those are computed
     yield from _rating_marts(bets, coups, lazy, variance, config)
     yield schema.MARTS_SHOE_SUMMARY, shoe_summary(lazy, shoes.lazy(), runs.lazy())
@@ -198,6 +212,14 @@ def _load(
     finally:
         con.unregister("day_shoes")
     return rounds, bets.with_columns(*_CATEGORIES), shoes.join(day_shoes, on=["table_id", "shoe_id"], how="semi")
+
+
+def _errors(
+    con, days: Sequence[dt.date] | None, config: MartConfig, tables: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """The dealers' quarantined rows of `days` (all when None) at `tables` (all when None), for dealer pace."""
+    bounds = None if days is None else [config.day.bounds(day, day) for day in days]
+    return dealer_errors(con, bounds, tables, config.day)
 
 
 def _quoted(name: str) -> str:
@@ -285,13 +307,14 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
     with write(db) as con:
         _quiet_checkpoints(con)
         rounds, bets, shoes = _load(con, db, days, config)
+        errors = _errors(con, days, config)
         if rounds.height == 0 and days is not None:
             raise WarehouseError(_nothing_on(db, days))
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         if days is None:  # each mart is stored while the next is computed
-            return store_marts(con, each_mart(rounds, bets, shoes, config), None, config.comp_rate)
-        return _store_days(con, db, config, days, compute_marts(rounds, bets, shoes, config))
+            return store_marts(con, each_mart(rounds, bets, shoes, config, errors), None, config.comp_rate)
+        return _store_days(con, db, config, days, compute_marts(rounds, bets, shoes, config, errors))
 
 
 def build_shard(
@@ -307,8 +330,10 @@ def build_shard(
         raise ValueError("a shard's marts are built a gaming day at a time: name the days")
     with current(db) as con:
         known = [table for (table,) in con.sql(f"SELECT DISTINCT table_id FROM {schema.CORE_SHOES}").fetchall()]
-        rounds, bets, shoes = _load(con, db, days, config, sharding.tables_in(shard, known))
-    marts = compute_marts(rounds, bets, shoes, config)
+        tables = sharding.tables_in(shard, known)
+        rounds, bets, shoes = _load(con, db, days, config, tables)
+        errors = _errors(con, days, config, tables)
+    marts = compute_marts(rounds, bets, shoes, config, errors)
     rows = dict.fromkeys(marts, 0)
     for day in days:
         # a shoe that began the day before belongs to that day, and is stored with it
@@ -354,7 +379,8 @@ def _store_days(
     outdated (`_outdated`), rebuild every day from the core tables; the rows written to each mart."""
     if _outdated(con, marts, fresh):
         # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
-        return store_marts(con, each_mart(*_load(con, db, None, config), config), None, config.comp_rate)
+        every = each_mart(*_load(con, db, None, config), config, _errors(con, None, config))
+        return store_marts(con, every, None, config.comp_rate)
     # a shoe that began the day before belongs to that day
     kept = ((n, f.filter(pl.col("gaming_day").is_in(list(days)))) for n, f in marts.items())
     return store_marts(con, kept, days, config.comp_rate)

@@ -16,6 +16,8 @@ from functools import partial
 import polars as pl
 
 from models.metrics.money import commission_totals
+from models.metrics.pace import ORDER as PACE_ORDER
+from models.metrics.pace import dealer_pace_combined
 from models.metrics.players import BETS_ORDER, DAY_ORDER, SESSION_ORDER, player_bets_retotalled, player_day
 from models.metrics.side_bets import ORDER as SIDE_BETS_ORDER
 from models.metrics.ties import tie_statistics, with_flags
@@ -67,6 +69,8 @@ COMBINED: dict[str, tuple[Combining, tuple[str, ...]]] = {
     schema.MARTS_PLAYER_SESSIONS: (concatenated, SESSION_ORDER),
     schema.MARTS_PLAYER_BETS: (player_bets_retotalled, BETS_ORDER),
     schema.MARTS_SIDE_BETS: (concatenated, SIDE_BETS_ORDER),
+    # the house median pace is over every table of the day
+    schema.MARTS_DEALER_PACE: (dealer_pace_combined, PACE_ORDER),
 }
 #: Marts taken again from another mart once combined (`combine`): a player's day from their ratings.
 DERIVED = {schema.MARTS_PLAYER_DAY: (schema.MARTS_PLAYER_SESSIONS, DAY_ORDER)}

@@ -36,7 +36,7 @@ def dealer_pace(
     # the gaps counted over the hours they took; a dealer's single coup (no gap) has no pace
     hourly = pl.when(pl.col("minutes") > 0).then(pl.col("gaps") / (pl.col("minutes") / 60))
     paced = with_house_median(stints.with_columns(coups_per_hour=hourly.cast(pl.Float64)))
-    return paced.sort("gaming_day", maintain_order=True)  # stored a day at a time; a full sort costs more
+    return paced.sort(*ORDER)  # as the shards combined come out
 
 
 def pace_stints(coups: pl.LazyFrame, break_minutes: float = 10.0, in_order: bool = False) -> pl.DataFrame:

@@ -13,6 +13,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+from models.warehouse.store import write
 from pipelines.definitions import defs
 from pipelines.defs.core import checks as core_checks
 from pipelines.defs.core.assets import ingest_landing
@@ -104,7 +105,14 @@ def test_whole_graph_materializes_into_a_real_warehouse(tmp_path):
     assert result.success
     checks = {check.check_name: check.passed for check in result.get_asset_check_evaluations()}
     assert checks == dict.fromkeys(
-        ["rows_accounted", "tableau_violation_rate", "shoes_reconcile", "tie_rate_in_band", "banker_share_in_band"],
+        [
+            "rows_accounted",
+            "tableau_violation_rate",
+            "shoes_reconcile",
+            "tie_rate_in_band",
+            "banker_share_in_band",
+            "ratings_within_table_handle",
+        ],
         True,
     )
     events = {
@@ -137,6 +145,16 @@ def test_whole_graph_materializes_into_a_real_warehouse(tmp_path):
         assert events[("marts/table_day", day)].metadata["rows_written"].value == 6  # 3 tables x 2 days
     assert ("serving_snapshot", None) in events
     assert events[("serving_snapshot", None)].metadata["copied_now"].value is False  # the build published it
+    # a wager rated twice: the ratings' check (alone, on the stored marts) finds the table-day
+    with write(warehouse.db_path) as con:
+        con.execute("UPDATE marts.player_sessions SET handle = handle * 2 WHERE table_id = 'T01'")
+    again = dg.materialize(
+        GRAPH,
+        selection=dg.AssetSelection.checks(marts_checks.ratings_within_table_handle),
+        resources={"warehouse": warehouse},  # a run of the check alone: over every gaming day
+    )
+    (ratings,) = again.get_asset_check_evaluations()
+    assert not ratings.passed and ratings.metadata["table_days_over"].value == 2
 
 
 def test_a_failing_blocking_check_stops_the_marts(tmp_path):

@@ -35,7 +35,8 @@ SERVING_STEPS = {"ingest", "marts", "serving_snapshot"}
 CORE = ["core.rounds", "core.bets", "core.shoes", "quarantine.rounds", "quarantine.bets", "meta.ingest_log"]
 MARTS = ["banker_streaks", "decision_runs", "tenure_fit", "commission", "commission_by_dealer", "commission_per_unit",
          "tie_frequency", "tie_frequency_by_shoe", "tie_frequency_by_dealer", "ties_by_total", "table_day",
-         "dealer_day", "shoe_summary"]  # fmt: skip
+         "dealer_day", "shoe_summary", "player_sessions", "player_day", "player_bets", "players", "side_bets",
+         "dealer_pace"]  # fmt: skip
 LOG = (
     "SELECT count(*), count(DISTINCT path), sum(rows_read), "
     "sum(rows_accepted + rows_quarantined + rows_duplicate), bool_and(status = 'ok') FROM meta.ingest_log"

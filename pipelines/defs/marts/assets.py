@@ -27,6 +27,15 @@ DESCRIPTIONS = {
     schema.MARTS_TABLE_DAY: "Handle, house win, theoretical win, hold and win-vs-theo z per table and day.",
     schema.MARTS_DEALER_DAY: "Handle, house win, theo and win-vs-theo z per dealer, table and gaming day.",
     schema.MARTS_SHOE_SUMMARY: "Per shoe: B/P/T, naturals, pairs, longest runs, cards dealt, reconciliation.",
+    schema.MARTS_PLAYER_SESSIONS: "Player ratings: each player's continuous play at one table, with decisions, "
+    "average bet, house win, theo and win-vs-theo z.",
+    schema.MARTS_PLAYER_DAY: "Per player and gaming day: the ratings' sums, sessions, tables and comp value.",
+    schema.MARTS_PLAYER_BETS: "Per player, gaming day and bet: wagers, handle, house win and theo.",
+    schema.MARTS_PLAYERS: "Per player over all time: visits, totals, average bet, theo, house win and z.",
+    schema.MARTS_SIDE_BETS: "Per table, gaming day and side bet (tie, pairs, dragon7, panda8, egalite): hold "
+    "against theo and z.",
+    schema.MARTS_DEALER_PACE: "Coups per hour per dealer, table and gaming day against the house median, with "
+    "the dealer's quarantined rows by reason.",
 }
 SHARDS = [asset.key for asset in SHARD_MARTS]
 

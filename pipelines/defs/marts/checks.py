@@ -60,3 +60,38 @@ def outcomes_in_band(context: dg.AssetCheckExecutionContext, warehouse: Warehous
     yield _result(ties, TIE_RATE, "z", ["decks", "coups", "ties", "tie_rate", "expected_rate"])
     banker = banker_share_band(coups, ["game"])
     yield _result(banker, BANKER_SHARE, "banker_z", ["coups", "decided", "banker_share", "expected_banker_share"])
+
+
+RATED_HANDLE = dg.AssetCheckSpec(
+    "ratings_within_table_handle",
+    asset=key_of(schema.MARTS_PLAYER_SESSIONS),
+    description="The ratings of the run's gaming days account for no more handle, per table and day, than the "
+    "table took (marts.table_day): a wager rated twice would show here.",
+)
+
+
+@dg.asset_check(
+    asset=RATED_HANDLE.asset_key, name=RATED_HANDLE.name, description=RATED_HANDLE.description, blocking=False
+)
+def ratings_within_table_handle(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
+    """Rated handle against the table's handle, per table and gaming day, from the two marts."""
+    days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
+    listed = "TRUE" if not days else "r.gaming_day IN (" + ", ".join(f"DATE '{day}'" for day in days) + ")"
+    with warehouse.snapshot() as con:
+        tables = con.sql(
+            "SELECT r.table_id, r.gaming_day, r.rated, t.handle FROM (SELECT table_id, gaming_day, sum(handle) AS "
+            f"rated FROM {schema.MARTS_PLAYER_SESSIONS} GROUP BY ALL) r LEFT JOIN (SELECT table_id, gaming_day, "
+            f"sum(handle) AS handle FROM {schema.MARTS_TABLE_DAY} GROUP BY ALL) t USING (table_id, gaming_day) "
+            f"WHERE {listed} ORDER BY r.gaming_day, r.table_id"
+        ).pl()
+    over = tables.filter(pl.col("handle").is_null() | (pl.col("rated") > pl.col("handle")))
+    rated, handle = tables["rated"].sum(), tables["handle"].sum()
+    return dg.AssetCheckResult(
+        passed=over.height == 0,
+        metadata={
+            "table_days": tables.height,
+            "table_days_over": over.height,
+            "rated_share_of_handle": float(rated / handle) if handle else 0.0,
+            "over": preview(over, 10),
+        },
+    )
