@@ -175,6 +175,33 @@ def test_side_bets_against_their_theoretical_hold(warehouse, monkeypatch):
         assert side.loc[bet, "theo_rate"] == pytest.approx(float(theo / handle)), bet
 
 
+def test_dealer_pace_against_the_house_median(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "tables")
+    pace = table_with(at, "dealer_id", "pace_vs_median").set_index(["dealer_id", "game"])
+    for dealer, game, coups, per_hour in rows(warehouse, PACE_FROM_COUPS):
+        assert pace.loc[(dealer, game), "coups"] == coups
+        assert pace.loc[(dealer, game), "coups_per_hour"] == pytest.approx(per_hour)
+    assert (pace["pace_vs_median"] > 0).all() and pace["quarantined"].sum() >= pace["tableau_violations"].sum()
+    at.multiselect(key="dealers").set_value([dealer]).run()  # a dealer filter keeps that dealer's own rows
+    assert not at.exception
+    assert table_with(at, "dealer_id", "pace_vs_median")["dealer_id"].unique().tolist() == [dealer]
+
+
+#: Each dealer's pace straight from the coups: a gap between consecutive coups of one shoe counts when
+#: one dealer dealt both and it is no break (10 minutes, BANCO_PACE_BREAK_MINUTES' default).
+PACE_FROM_COUPS = """
+WITH gaps AS (
+    SELECT dealer_id, game, epoch(started_at) - epoch(lag(started_at) OVER shoe) AS seconds,
+        dealer_id = lag(dealer_id) OVER shoe AS same
+    FROM core.rounds WINDOW shoe AS (PARTITION BY table_id, shoe_id ORDER BY round_no)
+)
+SELECT dealer_id, game, count(*) AS coups,
+    count(*) FILTER (WHERE same AND seconds BETWEEN 0 AND 600)
+        / (sum(seconds) FILTER (WHERE same AND seconds BETWEEN 0 AND 600) / 3600) AS per_hour
+FROM gaps WHERE dealer_id IS NOT NULL GROUP BY ALL
+"""
+
+
 def rows(db: Path, sql: str) -> list[tuple]:
     con = duckdb.connect(str(db.with_name(f"{db.stem}.serving{db.suffix}")), read_only=True)
     try:
@@ -257,6 +284,8 @@ def test_without_bets_the_money_pages_say_they_need_bet_logs(rounds_only, monkey
     assert "commission" not in at.dataframe[0].value.columns
     dealt = rows(rounds_only, "SELECT dealer_id, count(*) FROM core.rounds WHERE dealer_id IS NOT NULL GROUP BY 1")
     assert dict(zip(at.dataframe[0].value["dealer_id"], at.dataframe[0].value["coups"], strict=True)) == dict(dealt)
+    paced = table_with(at, "dealer_id", "pace_vs_median")  # pace and errors come from the rounds too
+    assert paced.groupby("dealer_id")["coups"].sum().to_dict() == dict(dealt)
     at.switch_page("views/ties.py").run()
     assert not at.exception and not at.info and metric(at, "Ties")
 
