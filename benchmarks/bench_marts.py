@@ -71,35 +71,31 @@ def simulated_warehouse(work: Path, coups: int) -> tuple[Path, float]:
 
 
 def prepare(work: Path, coups: int) -> tuple[Path, str]:
-    """A warehouse of about `coups` simulated coups with bets, or a copy of the one named by
+    """A warehouse of about `coups` simulated coups with bets, or the one named by
     BANCO_BENCH_MARTS_WAREHOUSE (`<folder>/banco.duckdb`, made there by the first run that names it:
-    the simulation and ingest take minutes)."""
+    the simulation and ingest take minutes), its DuckDB file as the ingest left it."""
     kept = os.environ.get("BANCO_BENCH_MARTS_WAREHOUSE")
     if not kept:
         db, seconds = simulated_warehouse(work, coups)
         return db, f"ingest took {seconds:.0f} s"
-    if not Path(kept).exists():  # made where it is kept: its catalog names its files by their paths
-        made, seconds = simulated_warehouse(Path(kept).parent, coups)
+    db = Path(kept)
+    if not db.exists():  # made where it is kept: its catalog names its files by their paths
+        made, seconds = simulated_warehouse(db.parent, coups)
         shutil.rmtree(made.parent / "landing")
-        if made != Path(kept):
+        if made != db:
             raise SystemExit(f"BANCO_BENCH_MARTS_WAREHOUSE names {kept}: a new one is made as {made}")
-    return copy_of(Path(kept), work), f"a copy of {kept}"
+    return as_ingested(db), f"{kept}, as ingested"
 
 
-def copy_of(db: Path, into: Path) -> Path:
-    """A copy in `into` of the warehouse at `db` and the files beside it that belong to it (the
-    catalog; folders of data files, which never change, as links). Builds write the DuckDB file only."""
-    into.mkdir(parents=True, exist_ok=True)
-    for path in db.parent.glob(f"{db.stem}.*"):
-        if path.suffix == ".lock" or path.name.startswith(f"{db.stem}.serving"):
-            continue
-        if path.is_dir():
-            shutil.copytree(path, into / path.name, copy_function=os.link, dirs_exist_ok=True)
-        else:
-            shutil.copyfile(path, into / path.name)
-    copied = into / db.name
-    publish_snapshot(copied)
-    return copied
+def as_ingested(db: Path) -> Path:
+    """The warehouse at `db` with its DuckDB file as the ingest left it (kept beside it the first
+    time): builds write that file only, and a warehouse cannot be copied elsewhere by its files."""
+    pristine = db.with_name(f"{db.stem}.ingested{db.suffix}")
+    if not pristine.exists():
+        shutil.copyfile(db, pristine)
+    shutil.copyfile(pristine, db)
+    publish_snapshot(db)
+    return db
 
 
 def timed(function) -> tuple[float, object]:
