@@ -33,12 +33,16 @@ class Settings:
     session_gap_minutes: float = 30.0
     comp_rate: Decimal = Decimal(0)
     pace_break_minutes: float = 10.0
+    surveillance_fdr: float = 0.05
+    max_bet: Decimal = Decimal(5000)
+    side_max: Decimal = Decimal(500)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
         """BANCO_DB, BANCO_LANDING, BANCO_TIMEZONE, BANCO_DAY_START_HOUR, BANCO_FIRST_GAMING_DAY,
         BANCO_NIGHTLY_AT (HH:MM), BANCO_MAX_TABLEAU_VIOLATION_RATE, BANCO_SESSION_GAP_MINUTES,
-        BANCO_COMP_RATE (a share of theo, 0 to 1) and BANCO_PACE_BREAK_MINUTES, each optional."""
+        BANCO_COMP_RATE (a share of theo, 0 to 1), BANCO_PACE_BREAK_MINUTES, BANCO_SURVEILLANCE_FDR
+        (0 to 1), BANCO_MAX_BET and BANCO_SIDE_MAX (the tables' limits), each optional."""
         try:
             return cls(
                 db=Path(env.get("BANCO_DB", DEFAULT_DB)),
@@ -50,6 +54,9 @@ class Settings:
                 session_gap_minutes=_minutes(env, "BANCO_SESSION_GAP_MINUTES", "30"),
                 comp_rate=_share(env, "BANCO_COMP_RATE", "0"),
                 pace_break_minutes=_minutes(env, "BANCO_PACE_BREAK_MINUTES", "10"),
+                surveillance_fdr=_rate(env, "BANCO_SURVEILLANCE_FDR", "0.05"),
+                max_bet=_amount(env, "BANCO_MAX_BET", "5000"),
+                side_max=_amount(env, "BANCO_SIDE_MAX", "500"),
             )
         except ValueError as error:
             raise ValueError(f"bad BANCO_* setting in the environment: {error}") from None
@@ -77,6 +84,30 @@ def _share(env: Mapping[str, str], name: str, default: str) -> Decimal:
     if not (share.is_finite() and 0 <= share <= 1):
         raise ValueError(f"{name} is a share from 0 to 1 (0.25: a quarter of theo), got {text!r}")
     return share
+
+
+def _rate(env: Mapping[str, str], name: str, default: str) -> float:
+    """A rate strictly between 0 and 1 from the environment."""
+    text = env.get(name, default)
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = float("nan")
+    if not 0 < rate < 1:
+        raise ValueError(f"{name} is a rate between 0 and 1 (0.05: five in a hundred), got {text!r}")
+    return rate
+
+
+def _amount(env: Mapping[str, str], name: str, default: str) -> Decimal:
+    """A positive amount of money from the environment, kept exact."""
+    text = env.get(name, default)
+    try:
+        amount = Decimal(text.strip())
+    except InvalidOperation:
+        amount = Decimal("NaN")
+    if not (amount.is_finite() and amount > 0):
+        raise ValueError(f"{name} is a positive amount, got {text!r}")
+    return amount
 
 
 def dagster_environment(workdir: Path, env: Mapping[str, str] = os.environ) -> dict[str, str]:

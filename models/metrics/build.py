@@ -67,7 +67,8 @@ _CATEGORIES = (pl.col("player_id").cast(pl.Categorical),)
 @dataclass(frozen=True)
 class MartConfig:
     """How the marts are reckoned: the gaming day, commission rounding, the pay table; a rating's
-    session gap (minutes), the comp reinvestment rate on theo, and dealer pace's break (minutes)."""
+    session gap (minutes), the comp reinvestment rate on theo, and dealer pace's break (minutes);
+    surveillance's false-discovery rate and the table limits its Zender rule compares stakes with."""
 
     day: GamingDay = field(default_factory=GamingDay)
     rounding: Rounding = field(default_factory=Rounding)
@@ -75,6 +76,9 @@ class MartConfig:
     session_gap: float = 30.0
     comp_rate: Decimal = Decimal(0)
     pace_break_minutes: float = 10.0
+    surveillance_fdr: float = 0.05
+    max_bet: Decimal = Decimal(5000)
+    side_max: Decimal = Decimal(500)
 
     def __post_init__(self) -> None:
         if not self.session_gap > 0:
@@ -87,6 +91,15 @@ class MartConfig:
             raise ValueError(f"the comp rate is a share of theo from 0 to 1, got {self.comp_rate}")
         if not self.pace_break_minutes > 0:
             raise ValueError(f"the pace break is a positive number of minutes, got {self.pace_break_minutes}")
+        if not 0 < self.surveillance_fdr < 1:
+            raise ValueError(f"the surveillance false-discovery rate is between 0 and 1, got {self.surveillance_fdr}")
+        for name in ("max_bet", "side_max"):
+            try:
+                object.__setattr__(self, name, Decimal(str(getattr(self, name))))
+            except InvalidOperation:
+                raise ValueError(f"the table's {name} is an amount, got {getattr(self, name)!r}") from None
+            if not getattr(self, name) > 0:
+                raise ValueError(f"the table's {name} is a positive amount, got {getattr(self, name)}")
 
 
 def compute_marts(

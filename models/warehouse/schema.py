@@ -129,3 +129,11 @@ MARTS_PLAYER_BETS = "marts.player_bets"
 MARTS_PLAYERS = "marts.players"
 MARTS_SIDE_BETS = "marts.side_bets"
 MARTS_DEALER_PACE = "marts.dealer_pace"
+#: Surveillance (docs/surveillance.md): every bet's exact house edge before each coup whose cards are
+#: known, each rating's evidence, each player's day, and the flags.
+MARTS_COUP_EDGES = "marts.coup_edges"
+MARTS_SURVEILLANCE_SESSIONS = "marts.surveillance_sessions"
+MARTS_SURVEILLANCE_PLAYER_DAY = "marts.surveillance_player_day"
+MARTS_SURVEILLANCE_FLAGS = "marts.surveillance_flags"
+#: A view, not a table: every wager of core.bets with its player_edge at that coup (marts.coup_edges).
+MARTS_WAGER_EDGES = "marts.wager_edges"

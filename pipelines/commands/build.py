@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # the ratings' and dealer pace's settings come from the environment, as the Dagster assets read them
     parser.epilog = (
         "Player ratings and dealer pace follow BANCO_SESSION_GAP_MINUTES (30), BANCO_COMP_RATE (0) and "
-        "BANCO_PACE_BREAK_MINUTES (10)."
+        "BANCO_PACE_BREAK_MINUTES (10); surveillance BANCO_SURVEILLANCE_FDR (0.05), BANCO_MAX_BET (5000) "
+        "and BANCO_SIDE_MAX (500)."
     )
 
 
@@ -36,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
         session_gap=settings.session_gap_minutes,
         comp_rate=settings.comp_rate,
         pace_break_minutes=settings.pace_break_minutes,
+        surveillance_fdr=settings.surveillance_fdr,
+        max_bet=settings.max_bet,
+        side_max=settings.side_max,
     )
     rows = build(Path(args.db), config, days=args.days)
     print(

@@ -17,7 +17,7 @@ from pipelines.settings import Settings
 
 class Warehouse(dg.ConfigurableResource):
     """The DuckDB warehouse, the landing folder it is fed from, how gaming days are reckoned, and
-    the marts' settings for player ratings and dealer pace."""
+    the marts' settings for player ratings, dealer pace and surveillance."""
 
     db: str
     landing: str
@@ -26,6 +26,9 @@ class Warehouse(dg.ConfigurableResource):
     session_gap_minutes: float = 30.0
     comp_rate: str = "0"  # text, so the rate stays exact
     pace_break_minutes: float = 10.0
+    surveillance_fdr: float = 0.05
+    max_bet: str = "5000"  # text, so the limits stay exact
+    side_max: str = "500"
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Warehouse:
@@ -37,6 +40,9 @@ class Warehouse(dg.ConfigurableResource):
             session_gap_minutes=settings.session_gap_minutes,
             comp_rate=str(settings.comp_rate),
             pace_break_minutes=settings.pace_break_minutes,
+            surveillance_fdr=settings.surveillance_fdr,
+            max_bet=str(settings.max_bet),
+            side_max=str(settings.side_max),
         )
 
     @property
@@ -58,6 +64,9 @@ class Warehouse(dg.ConfigurableResource):
             session_gap=self.session_gap_minutes,
             comp_rate=Decimal(self.comp_rate),
             pace_break_minutes=self.pace_break_minutes,
+            surveillance_fdr=self.surveillance_fdr,
+            max_bet=Decimal(self.max_bet),
+            side_max=Decimal(self.side_max),
         )
 
     @contextmanager

@@ -1,4 +1,4 @@
-"""The ratings' and dealer pace's settings: read from the environment, checked, and carried to the build."""
+"""The ratings', dealer pace's and surveillance's settings: read from the environment, checked, and carried to the build."""
 
 import datetime as dt
 import os
@@ -31,6 +31,13 @@ def test_the_defaults_and_the_environment_reach_the_marts_config():
     assert (MartConfig().session_gap, MartConfig().comp_rate, MartConfig().pace_break_minutes) == (30, 0, 10)
 
 
+def test_the_surveillance_settings_reach_the_marts_config():
+    settings = Settings.from_env({"BANCO_SURVEILLANCE_FDR": "0.01", "BANCO_MAX_BET": "10000", "BANCO_SIDE_MAX": "1000"})
+    config = Warehouse.from_settings(settings).mart_config
+    assert (config.surveillance_fdr, config.max_bet, config.side_max) == (0.01, Decimal(10000), Decimal(1000))
+    assert (MartConfig().surveillance_fdr, MartConfig().max_bet, MartConfig().side_max) == (0.05, 5000, 500)
+
+
 @pytest.mark.parametrize(
     "name, value, message",
     [
@@ -40,6 +47,10 @@ def test_the_defaults_and_the_environment_reach_the_marts_config():
         ("BANCO_COMP_RATE", "25%", "BANCO_COMP_RATE is a share from 0 to 1 (0.25: a quarter of theo), got '25%'"),
         ("BANCO_COMP_RATE", "1.2", "BANCO_COMP_RATE is a share from 0 to 1"),
         ("BANCO_COMP_RATE", "nan", "BANCO_COMP_RATE is a share from 0 to 1"),
+        ("BANCO_SURVEILLANCE_FDR", "0", "BANCO_SURVEILLANCE_FDR is a rate between 0 and 1 (0.05: five in a hundred)"),
+        ("BANCO_SURVEILLANCE_FDR", "5%", "BANCO_SURVEILLANCE_FDR is a rate between 0 and 1"),
+        ("BANCO_MAX_BET", "-5", "BANCO_MAX_BET is a positive amount, got '-5'"),
+        ("BANCO_SIDE_MAX", "lots", "BANCO_SIDE_MAX is a positive amount, got 'lots'"),
     ],
 )
 def test_a_bad_rating_setting_is_named(name, value, message):
