@@ -1,0 +1,438 @@
+"""Surveillance: each rating's wagers against the exact edge of every bet before each coup.
+
+A rating's present coups are the coups with edges (marts.coup_edges) at its table from its first to
+its last wagered coup; its cells are (present coup, bet type it wagered) pairs with the stake there
+(0 where none) and the player's edge. The test of "bets when the edge is high" permutes each bet
+type's stakes over the present coups (permutation.py). Zender's pattern is a shoe the player first
+bets in its last cards, at or near the table's limit. The player-day and the flags are taken from
+the sessions alone, so a sharded build combines its shards' session rows first and derives them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from decimal import Decimal
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from models.game.paytable import BETS, MAIN_BETS
+from models.metrics.permutation import sequential_p_values
+
+KEY = ["player_id", "table_id", "gaming_day", "session"]
+COUP = ["table_id", "shoe_id", "round_no"]
+EDGES = tuple(f"edge_{bet}" for bet in BETS)
+MONEY = pl.Decimal(18, 4)
+#: As marts.player_sessions' handle_side: every bet but the main hands is a side bet, the tie included.
+MAIN_HANDS = ("banker", "player")
+SESSION_COLUMNS = (
+    "player_id", "table_id", "gaming_day", "session", "started_at", "ended_at", "coups_present", "wagers",
+    "side_wagers", "advantage_wagers", "advantage_share", "expected_advantage_share", "edge_rank_correlation",
+    "amount", "edge_won", "house_win", "permutations", "p_value", "zender_shoes", "zender_won",
+)  # fmt: skip
+#: The sums a player's day totals from their sessions (the shares are taken again from them).
+SUMS = (
+    "coups_present", "wagers", "side_wagers", "advantage_wagers", "amount", "edge_won", "house_win", "permutations",
+    "zender_shoes", "zender_won",
+)  # fmt: skip
+DAY_COLUMNS = (
+    "player_id", "gaming_day", "tables", "sessions", "tested_sessions", "coups_present", "wagers", "side_wagers",
+    "advantage_wagers", "advantage_share", "expected_advantage_share", "amount", "edge_won", "house_win",
+    "permutations", "zender_shoes", "zender_won", "p_value", "q_value",
+)  # fmt: skip
+#: What a flag shows of its session or player-day (zender_won for the detail only).
+EVIDENCE = (
+    "p_value", "q_value", "edge_won", "wagers", "advantage_wagers", "advantage_share", "expected_advantage_share",
+    "house_win", "zender_shoes", "zender_won",
+)  # fmt: skip
+#: The flags' evidence in one type whichever row it comes from.
+FLAG_TYPES = {
+    "p_value": pl.Float64, "q_value": pl.Float64, "edge_won": MONEY, "wagers": pl.Int64, "advantage_wagers": pl.Int64,
+    "advantage_share": pl.Float64, "expected_advantage_share": pl.Float64, "house_win": MONEY,
+    "zender_shoes": pl.Int32, "zender_won": MONEY,
+}  # fmt: skip
+FLAG_COLUMNS = (
+    "gaming_day", "player_id", "rule", "scope", "table_id", "session", "p_value", "q_value", "edge_won", "wagers",
+    "advantage_wagers", "advantage_share", "expected_advantage_share", "house_win", "zender_shoes", "detail",
+)  # fmt: skip
+
+
+def player_edge() -> pl.Expr:
+    """The bettor's edge on the wager's bet at its coup: minus the coup's house edge of that bet."""
+    chosen = pl.when(pl.col("bet") == BETS[0]).then(pl.col(EDGES[0]))
+    for bet, column in zip(BETS[1:], EDGES[1:], strict=True):
+        chosen = chosen.when(pl.col("bet") == bet).then(pl.col(column))
+    return (-chosen).alias("player_edge")
+
+
+def wager_edges(bets: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
+    """Each wager (core.bets' columns, in their order) with `player_edge` and `advantage`
+    (player_edge > 0); both null for a wager on a coup without an edges row."""
+    keyed = edges.select(*COUP, *EDGES).cast({name: bets.schema[name] for name in COUP})
+    return (
+        bets.join(keyed, on=COUP, how="left", maintain_order="left")
+        .with_columns(player_edge())
+        .select(*bets.columns, "player_edge", advantage=pl.col("player_edge") > 0)
+    )
+
+
+def wager_edges_sql(bets_table: str, edges_table: str) -> str:
+    """`wager_edges` as one SELECT over the stored tables (for the view marts.wager_edges)."""
+    cases = " ".join(f"WHEN '{bet}' THEN e.{column}" for bet, column in zip(BETS, EDGES, strict=True))
+    joined = (
+        f"SELECT b.*, -(CASE b.bet {cases} END) AS player_edge FROM {bets_table} AS b "
+        f"LEFT JOIN {edges_table} AS e "
+        "ON b.table_id = e.table_id AND b.shoe_id = e.shoe_id AND b.round_no = e.round_no"
+    )
+    return f"SELECT *, player_edge > 0 AS advantage FROM ({joined})"
+
+
+def surveillance_sessions(
+    bets: pl.DataFrame,
+    rounds: pl.DataFrame,
+    sessions: pl.DataFrame,
+    edges: pl.DataFrame,
+    *,
+    max_bet: Decimal = Decimal(5000),
+    side_max: Decimal = Decimal(500),
+    near_max: float = 0.9,
+    late_share: float = 0.2,
+    h: int = 20,
+    max_permutations: int = 100_000,
+) -> pl.DataFrame:
+    """marts.surveillance_sessions: one row per rating with a wager on a coup that has edges.
+
+    `bets`: core.bets rows (table_id, shoe_id, round_no, bet, amount, house_net, player_id);
+    `rounds`: the coups (table_id, shoe_id, round_no, started_at); `sessions`: their ratings
+    (marts.player_sessions: player_id, table_id, gaming_day, session, started_at, ended_at);
+    `edges`: marts.coup_edges. A wager belongs to its player's latest rating at the table started
+    by its coup. Zender's pattern: the player's first wager in a shoe at its last `late_share` of
+    cards, and a wager there of at least `near_max` of the limit (`max_bet` for banker, player and
+    tie, `side_max` for the side bets); `h` and `max_permutations` stop the permutation test."""
+    if not 0 < near_max <= 1 or not 0 < late_share < 1:
+        raise ValueError(f"near_max is in (0, 1] and late_share in (0, 1), got {near_max} and {late_share}")
+    coups = _coups(edges, rounds)
+    placed = _attributed(bets, rounds, sessions, coups)
+    on_edges = placed.filter(pl.col("_coup").is_not_null())
+    present = _present(placed, coups)
+    cells, weights = _cells(on_edges, present, coups)
+    tested = _tested(cells, sessions, h, max_permutations)
+    sums = on_edges.group_by("_rating").agg(
+        wagers=pl.len(),
+        side_wagers=(~pl.col("bet").is_in(MAIN_HANDS)).sum(),
+        advantage_wagers=(pl.col("player_edge") > 0).sum(),
+        amount=pl.col("amount").sum(),
+        edge_won=(pl.col("amount").cast(pl.Float64) * pl.col("player_edge")).fill_null(0).sum(),
+        house_win=pl.col("house_net").sum(),
+    )
+    zender = _zender(placed, coups, max_bet, side_max, near_max, late_share)
+    return (
+        _ratings(sessions)
+        .join(sums, on="_rating", how="inner")
+        .join(present.select("_rating", "coups_present"), on="_rating", how="left")
+        .join(weights, on="_rating", how="left")
+        .join(tested, on="_rating", how="left")
+        .join(zender, on="_rating", how="left")
+        .with_columns(
+            advantage_share=pl.col("advantage_wagers") / pl.col("wagers"),
+            expected_advantage_share=pl.col("expected_advantage_wagers") / pl.col("wagers"),
+            amount=pl.col("amount").cast(MONEY),
+            edge_won=pl.col("edge_won").round(4).cast(MONEY),
+            house_win=pl.col("house_win").fill_null(0).cast(MONEY),
+            zender_shoes=pl.col("zender_shoes").fill_null(0).cast(pl.Int16),
+            zender_won=pl.col("zender_won").fill_null(0).cast(MONEY),
+            permutations=pl.col("permutations").cast(pl.Int32),
+            **{name: pl.col(name).cast(pl.Int64) for name in ("coups_present", "wagers", "side_wagers")},
+            advantage_wagers=pl.col("advantage_wagers").cast(pl.Int64),
+        )
+        .select(SESSION_COLUMNS)
+        .sort("gaming_day", "table_id", "player_id", "session")
+    )
+
+
+def _ratings(sessions: pl.DataFrame) -> pl.DataFrame:
+    """The ratings' keys and times, numbered (`_rating`), ids as text."""
+    return sessions.select(
+        pl.col("player_id", "table_id").cast(pl.String), "gaming_day", "session", "started_at", "ended_at"
+    ).with_row_index("_rating")
+
+
+def _coup_key() -> tuple[pl.Expr, pl.Expr]:
+    """A coup's key in one type whatever the source's: ids as text, round as Int64."""
+    return pl.col("table_id", "shoe_id").cast(pl.String), pl.col("round_no").cast(pl.Int64)
+
+
+def _coups(edges: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
+    """The coups with edges, with their start, numbered (`_coup`) table by table in time order."""
+    return (
+        edges.select(*_coup_key(), "decks", "cards_left", *EDGES)
+        .join(rounds.select(*_coup_key(), "started_at"), on=COUP, how="inner")
+        .sort("table_id", "started_at", "shoe_id", "round_no")
+        .with_row_index("_coup")
+    )
+
+
+def _attributed(bets: pl.DataFrame, rounds: pl.DataFrame, sessions: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
+    """The rated wagers with their coup's start, rating (`_rating`), coup with edges (`_coup`, null
+    for none), bet's index in BETS (`_bet`) and player edge."""
+    times = rounds.select(*_coup_key(), "started_at")
+    ratings = (
+        _ratings(sessions)
+        .select("player_id", "table_id", "_rating", _start="started_at", _end="ended_at")
+        .sort("_start")
+    )
+    codes = {bet: index for index, bet in enumerate(BETS)}
+    wagers = (
+        bets.filter(pl.col("player_id").is_not_null())
+        .select(
+            *_coup_key(),
+            pl.col("player_id", "bet").cast(pl.String),
+            "amount",
+            "house_net",
+        )
+        .join(times, on=COUP, how="inner")
+        .sort("started_at")
+    )
+    attributed = wagers.join_asof(
+        ratings,
+        left_on="started_at",
+        right_on="_start",
+        by=["player_id", "table_id"],
+        strategy="backward",
+        check_sortedness=False,  # sorted by time as a whole, so within each group too
+    ).filter(pl.col("_rating").is_not_null() & (pl.col("started_at") <= pl.col("_end")))
+    on_coup = coups.select(*COUP, "_coup", *EDGES)
+    return (
+        attributed.join(on_coup, on=COUP, how="left")
+        .with_columns(player_edge(), _bet=pl.col("bet").replace_strict(codes, default=None, return_dtype=pl.Int64))
+        .drop(*EDGES, "_start", "_end")
+    )
+
+
+def _present(placed: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
+    """Per rating: its present coups, `_lo` to `_hi` of the numbered coups (`coups_present` of them)."""
+    spans = placed.group_by("_rating").agg(
+        pl.col("table_id").first(), _first=pl.col("started_at").min(), _last=pl.col("started_at").max()
+    )
+    at = coups.select("table_id", "started_at", "_coup").sort("started_at")
+    low = spans.sort("_first").join_asof(
+        at.rename({"_coup": "_lo"}),
+        left_on="_first",
+        right_on="started_at",
+        by="table_id",
+        strategy="forward",
+        check_sortedness=False,
+    )
+    both = low.sort("_last").join_asof(
+        at.rename({"_coup": "_hi"}),
+        left_on="_last",
+        right_on="started_at",
+        by="table_id",
+        strategy="backward",
+        check_sortedness=False,
+    )
+    return both.filter(pl.col("_lo") <= pl.col("_hi")).select(
+        "_rating", "_lo", "_hi", coups_present=pl.col("_hi") - pl.col("_lo") + 1
+    )
+
+
+def _cells(on_edges: pl.DataFrame, present: pl.DataFrame, coups: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The (present coup, bet type wagered) cells of each rating with stake and edge (null where the
+    logging cannot tell), in rating, bet and coup order; and per rating the advantage wagers
+    expected if its timing were unrelated to the shoe (`expected_advantage_wagers`)."""
+    edge_table = -coups.select(EDGES).cast(pl.Float64).to_numpy()  # the player's edges, NaN where unknown
+    pairs = on_edges.group_by("_rating", "_bet").agg(_wagers=pl.len()).join(present, on="_rating", how="inner")
+    cells = pairs.select("_rating", "_bet", _coup=pl.int_ranges("_lo", pl.col("_hi") + 1)).explode("_coup")
+    flat = (cells["_coup"].to_numpy() * len(BETS) + cells["_bet"].to_numpy()).astype(np.int64)
+    stakes = on_edges.group_by("_rating", "_bet", "_coup").agg(stake=pl.col("amount").cast(pl.Float64).sum())
+    cells = (
+        cells.with_columns(_coup=pl.col("_coup").cast(pl.UInt32), edge=pl.Series(edge_table.ravel()[flat]))
+        .with_columns(pl.col("edge").fill_nan(None))
+        .join(stakes.cast({"_coup": pl.UInt32}), on=["_rating", "_bet", "_coup"], how="left")
+        .with_columns(pl.col("stake").fill_null(0.0))
+        .sort("_rating", "_bet", "_coup")
+    )
+    # per bet type, the share of the present coups where it favoured the player, times its wagers
+    shares = cells.group_by("_rating", "_bet").agg(_share=(pl.col("edge") > 0).fill_null(False).mean())
+    weights = (
+        shares.join(pairs.select("_rating", "_bet", "_wagers"), on=["_rating", "_bet"])
+        .group_by("_rating")
+        .agg(expected_advantage_wagers=(pl.col("_share") * pl.col("_wagers")).sum())
+    )
+    return cells.filter(pl.col("edge").is_not_null()), weights
+
+
+def _tested(cells: pl.DataFrame, sessions: pl.DataFrame, h: int, max_permutations: int) -> pl.DataFrame:
+    """Per rating with cells of known edge: the rank correlation, permutations and p-value."""
+    if cells.height == 0:
+        return pl.DataFrame(
+            schema={
+                "_rating": pl.UInt32,
+                "edge_rank_correlation": pl.Float64,
+                "permutations": pl.Int64,
+                "p_value": pl.Float64,
+            }
+        )
+    rating, bet = cells["_rating"].to_numpy(), cells["_bet"].to_numpy()
+    new_stratum = np.r_[True, (rating[1:] != rating[:-1]) | (bet[1:] != bet[:-1])]
+    new_test = np.r_[True, rating[1:] != rating[:-1]]
+    strata = np.r_[np.flatnonzero(new_stratum), len(rating)]
+    tests = np.r_[np.flatnonzero(new_test[new_stratum]), len(strata) - 1]
+    ids = rating[new_test]
+    keys = _ratings(sessions).select(KEY)[ids]
+    seeds = np.array([rating_seed(*row) for row in keys.iter_rows()], np.uint64)
+    found = sequential_p_values(
+        cells["stake"].to_numpy(),
+        cells["edge"].to_numpy(),
+        strata,
+        tests,
+        seeds,
+        h=h,
+        max_permutations=max_permutations,
+    )
+    correlation = cells.group_by("_rating").agg(
+        edge_rank_correlation=pl.corr("stake", "edge", method="spearman").fill_nan(None)
+    )
+    return pl.DataFrame(
+        {"_rating": pl.Series(ids, dtype=pl.UInt32), "permutations": found.permutations, "p_value": found.p_value}
+    ).join(correlation, on="_rating", how="left")
+
+
+def rating_seed(player_id: str, table_id: str, gaming_day, session: int) -> int:
+    """The permutation stream's seed of a rating: a hash of its key (a rebuild draws the same)."""
+    text = f"{player_id}\x1f{table_id}\x1f{gaming_day}\x1f{session}".encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+
+
+def _zender(
+    placed: pl.DataFrame, coups: pl.DataFrame, max_bet: Decimal, side_max: Decimal, near_max: float, late_share: float
+) -> pl.DataFrame:
+    """Per rating: the shoes matching Zender's pattern (`zender_shoes`; a shoe counts for the rating
+    of its first wager there) and what the house lost on their wagers at or near the limit."""
+    share = Decimal(str(near_max))
+    limit = (
+        pl.when(pl.col("bet").is_in(MAIN_BETS))
+        .then(pl.lit(share * Decimal(max_bet)).cast(pl.Decimal(38, 6)))
+        .otherwise(pl.lit(share * Decimal(side_max)).cast(pl.Decimal(38, 6)))
+    )
+    near = pl.col("amount") >= limit
+    shoes = (
+        placed.sort("round_no", maintain_order=True)
+        .group_by("player_id", "table_id", "shoe_id")
+        .agg(
+            _rating=pl.col("_rating").first(),
+            round_no=pl.col("round_no").first(),
+            _near=near.any(),
+            _lost=(-pl.col("house_net")).filter(near).sum(),
+        )
+        .join(coups.select(*COUP, "decks", "cards_left"), on=COUP, how="inner")
+        # the first wager came only in the shoe's last cards (the ones before it were sat out)
+        .filter(pl.col("_near") & (pl.col("cards_left") <= late_share * 52 * pl.col("decks").cast(pl.Float64)))
+    )
+    return shoes.group_by("_rating").agg(zender_shoes=pl.len(), zender_won=pl.col("_lost").sum())
+
+
+def q_values(p_values: pl.Series) -> pl.Series:
+    """Benjamini-Hochberg adjusted p-values (scipy's, as the tie marts' flags use) of the non-null
+    p-values compared together; null where p is."""
+    values = p_values.cast(pl.Float64).fill_null(np.nan).to_numpy()
+    known = ~np.isnan(values)
+    out = np.full(len(values), np.nan)
+    if known.any():
+        out[known] = stats.false_discovery_control(values[known])
+    return pl.Series("q_value", out).fill_nan(None)
+
+
+def _q_by_day() -> pl.Expr:
+    return pl.col("p_value").map_batches(q_values, return_dtype=pl.Float64).over("gaming_day").alias("q_value")
+
+
+def fisher_p_values(statistic: np.ndarray, tested: np.ndarray) -> np.ndarray:
+    """Fisher's combination: P(chi-squared with 2k degrees of freedom >= -2 sum log p) for k tested
+    p-values (NaN where k = 0)."""
+    out = np.full(len(statistic), np.nan)
+    some = tested > 0
+    out[some] = stats.chi2.sf(statistic[some], 2 * tested[some])
+    return out
+
+
+def surveillance_player_day(sessions: pl.DataFrame) -> pl.DataFrame:
+    """marts.surveillance_player_day from the day's surveillance sessions (all tables): per player
+    and gaming day their sums, the shares taken again from them, Fisher's combination of the
+    sessions' p-values and its Benjamini-Hochberg q-value over the day's tested players."""
+    days = (
+        sessions.group_by("player_id", "gaming_day")
+        .agg(
+            tables=pl.col("table_id").n_unique().cast(pl.Int64),
+            sessions=pl.len().cast(pl.Int64),
+            tested_sessions=pl.col("p_value").count().cast(pl.Int64),
+            _expected=(pl.col("expected_advantage_share") * pl.col("wagers")).sum(),
+            _fisher=(-2 * pl.col("p_value").log()).sum(),
+            **{name: pl.col(name).sum() for name in SUMS},
+        )
+        .sort("gaming_day", "player_id")
+    )
+    combined = fisher_p_values(days["_fisher"].to_numpy(), days["tested_sessions"].to_numpy())
+    return (
+        days.with_columns(
+            pl.Series("p_value", combined).fill_nan(None),
+            advantage_share=pl.col("advantage_wagers") / pl.col("wagers"),
+            expected_advantage_share=pl.col("_expected") / pl.col("wagers"),
+            **{name: pl.col(name).cast(MONEY) for name in ("amount", "edge_won", "house_win", "zender_won")},
+            **{
+                name: pl.col(name).cast(pl.Int64)
+                for name in ("coups_present", "wagers", "side_wagers", "advantage_wagers", "permutations")
+            },
+            zender_shoes=pl.col("zender_shoes").cast(pl.Int32),
+        )
+        .with_columns(_q_by_day())
+        .select(DAY_COLUMNS)
+    )
+
+
+def surveillance_flags(
+    sessions: pl.DataFrame, player_day: pl.DataFrame, fdr: float = 0.05, zender_shoes: int = 2
+) -> pl.DataFrame:
+    """marts.surveillance_flags: the sessions and player-days whose q-value (Benjamini-Hochberg over
+    the gaming day's tested sessions, or players) is at most `fdr` (rule 'edge_timing'), and the
+    player-days with at least `zender_shoes` shoes of Zender's pattern (rule 'zender')."""
+    if not 0 < fdr < 1 or zender_shoes < 1:
+        raise ValueError(f"the flags need 0 < fdr < 1 and zender_shoes >= 1, got {fdr} and {zender_shoes}")
+    timed = sessions.with_columns(_q_by_day()).filter(pl.col("q_value") <= fdr)
+    by_session = timed.select(*_rule("edge_timing", "session"), "table_id", "session", *EVIDENCE)
+    # a player-day's flag names no table or rating
+    blank = (pl.lit(None, pl.String).alias("table_id"), pl.lit(None, sessions.schema["session"]).alias("session"))
+    by_day = player_day.filter(pl.col("q_value") <= fdr).select(*_rule("edge_timing", "player_day"), *blank, *EVIDENCE)
+    untested = (pl.lit(None, pl.Float64).alias("p_value"), pl.lit(None, pl.Float64).alias("q_value"))
+    zender = player_day.filter(pl.col("zender_shoes") >= zender_shoes).select(
+        *_rule("zender", "player_day"), *blank, *untested, *EVIDENCE[2:]
+    )
+    flags = pl.concat([frame.cast(FLAG_TYPES) for frame in (by_session, by_day, zender)], how="vertical").sort(
+        "gaming_day", "player_id", "rule", "scope", "table_id", "session", nulls_last=False
+    )
+    reasons = pl.Series("detail", [_detail(flag) for flag in flags.iter_rows(named=True)], dtype=pl.String)
+    return flags.with_columns(reasons).select(FLAG_COLUMNS)
+
+
+def _rule(rule: str, scope: str) -> tuple[pl.Expr, ...]:
+    """A flag's first columns: its day, player, rule and scope."""
+    return pl.col("gaming_day"), pl.col("player_id"), pl.lit(rule).alias("rule"), pl.lit(scope).alias("scope")
+
+
+def _detail(flag: dict) -> str:
+    """A flag's reason in one line."""
+    if flag["rule"] == "zender":
+        return (
+            f"{flag['zender_shoes']} shoes sat out, then bet at or near the table maximum in their last cards; "
+            f"the house lost {flag['zender_won']:,.2f} on those wagers"
+        )
+    return (
+        f"{flag['advantage_wagers']} of {flag['wagers']} wagers at an advantage "
+        f"({flag['expected_advantage_share']:.1%} expected), edge won {flag['edge_won']:,.2f}, "
+        f"p = {_small(flag['p_value'])}, q = {_small(flag['q_value'])}"
+    ).replace("%", " %")
+
+
+def _small(p: float) -> str:
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
