@@ -114,3 +114,64 @@ def win_against_theo(sessions: pl.DataFrame, title: str, deviations: float = 2.0
         )
     )
     return (area + drawn).properties(title=title)
+
+
+#: Alerts by rule: edge timing in the red of a warning, Zender's pattern in amber.
+RULE_COLORS = alt.Scale(domain=["edge_timing", "zender"], range=["#c0392b", "#e67e22"])
+#: A shoe timeline's wagers: the player looked at stands out, the others stay grey.
+WAGER_COLORS = alt.Scale(domain=["chosen", "other"], range=["#111111", "#95a5a6"])
+
+
+def alerts_per_day(alerts: pl.DataFrame, title: str) -> alt.Chart:
+    """Alerts per gaming day, stacked by rule (columns gaming_day, rule, alerts)."""
+    return (
+        alt.Chart(alerts, title=title)
+        .mark_bar()
+        .encode(
+            x=alt.X("yearmonthdate(gaming_day):O", title=None, axis=alt.Axis(format="%b %d", labelAngle=0)),
+            y=alt.Y("alerts:Q", title="alerts", axis=alt.Axis(tickMinStep=1)),
+            color=alt.Color("rule:N", title=None, scale=RULE_COLORS),
+            tooltip=[alt.Tooltip("gaming_day:T", format="%Y-%m-%d"), "rule", "alerts"],
+        )
+    )
+
+
+def shoe_edges(edges: pl.DataFrame, wagers: pl.DataFrame, x: str, title: str) -> alt.LayerChart:
+    """Each bet's player edge through one shoe (columns `x`, bet, player_edge: a line per bet), the zero
+    line, and the wagers placed at each coup on their bet's line (columns `x`, bet, player_edge, amount,
+    player_id, who: 'chosen' or 'other'), sized by amount; above zero a bet favoured the player."""
+    axis = {"round_no": "coup", "cards_seen": "cards seen"}[x]
+    lines = (
+        alt.Chart(edges)
+        .mark_line(strokeWidth=1.5)
+        .encode(
+            x=alt.X(f"{x}:Q", title=axis),
+            y=alt.Y("player_edge:Q", title="player's edge", axis=alt.Axis(format=".0%")),
+            color=alt.Color("bet:N", title="bet"),
+            tooltip=[x, "bet", alt.Tooltip("player_edge:Q", format=".2%")],
+        )
+    )
+    zero = (
+        alt.Chart(pl.DataFrame({"player_edge": [0.0]}))
+        .mark_rule(color="#2c3e50", strokeDash=[4, 3])
+        .encode(y="player_edge:Q")
+    )
+    marks = (
+        alt.Chart(wagers)
+        .mark_circle(opacity=0.75, stroke="white", strokeWidth=0.5)
+        .encode(
+            x=f"{x}:Q",
+            y="player_edge:Q",
+            size=alt.Size("amount:Q", title="amount", scale=alt.Scale(range=[20, 400])),
+            color=alt.Color("who:N", title="wagers", scale=WAGER_COLORS),
+            tooltip=[
+                x,
+                "player_id",
+                "bet",
+                alt.Tooltip("amount:Q", format=",.2f"),
+                alt.Tooltip("player_edge:Q", format=".2%"),
+            ],
+        )
+    )
+    layers = alt.layer(lines, zero, marks, title=title).resolve_scale(color="independent", size="independent")
+    return layers.properties(height=420).interactive(bind_y=False)

@@ -1,0 +1,202 @@
+"""The Surveillance page's queries, over the surveillance marts alone: the alerts within the filters, a
+player's evidence (sessions, days, wagers with their edges) and one shoe's edges coup by coup with the
+wagers placed in it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from dashboards import filters, query
+from models.game.paytable import BETS
+from models.warehouse import schema
+
+MARTS = (
+    schema.MARTS_COUP_EDGES,
+    schema.MARTS_WAGER_EDGES,
+    schema.MARTS_SURVEILLANCE_SESSIONS,
+    schema.MARTS_SURVEILLANCE_PLAYER_DAY,
+    schema.MARTS_SURVEILLANCE_FLAGS,
+)
+#: The alert list's columns, as marts.surveillance_flags holds them.
+ALERTS = (
+    "gaming_day, player_id, rule, scope, table_id, session, p_value, q_value, edge_won, wagers, advantage_wagers, "
+    "advantage_share, expected_advantage_share, house_win, zender_shoes, detail"
+)
+#: A player's sessions, as marts.surveillance_sessions holds them.
+SESSIONS = (
+    "gaming_day, table_id, session, started_at, ended_at, coups_present, wagers, side_wagers, advantage_wagers, "
+    "advantage_share, expected_advantage_share, edge_rank_correlation, amount, edge_won, house_win, permutations, "
+    "p_value, zender_shoes, zender_won"
+)
+#: Their sums over the sessions listed; the expected share weighted by wagers, as each session's is by type.
+SUMS = (
+    "count(*)::BIGINT AS sessions, sum(coups_present)::BIGINT AS coups_present, sum(wagers)::BIGINT AS wagers, "
+    "sum(side_wagers)::BIGINT AS side_wagers, sum(advantage_wagers)::BIGINT AS advantage_wagers, "
+    "sum(advantage_wagers) / sum(wagers) AS advantage_share, "
+    "sum(expected_advantage_share * wagers) / sum(wagers) AS expected_advantage_share, "
+    "sum(amount) AS amount, sum(edge_won) AS edge_won, sum(house_win) AS house_win, "
+    "sum(zender_shoes)::BIGINT AS zender_shoes, sum(zender_won) AS zender_won"
+)
+DAYS = (
+    "SELECT gaming_day, tables, sessions, wagers, advantage_wagers, advantage_share, expected_advantage_share, "
+    "edge_won, house_win, p_value, q_value FROM marts.surveillance_player_day "
+    "WHERE player_id = $player AND {where} ORDER BY gaming_day"
+)
+#: A wager's columns as the evidence lists it, from marts.wager_edges (core.bets and the coup's edge).
+WAGERS = (
+    "SELECT w.table_id, w.shoe_id, w.round_no, e.cards_seen, w.seat, w.player_id, w.bet, w.amount, w.player_edge, "
+    "w.advantage, w.amount * w.player_edge AS edge_worth, w.house_net FROM marts.wager_edges w "
+    "LEFT JOIN marts.coup_edges e USING (table_id, shoe_id, round_no)"
+)
+#: Wagers a player's evidence lists at most (the sums above cover them all).
+MAX_WAGERS = 2_000
+
+
+def _table_days(f: filters.Filters) -> tuple[str, dict[str, Any]]:
+    """The filtered tables' gaming days, for marts that carry table_id and gaming_day but no game."""
+    where, params = f.where("table_day")
+    return f"SELECT DISTINCT table_id, gaming_day FROM marts.shoe_summary WHERE {where}", params
+
+
+def _sessions_where(f: filters.Filters, alias: str = "") -> tuple[str, dict[str, Any]]:
+    """Rows of marts.surveillance_sessions (or any relation keyed by table and day) within the filters."""
+    a = f"{alias}." if alias else ""
+    days, params = f.where("day", alias)
+    if not f.narrowed():
+        return days, params
+    kept, more = _table_days(f)
+    return f"{days} AND ({a}table_id, {a}gaming_day) IN ({kept})", params | more
+
+
+def alerts(f: filters.Filters) -> pl.DataFrame:
+    """The flags of the filtered days, newest first. A table, game or dealer filter keeps a session's flag
+    when its table-day is kept, and a player-day's when the player had a session at a kept table-day."""
+    days, params = f.where("day")
+    if f.narrowed():
+        kept, more = _table_days(f)
+        played = (
+            f"SELECT player_id, gaming_day FROM marts.surveillance_sessions WHERE (table_id, gaming_day) IN ({kept})"
+        )
+        days += (
+            f" AND CASE WHEN scope = 'session' THEN (table_id, gaming_day) IN ({kept}) "
+            f"ELSE (player_id, gaming_day) IN ({played}) END"
+        )
+        params |= more
+    return query.frame(
+        f"SELECT {ALERTS} FROM marts.surveillance_flags WHERE {days} "
+        "ORDER BY gaming_day DESC, q_value NULLS LAST, p_value NULLS LAST, player_id, table_id NULLS FIRST, session",
+        params,
+    )
+
+
+def tested(f: filters.Filters) -> dict[str, int]:
+    """How many sessions and player-days the filtered days tested: what a list of no alerts was drawn from."""
+    where, params = _sessions_where(f)
+    return query.frame(
+        "SELECT count(*) AS sessions, count(DISTINCT (player_id, gaming_day)) AS player_days, "
+        f"count(DISTINCT player_id) AS players FROM marts.surveillance_sessions WHERE {where}",
+        params,
+    ).row(0, named=True)
+
+
+def coups(f: filters.Filters) -> int:
+    """The coups with edges in the filtered shoes (none: no cards logged, or no house-banked game)."""
+    where, params = f.where("shoe")
+    return query.frame(f"SELECT count(*) AS n FROM marts.coup_edges WHERE {where}", params)["n"][0]
+
+
+def has_cards() -> bool:
+    """Whether any coup of a house-banked game (the games offering side bets) has its cards logged."""
+    return (
+        query.frame(
+            "SELECT count(*) AS n FROM core.rounds WHERE has_cards AND game IN ('punto_banco', 'super6', 'ez_baccarat')"
+        )["n"][0]
+        > 0
+    )
+
+
+def sessions(f: filters.Filters, player_id: str) -> pl.DataFrame:
+    """The player's surveillance sessions within the filters, in the order they started."""
+    where, params = _sessions_where(f)
+    return query.frame(
+        f"SELECT {SESSIONS} FROM marts.surveillance_sessions WHERE player_id = $player AND {where} "
+        "ORDER BY started_at, table_id, session",
+        params | {"player": player_id},
+    )
+
+
+def sums(f: filters.Filters, player_id: str) -> dict[str, Any]:
+    """The player's sessions within the filters, summed."""
+    where, params = _sessions_where(f)
+    return query.frame(
+        f"SELECT {SUMS} FROM marts.surveillance_sessions WHERE player_id = $player AND {where}",
+        params | {"player": player_id},
+    ).row(0, named=True)
+
+
+def days(f: filters.Filters, player_id: str) -> pl.DataFrame:
+    """The player's days (all their tables, whatever the table filter) with the day's combined test."""
+    where, params = f.where("day")
+    return query.frame(DAYS.format(where=where), params | {"player": player_id})
+
+
+def wagers(f: filters.Filters, player_id: str, advantage_only: bool = False) -> pl.DataFrame:
+    """The player's wagers in the filtered shoes, each with the edge of its bet at that coup, at most MAX_WAGERS."""
+    where, params = f.where("shoe")
+    shoes = f"(w.table_id, w.shoe_id) IN (SELECT table_id, shoe_id FROM marts.shoe_summary WHERE {where})"
+    only = " AND w.advantage" if advantage_only else ""
+    return query.frame(
+        f"{WAGERS} WHERE w.player_id = $player AND {shoes}{only} "
+        f"ORDER BY w.table_id, w.shoe_id, w.round_no, w.seat, w.bet LIMIT {MAX_WAGERS}",
+        params | {"player": player_id},
+    )
+
+
+def shoes(f: filters.Filters) -> pl.DataFrame:
+    """The filtered shoes that have edges: table, shoe, day, game and coups with edges."""
+    where, params = f.where("shoe")
+    return query.frame(
+        "SELECT table_id, shoe_id, gaming_day, game, count(*)::BIGINT AS coups FROM marts.coup_edges "
+        f"WHERE {where} GROUP BY ALL ORDER BY table_id, gaming_day, shoe_id",
+        params,
+    )
+
+
+def best_shoe(f: filters.Filters, player_id: str, day=None, table_id: str | None = None) -> tuple[str, str] | None:
+    """The filtered shoe (of `day` and at `table_id`, when given) where the player's wagers were worth most
+    to them, the largest sum of amount x player_edge: a flag's best evidence."""
+    where, params = f.where("shoe", "e")
+    if day is not None:
+        where, params = f"{where} AND e.gaming_day = $day", params | {"day": day}
+    if table_id is not None:
+        where, params = f"{where} AND e.table_id = $table", params | {"table": table_id}
+    found = query.frame(
+        "SELECT w.table_id, w.shoe_id FROM marts.wager_edges w JOIN marts.coup_edges e "
+        f"USING (table_id, shoe_id, round_no) WHERE w.player_id = $player AND {where} "
+        "GROUP BY ALL ORDER BY sum(w.amount * w.player_edge) DESC NULLS LAST, w.table_id, w.shoe_id LIMIT 1",
+        params | {"player": player_id},
+    )
+    return found.row(0) if found.height else None
+
+
+def edges(table_id: str, shoe_id: str) -> pl.DataFrame:
+    """The shoe's coups with edges: round_no, cards_seen, cards_left, best bet and each bet's PLAYER edge."""
+    each = ", ".join(f"-edge_{bet} AS {bet}" for bet in BETS)
+    return query.frame(
+        f"SELECT round_no, cards_seen, cards_left, best_bet, best_edge, {each} FROM marts.coup_edges "
+        "WHERE table_id = $table AND shoe_id = $shoe ORDER BY round_no",
+        {"table": table_id, "shoe": shoe_id},
+    )
+
+
+def shoe_wagers(table_id: str, shoe_id: str) -> pl.DataFrame:
+    """Every wager placed in the shoe, with its player edge (null on a coup without edges)."""
+    return query.frame(
+        "SELECT w.round_no, e.cards_seen, w.seat, w.player_id, w.bet, w.amount, w.player_edge, w.advantage, "
+        "w.amount * w.player_edge AS edge_worth, w.house_net FROM marts.wager_edges w "
+        "LEFT JOIN marts.coup_edges e USING (table_id, shoe_id, round_no) "
+        "WHERE w.table_id = $table AND w.shoe_id = $shoe ORDER BY w.round_no, w.seat, w.bet",
+        {"table": table_id, "shoe": shoe_id},
+    )
