@@ -11,6 +11,7 @@ from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE, EGALITE_BETS, SIDE_BETS, PayTable
 from models.game.shoe import MAX_DECKS
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy
+from models.simulate.advantage import ADVANTAGE_KINDS
 
 MAX_SEATS = 14
 DEFAULT_MAIN_MIX = {"banker": 0.50, "player": 0.40, "tie": 0.10}
@@ -57,6 +58,9 @@ class Population:
     break_minutes: float = 10.0  # mean break before moving tables
     seat_gap_minutes: float = 3.0  # mean time a seat stays empty between two sessions
     max_wait_minutes: float = 20.0  # a player finding every seat taken waits this long, then goes
+    # advantage players (models/simulate/advantage.py): their share of the pool, 0 = none, and their kinds
+    advantage_share: float = 0.0
+    advantage_mix: dict[str, float] = field(default_factory=lambda: dict.fromkeys(ADVANTAGE_KINDS, 1.0))
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= MAX_SEATS:
@@ -95,6 +99,18 @@ class Population:
             raise ValueError("home_bet_median, session_median_minutes and style_concentration must be positive")
         if self.occasional_visits < 0 or self.occasional_visits > 30 or self.max_wait_minutes < 0:
             raise ValueError("occasional_visits is 0 to 30 a month and max_wait_minutes 0 or more")
+        self._check_advantage()
+
+    def _check_advantage(self) -> None:
+        if not 0.0 <= self.advantage_share <= 1.0:
+            raise ValueError(f"advantage_share must be a share of the pool from 0 to 1, got {self.advantage_share}")
+        unknown = sorted(set(self.advantage_mix) - set(ADVANTAGE_KINDS))
+        if unknown:
+            raise ValueError(f"unknown advantage player kinds {unknown}: the kinds are {', '.join(ADVANTAGE_KINDS)}")
+        if any(not weight >= 0 for weight in self.advantage_mix.values()):
+            raise ValueError("the advantage mix weighs each kind 0 or more")
+        if self.advantage_share > 0 and sum(self.advantage_mix.values()) <= 0:
+            raise ValueError("advantage players need a kind: the advantage mix must weigh one above 0")
 
 
 @dataclass(frozen=True)

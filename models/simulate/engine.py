@@ -22,6 +22,7 @@ from models.game.games import Game
 from models.game.paytable import BETS
 from models.game.tableau import draw_table
 from models.simulate import kernels
+from models.simulate.advantage import kernel_counts
 from models.simulate.config import Simulation
 from models.simulate.dealing import max_coups, new_deck
 from models.simulate.frames import Labels, ShoeBatch, as_frame, bets_table, net_units, rounds_table, trim
@@ -80,7 +81,7 @@ class Crowd:
         return draw_players(self.sim)
 
     @cached_property
-    def habits(self) -> tuple[np.ndarray, np.ndarray]:
+    def habits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.players.kernel_arrays()
 
     def plan(self, day: int) -> DayPlan:
@@ -195,6 +196,7 @@ def deal_batch(sim: Simulation, batch: ShoeBatch, slots: Slots | None = None, cr
         *crowd.habits,
         seat_first,
         sessions,
+        *kernel_counts(),
         coups,
         bets,
     )

@@ -4,7 +4,8 @@ Each shoe draws from its own streams (`rng.seed_stream(seed, shoe, purpose)`): t
 shuffles and plays mixed drawing choices, the population stream places bets, the pace stream times
 the coups. A table-day's shoes are dealt in sequence, so each coup knows its time into the day and
 who the day's seating (models/simulate/seating.py) has at the table then; table-days are dealt in
-parallel (numba `prange`) into fixed per-shoe slots.
+parallel (numba `prange`) into fixed per-shoe slots. At house-banked tables advantage players
+(models/simulate/advantage.py) bet their side bets from the cards dealt so far in the shoe.
 """
 
 from __future__ import annotations
@@ -16,7 +17,30 @@ from models.game.bank import compiled_bank_passes
 from models.game.cells import compiled_cell_index
 from models.game.games import BankPassing
 from models.game.outcome import BANKER_WINS, compiled_outcome_code
-from models.simulate.dealing import B1, CARD_SLOTS, CUT_CARD_FROM_BACK, NO_CARD, P1, Q1, deal_coup, start_shoe
+from models.odds.kernel import outcome_weights
+from models.simulate.advantage import (
+    DRAGON7_AT,
+    DRAGON7_COUNTER,
+    DRAGON7_ROW,
+    ORDINARY,
+    PANDA8_AT,
+    PANDA8_COUNTER,
+    PANDA8_ROW,
+    PERFECT_PLAYER,
+    WONGER,
+    WONGER_PART,
+)
+from models.simulate.dealing import (
+    B1,
+    CARD_SLOTS,
+    CARD_VALUE,
+    CUT_CARD_FROM_BACK,
+    NO_CARD,
+    P1,
+    Q1,
+    deal_coup,
+    start_shoe,
+)
 from models.simulate.rng import CARDS, PACE, POPULATION, bounded, seed_stream, uniform
 
 # How each game moves the bank (`Game.passing`), as the plain ints the kernel compiles in.
@@ -24,6 +48,8 @@ HOUSE_BANK, CHEMIN_DE_FER = int(BankPassing.HOUSE), int(BankPassing.CHEMIN_DE_FE
 BANQUE, ROTATING = int(BankPassing.BANQUE), int(BankPassing.ROTATING)
 # Bet codes are indexes into models.game.paytable.BETS.
 BANKER_BET, PLAYER_BET, TIE_BET, FIRST_SIDE_BET, PLAYER_PAIR_BET, BANKER_PAIR_BET = 0, 1, 2, 3, 3, 4
+DRAGON7_BET, PANDA8_BET = 5, 6
+RANK_COUNT = 13
 SIDE_BETS = 14
 MAX_SIDE_BETS_PER_SEAT = 2
 BETS_PER_SEAT = 1 + MAX_SIDE_BETS_PER_SEAT
@@ -115,6 +141,52 @@ def _settle(net_units, code, cell, pairs):
     return net_units[code, cell, pair]
 
 
+@njit(inline="always", cache=True)
+def _running_count(tags, row, seen):
+    """A count's running count over the ranks seen so far in the shoe."""
+    count = np.int64(0)
+    for rank in range(RANK_COUNT):
+        count += tags[row, rank] * seen[rank]
+    return count
+
+
+@njit(cache=True)
+def _side_edges(full, seen, player_draw, banker_draw, net_units, out):
+    """Each side bet's exact expectation for the bettor (grid units per unit staked) from the cards
+    left: out[s] for bet FIRST_SIDE_BET + s. Pairs from the rank counts, the rest from the cells."""
+    values = np.zeros(10, np.int64)
+    same_rank, left = 0.0, 0.0
+    for rank in range(RANK_COUNT):
+        count = full[rank] - seen[rank]
+        values[CARD_VALUE[4 * rank]] += count
+        same_rank += count * (count - 1.0)
+        left += count
+    cells = outcome_weights(values, player_draw, banker_draw).ravel()
+    total = cells.sum()
+    pair = same_rank / (left * (left - 1.0))  # the first two cards of a hand share a rank
+    for s in range(SIDE_BETS):
+        code = FIRST_SIDE_BET + s
+        if code in (PLAYER_PAIR_BET, BANKER_PAIR_BET):
+            out[s] = pair * net_units[code, 0, 1] + (1.0 - pair) * net_units[code, 0, 0]
+        else:
+            mean = 0.0
+            for cell in range(cells.shape[0]):
+                mean += net_units[code, cell, 0] * cells[cell]
+            out[s] = mean / total
+
+
+@njit(inline="always", cache=True)
+def _place(bets, i, b, k, seat, code, cents, who):
+    """Write one wager (on the first Player hand) into bet slot b of shoe i; returns the next slot."""
+    bets[0][i, b] = k
+    bets[1][i, b] = seat
+    bets[2][i, b] = code
+    bets[3][i, b] = cents
+    bets[4][i, b] = who
+    bets[5][i, b] = 0
+    return b + 1
+
+
 #: Per-bet slots: round index, seat, bet code, amount in cents, player number, side, payout.
 BET_DTYPES = (np.int16, np.int8, np.int8, np.int64, np.int32, np.int8, np.int64)
 
@@ -168,8 +240,11 @@ def deal_table_days(
     net_units,
     units,
     habits,
+    kinds,
     seat_first,
     sessions,
+    tags,
+    thresholds,
     coups,
     bets,
 ):
@@ -178,9 +253,10 @@ def deal_table_days(
     The shoes come in table-days: group g is shoes[group_first[g]:group_first[g + 1]], one table's
     shoes of one day in order. `seat_first[g]` (seats + 1 offsets) picks each seat's sessions out of
     `sessions` = (player, start, end seconds from the day's opening), in time order. `units` and
-    `habits` are the pool's (players.Players.kernel_arrays). `bank_kind` is the game's `BankPassing`
-    code, `three_hands` whether it deals a second Player hand; `net_units[bet, cell, pair]` is the
-    settlement grid (models.game.paytable) in integer units.
+    `habits` and `kinds` are the pool's (players.Players.kernel_arrays). `bank_kind` is the game's
+    `BankPassing` code, `three_hands` whether it deals a second Player hand; `net_units[bet, cell,
+    pair]` is the settlement grid (models.game.paytable) in integer units. `tags` and `thresholds`
+    are the advantage players' counts (advantage.kernel_counts).
     Fills per-coup slots (cards, outcome against the first Player hand, seconds from the shoe's
     start, bank holder seat) and per-bet slots (round index, seat, bet code, amount in cents, player
     number, side, payout in cents x grid units); returns the number of coups and bets each shoe
@@ -197,6 +273,10 @@ def deal_table_days(
     bet_round, bet_seat, bet_code, bet_cents, bet_player, bet_side, bet_payout = bets
     n_coups = np.zeros(n_shoes, np.int64)
     n_bets = np.zeros(n_shoes, np.int64)
+    full = np.zeros(RANK_COUNT, np.int64)  # the shoe's cards by rank before any is dealt
+    for card in template:
+        full[card // 4] += 1
+    side_max = np.int64(pop[SIDE_MAX])
 
     for g in prange(group_first.shape[0] - 1):
         cursor = seat_first[g, :seats].copy()
@@ -207,6 +287,8 @@ def deal_table_days(
         people = np.empty(4, np.uint64)
         pace = np.empty(4, np.uint64)
         deck = np.empty(n, np.int16)
+        seen = np.zeros(RANK_COUNT, np.int64)  # ranks dealt in the shoe's coups so far (burned unseen)
+        edges = np.empty(SIDE_BETS)
         day_clock = 0.0  # the shoe's start, in seconds from the day's opening (as frames derives it)
         change = -np.inf  # when a seat next changes hands
         for i in range(group_first[g], group_first[g + 1]):
@@ -218,6 +300,8 @@ def deal_table_days(
             clock = pop[SHUFFLE_SECONDS]
 
             pos = start_shoe(deck_state, deck, template)
+            seen[:] = 0
+            seen_cards = 0
             last = False
             k = 0
             b = 0
@@ -237,10 +321,44 @@ def deal_table_days(
                 stake_right, stake_left = np.int64(0), np.int64(0)  # baccarat_banque's two sides
                 covered = np.int64(0)
                 first_bet = b
+                edges_known = False
                 for seat in range(seats):
-                    if not occupied[seat] or uniform(people) >= pop[BET_PROBABILITY]:
+                    if not occupied[seat]:
                         continue
+                    plays = uniform(people) < pop[BET_PROBABILITY]
                     who = player[seat]
+                    if kinds[who] != ORDINARY and bank_kind == HOUSE_BANK:
+                        # an advantage player: the main game as anyone (the wonger not at all), side bets by count
+                        kind = kinds[who]
+                        if plays and kind != WONGER:
+                            r = uniform(people)
+                            code = TIE_BET
+                            if r < habits[who, HABIT_BANKER]:
+                                code = BANKER_BET
+                            elif r < habits[who, HABIT_BANKER_OR_PLAYER]:
+                                code = PLAYER_BET
+                            b = _place(bets, i, b, k, seat, code, _stake(people, units[who], pop), who)
+                        left = n - seen_cards
+                        if kind in (DRAGON7_COUNTER, WONGER):
+                            rich = _running_count(tags, DRAGON7_ROW, seen) * 52 >= thresholds[DRAGON7_AT] * left
+                            if rich and (kind == DRAGON7_COUNTER or left <= thresholds[WONGER_PART] * n):
+                                b = _place(bets, i, b, k, seat, DRAGON7_BET, side_max, who)
+                        elif kind == PANDA8_COUNTER:
+                            if _running_count(tags, PANDA8_ROW, seen) * 52 >= thresholds[PANDA8_AT] * left:
+                                b = _place(bets, i, b, k, seat, PANDA8_BET, side_max, who)
+                        elif kind == PERFECT_PLAYER:
+                            if not edges_known:
+                                _side_edges(full, seen, player_draw, banker_draw, net_units, edges)
+                                edges_known = True
+                            # the best positive side bets, as many as a seat places
+                            order = np.argsort(-edges)
+                            for j in range(MAX_SIDE_BETS_PER_SEAT):
+                                if edges[order[j]] <= 0.0:
+                                    break
+                                b = _place(bets, i, b, k, seat, FIRST_SIDE_BET + order[j], side_max, who)
+                        continue
+                    if not plays:
+                        continue
                     if bank_kind in (CHEMIN_DE_FER, ROTATING):
                         if seat == seat_of_bank:
                             continue
@@ -316,6 +434,10 @@ def deal_table_days(
                 )
                 result = compiled_outcome_code(player_total, banker_total)
                 outcomes[i, k] = result
+                for slot in range(CARD_SLOTS):
+                    if row[slot] != NO_CARD:
+                        seen[row[slot] // 4] += 1
+                        seen_cards += 1
 
                 # settle this coup's wagers from the grid
                 banker_drew = 1 if row[B1 + 2] != NO_CARD else 0

@@ -3,7 +3,8 @@
 Each player has a home unit (log-normal across players, within the table limits, rounded to a chip),
 a style (Banker, Player and Tie shares drawn around the population's mix), a side-bet rate (many
 never, a few often), a mean session length, and a daily chance of coming: a few regulars come most
-days, the rest a few times a month.
+days, the rest a few times a month. A share `advantage_share` of them are advantage players
+(models/simulate/advantage.py), picked from a stream of their own so the others keep their habits.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from decimal import Decimal
 import numpy as np
 import polars as pl
 
+from models.simulate.advantage import ADVANTAGE_KINDS, KINDS, ORDINARY
 from models.simulate.config import Population, Simulation
 
 #: Mixed into the seed so the pool's draws share nothing with the kernels' streams.
 POOL_STREAM = 19
+#: The stream that picks the advantage players, apart from the habits' draws.
+ADVANTAGE_STREAM = 20
 #: Clips on a player's mean session, in minutes: nobody sits down for less, nobody stays longer.
 SESSION_MINUTES = (10.0, 480.0)
 #: The shape of the occasional players' monthly visit rates (gamma, mean `occasional_visits`).
@@ -29,7 +33,8 @@ DAYS_A_MONTH = 30.0
 
 POOL_SCHEMA = {
     "player_id": pl.String,
-    "kind": pl.String,  # regular or occasional
+    "kind": pl.String,  # ordinary, or the advantage player's kind (advantage.KINDS)
+    "visitor": pl.String,  # regular or occasional
     "home_unit": pl.Decimal(18, 2),
     "banker_share": pl.Float64,
     "player_share": pl.Float64,
@@ -81,21 +86,23 @@ class Players:
     side_rate: np.ndarray  # chance of each side-bet try on a coup they bet
     session_seconds: np.ndarray  # mean session length
     daily_chance: np.ndarray  # chance of coming on a given day
+    kind: np.ndarray  # int8 code into advantage.KINDS: 0 ordinary
 
     def __len__(self) -> int:
         return len(self.regular)
 
-    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """(home units in cents, per player [banker share, banker + player share, side rate])."""
+    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(home units in cents, per player [banker share, banker + player share, side rate], kind codes)."""
         habits = np.column_stack([self.shares[:, 0], self.shares[:, 0] + self.shares[:, 1], self.side_rate])
-        return np.ascontiguousarray(self.unit_cents), np.ascontiguousarray(habits)
+        return np.ascontiguousarray(self.unit_cents), np.ascontiguousarray(habits), np.ascontiguousarray(self.kind)
 
     def frame(self) -> pl.DataFrame:
         """The ground truth: each player's habits, as the marts should find them."""
         return pl.DataFrame(
             {
                 "player_id": [player_label(number) for number in range(len(self))],
-                "kind": np.where(self.regular, "regular", "occasional"),
+                "kind": np.array(KINDS)[self.kind],
+                "visitor": np.where(self.regular, "regular", "occasional"),
                 "home_unit": [Decimal(int(cents)).scaleb(-2) for cents in self.unit_cents],
                 "banker_share": self.shares[:, 0],
                 "player_share": self.shares[:, 1],
@@ -144,4 +151,21 @@ def draw_players(sim: Simulation) -> Players:
     minutes = np.clip(np.exp(median + people.session_sigma * rng.standard_normal(n)), *SESSION_MINUTES)
     occasional = rng.gamma(OCCASIONAL_SHAPE, people.occasional_visits / OCCASIONAL_SHAPE, size=n) / DAYS_A_MONTH
     daily_chance = np.where(regular, people.regular_visit_chance, np.minimum(occasional, 1.0))
-    return Players(regular, unit_cents, shares, side_rate, minutes * 60, daily_chance)
+    kind = _advantage_kinds(sim, n)
+    # advantage players place no side bet by habit, only by their count (the kernel)
+    side_rate = np.where(kind == ORDINARY, side_rate, 0.0)
+    return Players(regular, unit_cents, shares, side_rate, minutes * 60, daily_chance, kind)
+
+
+def _advantage_kinds(sim: Simulation, n: int) -> np.ndarray:
+    """Each player's kind code: a share `advantage_share` of the pool are advantage players, their
+    kinds drawn by `advantage_mix`; none at all (and no draw) when the share is 0."""
+    people = sim.population
+    kind = np.full(n, ORDINARY, np.int8)
+    if people.advantage_share <= 0:
+        return kind
+    rng = np.random.default_rng([sim.seed, ADVANTAGE_STREAM])
+    chosen = rng.random(n) < people.advantage_share
+    weights = np.array([people.advantage_mix.get(name, 0.0) for name in ADVANTAGE_KINDS])
+    picks = rng.choice(len(ADVANTAGE_KINDS), size=n, p=weights / weights.sum()) + 1
+    return np.where(chosen, picks, ORDINARY).astype(np.int8)
