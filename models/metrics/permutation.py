@@ -64,7 +64,10 @@ def sequential_p_values(
         raise ValueError("the cells, strata and tests do not line up")
     n = tests.shape[0] - 1
     out = Tested(np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.ones(n))
-    _tests(stakes, edges, strata, tests, seeds, h, max_permutations, *vars(out).values())
+    # each stratum's nonzero stakes: only they are placed (a shuffle of the zeros changes nothing)
+    nonzero = np.flatnonzero(stakes != 0.0)
+    placed = np.searchsorted(nonzero, strata)
+    _tests(stakes, edges, strata, tests, seeds, nonzero, placed, h, max_permutations, *vars(out).values())
     return out
 
 
@@ -85,39 +88,47 @@ def _below(state, m):
 
 
 @njit(cache=True, nogil=True)
-def _tests(stakes, edges, strata, tests, seeds, h, max_permutations, observed, permutations, exceedances, p_value):
-    """Run each test (see sequential_p_values); fills the four outputs (n_tests,)."""
-    cells = stakes.shape[0]
-    # per stratum its nonzero stakes, placed at random positions of its coups (as a shuffle of
-    # every stake would): a side bet's few stakes cost a few draws, not a draw per coup
-    positions = np.arange(cells)
+def _tests(
+    stakes, edges, strata, tests, seeds, nonzero, placed, h, max_permutations, observed, permutations, exceedances,
+    p_value,
+):  # fmt: skip
+    """Run each test (see sequential_p_values); fills the four outputs (n_tests,). nonzero int64:
+    the cells with a stake, in order; stratum s's are nonzero[placed[s]:placed[s + 1]]."""
+    # each stratum's positions, shuffled in place: any order of them serves the next draw
+    positions = np.arange(stakes.shape[0])
+    fixed = np.zeros(strata.shape[0] - 1, np.bool_)
     state = np.zeros(1, np.uint64)
     for t in range(tests.shape[0] - 1):
         state[0] = seeds[t]
-        total, scale = 0.0, 0.0
+        total, scale, constant = 0.0, 0.0, 0.0
         for s in range(tests[t], tests[t + 1]):
-            top = 0.0
-            for c in range(strata[s], strata[s + 1]):
-                total += stakes[c] * edges[c]
+            a, b = strata[s], strata[s + 1]
+            part, top = 0.0, 0.0
+            fixed[s] = True
+            for c in range(a, b):
+                part += stakes[c] * edges[c]
                 top = max(top, abs(edges[c]))
-            for c in range(strata[s], strata[s + 1]):
+                fixed[s] = fixed[s] and stakes[c] == stakes[a]
+            for c in range(a, b):
                 scale += abs(stakes[c]) * top
+            total += part
+            if fixed[s]:  # one stake at every coup (or none): every permutation gives the same
+                constant += part
         observed[t] = total
         threshold = total - _TIE * scale
         drawn, reached = 0, 0
         while drawn < max_permutations and reached < h:
-            value = 0.0
+            value = constant
             for s in range(tests[t], tests[t + 1]):
-                a, b = strata[s], strata[s + 1]
-                k = 0
-                for c in range(a, b):
-                    if stakes[c] != 0.0:
-                        # partial Fisher-Yates over the stratum's positions: the k-th stake lands
-                        # on a uniform position among those not yet taken
-                        j = a + k + _below(state, b - a - k)
-                        positions[a + k], positions[j] = positions[j], positions[a + k]
-                        value += stakes[c] * edges[positions[a + k]]
-                        k += 1
+                if fixed[s]:
+                    continue
+                a, m = strata[s], strata[s + 1] - strata[s]
+                for k in range(placed[s + 1] - placed[s]):
+                    # partial Fisher-Yates: the k-th stake lands on a uniform position among those
+                    # of the stratum not yet taken
+                    j = a + k + _below(state, m - k)
+                    positions[a + k], positions[j] = positions[j], positions[a + k]
+                    value += stakes[nonzero[placed[s] + k]] * edges[positions[a + k]]
             drawn += 1
             if value >= threshold:
                 reached += 1

@@ -238,29 +238,47 @@ def _present(placed: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
 
 
 def _cells(on_edges: pl.DataFrame, present: pl.DataFrame, coups: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The (present coup, bet type wagered) cells of each rating with stake and edge (null where the
-    logging cannot tell), in rating, bet and coup order; and per rating the advantage wagers
-    expected if its timing were unrelated to the shoe (`expected_advantage_wagers`)."""
+    """The (present coup, bet type wagered) cells of each rating whose edge is known, with stake and
+    edge, in rating, bet and coup order; and per rating the advantage wagers expected if its timing
+    were unrelated to the shoe (`expected_advantage_wagers`)."""
     edge_table = -coups.select(EDGES).cast(pl.Float64).to_numpy()  # the player's edges, NaN where unknown
-    pairs = on_edges.group_by("_rating", "_bet").agg(_wagers=pl.len()).join(present, on="_rating", how="inner")
-    cells = pairs.select("_rating", "_bet", _coup=pl.int_ranges("_lo", pl.col("_hi") + 1)).explode("_coup")
-    flat = (cells["_coup"].to_numpy() * len(BETS) + cells["_bet"].to_numpy()).astype(np.int64)
-    stakes = on_edges.group_by("_rating", "_bet", "_coup").agg(stake=pl.col("amount").cast(pl.Float64).sum())
-    cells = (
-        cells.with_columns(_coup=pl.col("_coup").cast(pl.UInt32), edge=pl.Series(edge_table.ravel()[flat]))
-        .with_columns(pl.col("edge").fill_nan(None))
-        .join(stakes.cast({"_coup": pl.UInt32}), on=["_rating", "_bet", "_coup"], how="left")
-        .with_columns(pl.col("stake").fill_null(0.0))
-        .sort("_rating", "_bet", "_coup")
+    pairs = (
+        on_edges.group_by("_rating", "_bet")
+        .agg(_wagers=pl.len())
+        .join(present, on="_rating", how="inner")
+        .sort("_rating", "_bet")
+        .with_row_index("_pair")
     )
+    # a pair's cells are its present coups _lo.._hi, one after the other: found by arithmetic, not joins
+    lo, size = pairs["_lo"].to_numpy().astype(np.int64), pairs["coups_present"].to_numpy().astype(np.int64)
+    starts = np.r_[0, np.cumsum(size)]
+    coup = np.repeat(lo - starts[:-1], size) + np.arange(starts[-1])
+    bet = np.repeat(pairs["_bet"].to_numpy(), size)
+    edge = edge_table[coup, bet]
+    at = on_edges.select("_rating", "_bet", "_coup", "amount").join(
+        pairs.select("_rating", "_bet", "_pair"), on=["_rating", "_bet"], how="inner"
+    )
+    pair = at["_pair"].to_numpy().astype(np.int64)
+    cell = starts[pair] + at["_coup"].to_numpy().astype(np.int64) - lo[pair]
+    stake = np.bincount(cell, weights=at["amount"].cast(pl.Float64).to_numpy(), minlength=starts[-1])
     # per bet type, the share of the present coups where it favoured the player, times its wagers
-    shares = cells.group_by("_rating", "_bet").agg(_share=(pl.col("edge") > 0).fill_null(False).mean())
+    favoured = np.add.reduceat((edge > 0).astype(np.int64), starts[:-1]) if len(size) else np.zeros(0, np.int64)
     weights = (
-        shares.join(pairs.select("_rating", "_bet", "_wagers"), on=["_rating", "_bet"])
+        pairs.select("_rating", _expected=pl.Series(favoured / np.maximum(size, 1)) * pl.col("_wagers"))
         .group_by("_rating")
-        .agg(expected_advantage_wagers=(pl.col("_share") * pl.col("_wagers")).sum())
+        .agg(expected_advantage_wagers=pl.col("_expected").sum())
     )
-    return cells.filter(pl.col("edge").is_not_null()), weights
+    known = ~np.isnan(edge)
+    cells = pl.DataFrame(
+        {
+            "_rating": np.repeat(pairs["_rating"].to_numpy(), size)[known],
+            "_bet": bet[known],
+            "stake": stake[known],
+            "edge": edge[known],
+        },
+        schema={"_rating": pl.UInt32, "_bet": pl.Int64, "stake": pl.Float64, "edge": pl.Float64},
+    )
+    return cells, weights
 
 
 def _tested(cells: pl.DataFrame, sessions: pl.DataFrame, h: int, max_permutations: int) -> pl.DataFrame:
