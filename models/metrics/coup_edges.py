@@ -46,6 +46,33 @@ def coup_edges(rounds: pl.DataFrame, paytable: PayTable = DEFAULT_PAYTABLE, day:
     Sorted by gaming_day, table_id, shoe_id, round_no.
     """
     shoes = _in_shoe_order(rounds.filter(pl.col("game").is_in(HOUSE_GAMES)), day)
+    kept, values, ranks = compositions(shoes)
+    games = shoes["game"].cast(pl.Enum(HOUSE_GAMES)).to_physical().to_numpy()[kept]
+    edges = _edges(games, values, ranks, paytable)
+    best = np.where(np.isnan(edges), np.inf, edges).argmin(axis=1)
+    best_edge = edges[np.arange(len(best)), best]
+    cards_left = pl.Series(values.sum(axis=1), dtype=pl.Int16)
+    return shoes.filter(pl.Series(kept)).select(
+        *SHOE,
+        pl.col("round_no").cast(pl.Int32),
+        pl.col("shoe_day").alias("gaming_day"),
+        "game",
+        pl.col("decks").cast(pl.Int8),
+        cards_seen=pl.col("decks").cast(pl.Int16) * 52 - cards_left,
+        cards_left=cards_left,
+        **{name: pl.Series(edges[:, i], nan_to_null=True) for i, name in enumerate(EDGE_COLUMNS)},
+        best_bet=pl.when(pl.Series(~np.isnan(best_edge))).then(
+            pl.Series(best, dtype=pl.UInt8).replace_strict(dict(enumerate(BETS)), return_dtype=pl.String)
+        ),
+        best_edge=pl.Series(-best_edge, nan_to_null=True),
+    )
+
+
+def compositions(shoes: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each shoe's sequence of compositions: per row of `shoes` (in shoe order, `_in_shoe_order`)
+    whether the cards left before it are known (bool (n,)), and for those rows the cards left by
+    value (int (kept, VALUE_COLUMNS)) and by rank (int (kept, RANK_COLUMNS), UNKNOWN_RANKS where not
+    every card seen had a rank)."""
     n = shoes.height
     starts = _shoe_starts(shoes)
     heads = np.flatnonzero(starts)
@@ -64,24 +91,7 @@ def coup_edges(rounds: pl.DataFrame, paytable: PayTable = DEFAULT_PAYTABLE, day:
     after_cardless[1:] = ~has_cards[:-1] & ~starts[1:]
     breaks = (shoes["round_no"].to_numpy() != position) | after_cardless | impossible
     kept = _through(breaks.astype(np.int32), heads, segment) == 0
-    edges = _edges(shoes["game"].to_numpy()[kept], values_left[kept], ranks_left[kept], paytable)
-    seen = (_FULL_VALUES[decks[kept]].sum(axis=1) - values_left[kept].sum(axis=1)).astype(np.int16)
-    best = np.where(np.isnan(edges), np.inf, edges).argmin(axis=1)
-    best_edge = edges[np.arange(len(best)), best]
-    return shoes.filter(pl.Series(kept)).select(
-        *SHOE,
-        pl.col("round_no").cast(pl.Int32),
-        pl.col("shoe_day").alias("gaming_day"),
-        "game",
-        pl.col("decks").cast(pl.Int8),
-        cards_seen=pl.Series(seen, dtype=pl.Int16),
-        cards_left=(pl.col("decks").cast(pl.Int16) * 52 - pl.Series(seen, dtype=pl.Int16)),
-        **{name: pl.Series(edges[:, i], nan_to_null=True) for i, name in enumerate(EDGE_COLUMNS)},
-        best_bet=pl.when(pl.Series(~np.isnan(best_edge))).then(
-            pl.Series(best, dtype=pl.UInt8).replace_strict(dict(enumerate(BETS)), return_dtype=pl.String)
-        ),
-        best_edge=pl.Series(-best_edge, nan_to_null=True),
-    )
+    return kept, values_left[kept], ranks_left[kept]
 
 
 def _in_shoe_order(rounds: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
@@ -142,10 +152,11 @@ def _through(dealt: np.ndarray, heads: np.ndarray, segment: np.ndarray) -> np.nd
 
 
 def _edges(games: np.ndarray, values: np.ndarray, ranks: np.ndarray, paytable: PayTable) -> np.ndarray:
-    """House edges (rows, BETS), each game's rows handed to the exact engine a batch at a time."""
+    """House edges (rows, BETS), each game's rows (`games`: index in HOUSE_GAMES) handed to the
+    exact engine a batch at a time."""
     edges = np.full((len(games), len(BETS)), np.nan)
-    for name in np.unique(games):
-        rows = np.flatnonzero(games == name)
+    for code, name in enumerate(HOUSE_GAMES):
+        rows = np.flatnonzero(games == code)
         for first in range(0, len(rows), BATCH_ROWS):
             batch = rows[first : first + BATCH_ROWS]
             edges[batch] = house_edges(values[batch], ranks[batch], Game(name), paytable)
