@@ -1,9 +1,13 @@
-"""A stratified permutation test of "bets when the edge is high", with Besag and Clifford's stopping.
+"""A permutation test of "bets when the edge is high", with Besag and Clifford's sequential stopping.
 
-Each test is a rating: its cells are (present coup, bet type) pairs holding the stake (0 where the
-player did not bet) and the player's edge there. The statistic is the sum of stake x edge (what the
-stakes' timing was worth); under the null each bet type's stakes are exchangeable over the coups,
-so a permutation shuffles the stakes within each bet type (a stratum) and keeps the edges in place.
+Each test is a rating: a block of edges, its present coups (rows) by the bet types it wagered
+(columns), and its stakes, each at a row and column. The statistic is the sum of stake x edge
+(what the stakes' timing was worth). Under the null the player's timing is unrelated to the shoe:
+what they staked coup by coup (the whole row: their banker, tie and Dragon 7 stakes together) is
+exchangeable over the present coups. A permutation moves each coup's stakes, together, to another
+coup and keeps the edges in place; every stake stays on its bet type, so the test is stratified by
+bet type, and the rows move as one because a player's bets in one coup are not independent (one
+main hand a coup: shuffling each bet type apart would understate the statistic's spread).
 
 Besag and Clifford (1991, "Sequential Monte Carlo p-values", Biometrika 78, 301-304): draw
 permutations until `h` of them reach the observed statistic or `n - 1` have been drawn. Stopped
@@ -40,34 +44,40 @@ class Tested:
 
 
 def sequential_p_values(
-    stakes: np.ndarray,
     edges: np.ndarray,
-    strata: np.ndarray,
-    tests: np.ndarray,
+    blocks: np.ndarray,
+    widths: np.ndarray,
+    stakes: np.ndarray,
+    rows: np.ndarray,
+    columns: np.ndarray,
+    entries: np.ndarray,
     seeds: np.ndarray,
     h: int = 20,
     max_permutations: int = 100_000,
 ) -> Tested:
-    """One-sided p-values of sum(stake x edge) under stratified permutation, one per test.
+    """One-sided p-values of sum(stake x edge) under permutation of the coups, one per test.
 
-    stakes, edges float64 (cells,): each cell's stake and edge, the cells of one stratum together;
-    strata int64 (n_strata + 1,): stratum s holds cells strata[s]:strata[s + 1]; tests int64
-    (n_tests + 1,): test t holds strata tests[t]:tests[t + 1]; seeds uint64 (n_tests,): each test's
-    own stream, so a test's p-value depends on its data and seed only. `h`: the permuted statistics
-    at or above the observed one that stop a test; `max_permutations`: the most drawn."""
+    edges float64: the tests' blocks end to end, each row-major (coups x bet types; an edge not
+    known is 0: it counts for nothing wherever a stake lands); blocks int64 (n_tests + 1,): test t's
+    block is edges[blocks[t]:blocks[t + 1]]; widths int64 (n_tests,): its bet types (columns).
+    stakes float64, rows and columns int64 (n_stakes,): each stake and its coup and bet type in its
+    test's block; entries int64 (n_tests + 1,): test t's stakes are entries[t]:entries[t + 1],
+    sorted by row. seeds uint64 (n_tests,): each test's own stream, so its p-value depends on its
+    data and seed only. `h`: the permuted statistics at or above the observed one that stop a test;
+    `max_permutations`: the most drawn."""
     if h < 1 or max_permutations < 1:
         raise ValueError(f"the test needs h >= 1 and max_permutations >= 1, got {h} and {max_permutations}")
-    stakes, edges = np.ascontiguousarray(stakes, np.float64), np.ascontiguousarray(edges, np.float64)
-    strata, tests = np.ascontiguousarray(strata, np.int64), np.ascontiguousarray(tests, np.int64)
-    seeds = np.ascontiguousarray(seeds, np.uint64)
-    if stakes.shape != edges.shape or strata[-1] != stakes.shape[0] or tests[-1] != strata.shape[0] - 1:
-        raise ValueError("the cells, strata and tests do not line up")
-    n = tests.shape[0] - 1
+    edges, stakes = np.ascontiguousarray(edges, np.float64), np.ascontiguousarray(stakes, np.float64)
+    blocks, widths = np.ascontiguousarray(blocks, np.int64), np.ascontiguousarray(widths, np.int64)
+    rows, columns = np.ascontiguousarray(rows, np.int64), np.ascontiguousarray(columns, np.int64)
+    entries, seeds = np.ascontiguousarray(entries, np.int64), np.ascontiguousarray(seeds, np.uint64)
+    n = len(seeds)
+    if len(blocks) != n + 1 or len(widths) != n or len(entries) != n + 1 or blocks[-1] != len(edges):
+        raise ValueError("the tests' blocks, widths, stakes and seeds do not line up")
+    if entries[-1] != len(stakes) or len(rows) != len(stakes) or len(columns) != len(stakes):
+        raise ValueError("the stakes, their rows and columns do not line up")
     out = Tested(np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.ones(n))
-    # each stratum's nonzero stakes: only they are placed (a shuffle of the zeros changes nothing)
-    nonzero = np.flatnonzero(stakes != 0.0)
-    placed = np.searchsorted(nonzero, strata)
-    _tests(stakes, edges, strata, tests, seeds, nonzero, placed, h, max_permutations, *vars(out).values())
+    _tests(edges, blocks, widths, stakes, rows, columns, entries, seeds, h, max_permutations, *vars(out).values())
     return out
 
 
@@ -89,46 +99,62 @@ def _below(state, m):
 
 @njit(cache=True, nogil=True)
 def _tests(
-    stakes, edges, strata, tests, seeds, nonzero, placed, h, max_permutations, observed, permutations, exceedances,
-    p_value,
+    edges, blocks, widths, stakes, rows, columns, entries, seeds, h, max_permutations, observed, permutations,
+    exceedances, p_value,
 ):  # fmt: skip
-    """Run each test (see sequential_p_values); fills the four outputs (n_tests,). nonzero int64:
-    the cells with a stake, in order; stratum s's are nonzero[placed[s]:placed[s + 1]]."""
-    # each stratum's positions, shuffled in place: any order of them serves the next draw
-    positions = np.arange(stakes.shape[0])
-    fixed = np.zeros(strata.shape[0] - 1, np.bool_)
+    """Run each test (see sequential_p_values); fills the four outputs (n_tests,)."""
+    width_max = max(1, int(widths.max())) if widths.shape[0] else 1
+    counts = np.zeros(width_max, np.int64)
+    first = np.zeros(width_max, np.float64)
+    same = np.zeros(width_max, np.bool_)
     state = np.zeros(1, np.uint64)
-    for t in range(tests.shape[0] - 1):
-        state[0] = seeds[t]
+    for t in range(entries.shape[0] - 1):
+        base, width = blocks[t], widths[t]
+        n = (blocks[t + 1] - base) // width if width else 0
+        a, b = entries[t], entries[t + 1]
+        # a bet type staked alike at every coup gives the same sum under every permutation: fixed
+        counts[:width] = 0
+        same[:width] = True
+        for e in range(a, b):
+            c = columns[e]
+            if counts[c] == 0:
+                first[c] = stakes[e]
+            same[c] = same[c] and stakes[e] == first[c]
+            counts[c] += 1
         total, scale, constant = 0.0, 0.0, 0.0
-        for s in range(tests[t], tests[t + 1]):
-            a, b = strata[s], strata[s + 1]
-            part, top = 0.0, 0.0
-            fixed[s] = True
-            for c in range(a, b):
-                part += stakes[c] * edges[c]
-                top = max(top, abs(edges[c]))
-                fixed[s] = fixed[s] and stakes[c] == stakes[a]
-            for c in range(a, b):
-                scale += abs(stakes[c]) * top
+        top = 0.0
+        for q in range(base, blocks[t + 1]):
+            top = max(top, abs(edges[q]))
+        moving = np.empty(b - a, np.int64)  # the stakes a permutation moves, in row order
+        m = 0
+        for e in range(a, b):
+            part = stakes[e] * edges[base + rows[e] * width + columns[e]]
             total += part
-            if fixed[s]:  # one stake at every coup (or none): every permutation gives the same
+            scale += abs(stakes[e]) * top
+            if counts[columns[e]] == n and same[columns[e]]:
                 constant += part
+            else:
+                moving[m] = e
+                m += 1
         observed[t] = total
         threshold = total - _TIE * scale
+        positions = np.arange(n)  # the coups' order, shuffled in place: any order serves the next draw
+        state[0] = seeds[t]
         drawn, reached = 0, 0
         while drawn < max_permutations and reached < h:
             value = constant
-            for s in range(tests[t], tests[t + 1]):
-                if fixed[s]:
-                    continue
-                a, m = strata[s], strata[s + 1] - strata[s]
-                for k in range(placed[s + 1] - placed[s]):
-                    # partial Fisher-Yates: the k-th stake lands on a uniform position among those
-                    # of the stratum not yet taken
-                    j = a + k + _below(state, m - k)
-                    positions[a + k], positions[j] = positions[j], positions[a + k]
-                    value += stakes[nonzero[placed[s] + k]] * edges[positions[a + k]]
+            k, row, target = 0, -1, 0
+            for i in range(m):
+                e = moving[i]
+                if rows[e] != row:
+                    # partial Fisher-Yates: the k-th coup with stakes moves to a uniform coup
+                    # among those not yet taken
+                    row = rows[e]
+                    j = k + _below(state, n - k)
+                    positions[k], positions[j] = positions[j], positions[k]
+                    target = positions[k]
+                    k += 1
+                value += stakes[e] * edges[base + target * width + columns[e]]
             drawn += 1
             if value >= threshold:
                 reached += 1

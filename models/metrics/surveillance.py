@@ -116,8 +116,8 @@ def surveillance_sessions(
     placed = _attributed(bets, rounds, sessions, coups)
     on_edges = placed.filter(pl.col("_coup").is_not_null())
     present = _present(placed, coups)
-    cells, weights = _cells(on_edges, present, coups)
-    tested = _tested(cells, sessions, h, max_permutations)
+    tests, cells, weights, arrays = _blocks(on_edges, present, coups)
+    tested = _tested(tests, cells, arrays, sessions, h, max_permutations)
     sums = on_edges.group_by("_rating").agg(
         wagers=pl.len(),
         side_wagers=(~pl.col("bet").is_in(MAIN_HANDS)).sum(),
@@ -237,83 +237,93 @@ def _present(placed: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _cells(on_edges: pl.DataFrame, present: pl.DataFrame, coups: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The (present coup, bet type wagered) cells of each rating whose edge is known, with stake and
-    edge, in rating, bet and coup order; and per rating the advantage wagers expected if its timing
-    were unrelated to the shoe (`expected_advantage_wagers`)."""
+def _blocks(
+    on_edges: pl.DataFrame, present: pl.DataFrame, coups: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, np.ndarray]]:
+    """Each rating's block: its present coups (rows) by the bet types it wagered whose edge is known
+    somewhere there (columns), with the stakes placed; the block's cells of known edge (`_rating`,
+    stake, edge); and per rating the advantage wagers expected if its timing were unrelated to the
+    shoe (`expected_advantage_wagers`); and the blocks as `sequential_p_values` takes them. A rating
+    with no such column has no block (it is not tested)."""
     edge_table = -coups.select(EDGES).cast(pl.Float64).to_numpy()  # the player's edges, NaN where unknown
     pairs = (
         on_edges.group_by("_rating", "_bet")
         .agg(_wagers=pl.len())
         .join(present, on="_rating", how="inner")
         .sort("_rating", "_bet")
-        .with_row_index("_pair")
     )
-    # a pair's cells are its present coups _lo.._hi, one after the other: found by arithmetic, not joins
+    # a pair's present coups _lo.._hi, one after the other: by arithmetic, not joins
     lo, size = pairs["_lo"].to_numpy().astype(np.int64), pairs["coups_present"].to_numpy().astype(np.int64)
     starts = np.r_[0, np.cumsum(size)]
-    coup = np.repeat(lo - starts[:-1], size) + np.arange(starts[-1])
-    bet = np.repeat(pairs["_bet"].to_numpy(), size)
-    edge = edge_table[coup, bet]
-    at = on_edges.select("_rating", "_bet", "_coup", "amount").join(
-        pairs.select("_rating", "_bet", "_pair"), on=["_rating", "_bet"], how="inner"
-    )
-    pair = at["_pair"].to_numpy().astype(np.int64)
-    cell = starts[pair] + at["_coup"].to_numpy().astype(np.int64) - lo[pair]
-    stake = np.bincount(cell, weights=at["amount"].cast(pl.Float64).to_numpy(), minlength=starts[-1])
+    along = np.repeat(lo - starts[:-1], size) + np.arange(starts[-1])
+    edge = edge_table[along, np.repeat(pairs["_bet"].to_numpy(), size)]
+    segments = starts[:-1][size > 0]
+    favoured = np.add.reduceat((edge > 0).astype(np.int64), segments) if len(segments) else np.zeros(0, np.int64)
+    known = np.add.reduceat((~np.isnan(edge)).astype(np.int64), segments) if len(segments) else favoured
+    pairs = pairs.with_columns(_favoured=pl.Series(favoured, dtype=pl.Int64), _known=pl.Series(known, dtype=pl.Int64))
     # per bet type, the share of the present coups where it favoured the player, times its wagers
-    favoured = np.add.reduceat((edge > 0).astype(np.int64), starts[:-1]) if len(size) else np.zeros(0, np.int64)
-    weights = (
-        pairs.select("_rating", _expected=pl.Series(favoured / np.maximum(size, 1)) * pl.col("_wagers"))
-        .group_by("_rating")
-        .agg(expected_advantage_wagers=pl.col("_expected").sum())
+    weights = pairs.group_by("_rating").agg(
+        expected_advantage_wagers=(pl.col("_favoured") / pl.col("coups_present") * pl.col("_wagers")).sum()
     )
-    known = ~np.isnan(edge)
+    columns = pairs.filter(pl.col("_known") > 0).with_columns(
+        _column=pl.int_range(pl.len(), dtype=pl.Int64).over("_rating")
+    )
+    tests = columns.group_by("_rating", maintain_order=True).agg(
+        pl.col("_lo", "coups_present").first(), _width=pl.len(), _bets=pl.col("_bet")
+    )
+    n, width = tests["coups_present"].to_numpy().astype(np.int64), tests["_width"].to_numpy().astype(np.int64)
+    blocks = np.r_[0, np.cumsum(n * width)]
+    # block cell q of test t: row q // width, column q % width, at coup _lo + row, bet _bets[column]
+    test_of = np.repeat(np.arange(tests.height), n * width)
+    q = np.arange(blocks[-1]) - blocks[test_of]
+    row, column = q // width[test_of], q % width[test_of]
+    bet_of = columns["_bet"].to_numpy()[np.r_[0, np.cumsum(width)][test_of] + column]
+    block_edges = edge_table[tests["_lo"].to_numpy().astype(np.int64)[test_of] + row, bet_of]
+    staked = (
+        on_edges.group_by("_rating", "_bet", "_coup")
+        .agg(stake=pl.col("amount").cast(pl.Float64).sum())
+        .join(columns.select("_rating", "_bet", "_lo", "_column"), on=["_rating", "_bet"], how="inner")
+        .join(tests.select("_rating").with_row_index("_test"), on="_rating", how="inner")
+        .select("_test", "stake", "_column", _row=pl.col("_coup").cast(pl.Int64) - pl.col("_lo"))
+        .sort("_test", "_row", "_column")
+    )
+    test = staked["_test"].to_numpy().astype(np.int64)
+    arrays = {
+        "edges": np.nan_to_num(block_edges, nan=0.0),
+        "blocks": blocks,
+        "widths": width,
+        "stakes": staked["stake"].to_numpy(),
+        "rows": staked["_row"].to_numpy(),
+        "columns": staked["_column"].to_numpy(),
+        "entries": np.searchsorted(test, np.arange(tests.height + 1)),
+    }
+    at = blocks[test] + arrays["rows"] * width[test] + arrays["columns"]
+    stake_block = np.bincount(at, weights=arrays["stakes"], minlength=blocks[-1])
+    seen = ~np.isnan(block_edges)
     cells = pl.DataFrame(
         {
-            "_rating": np.repeat(pairs["_rating"].to_numpy(), size)[known],
-            "_bet": bet[known],
-            "stake": stake[known],
-            "edge": edge[known],
+            "_rating": tests["_rating"].to_numpy()[test_of[seen]],
+            "stake": stake_block[seen],
+            "edge": block_edges[seen],
         },
-        schema={"_rating": pl.UInt32, "_bet": pl.Int64, "stake": pl.Float64, "edge": pl.Float64},
+        schema={"_rating": pl.UInt32, "stake": pl.Float64, "edge": pl.Float64},
     )
-    return cells, weights
+    return tests.select("_rating"), cells, weights, arrays
 
 
-def _tested(cells: pl.DataFrame, sessions: pl.DataFrame, h: int, max_permutations: int) -> pl.DataFrame:
-    """Per rating with cells of known edge: the rank correlation, permutations and p-value."""
-    if cells.height == 0:
-        return pl.DataFrame(
-            schema={
-                "_rating": pl.UInt32,
-                "edge_rank_correlation": pl.Float64,
-                "permutations": pl.Int64,
-                "p_value": pl.Float64,
-            }
-        )
-    rating, bet = cells["_rating"].to_numpy(), cells["_bet"].to_numpy()
-    new_stratum = np.r_[True, (rating[1:] != rating[:-1]) | (bet[1:] != bet[:-1])]
-    new_test = np.r_[True, rating[1:] != rating[:-1]]
-    strata = np.r_[np.flatnonzero(new_stratum), len(rating)]
-    tests = np.r_[np.flatnonzero(new_test[new_stratum]), len(strata) - 1]
-    ids = rating[new_test]
-    keys = _ratings(sessions).select(KEY)[ids]
+def _tested(
+    tests: pl.DataFrame, cells: pl.DataFrame, arrays: dict[str, np.ndarray], sessions: pl.DataFrame, h: int,
+    max_permutations: int,
+) -> pl.DataFrame:  # fmt: skip
+    """Per tested rating: the rank correlation of stake with edge, permutations and p-value."""
+    keys = _ratings(sessions).select(KEY)[tests["_rating"]]
     seeds = np.array([rating_seed(*row) for row in keys.iter_rows()], np.uint64)
-    found = sequential_p_values(
-        cells["stake"].to_numpy(),
-        cells["edge"].to_numpy(),
-        strata,
-        tests,
-        seeds,
-        h=h,
-        max_permutations=max_permutations,
-    )
+    found = sequential_p_values(**arrays, seeds=seeds, h=h, max_permutations=max_permutations)
     correlation = cells.group_by("_rating").agg(
         edge_rank_correlation=pl.corr("stake", "edge", method="spearman").fill_nan(None)
     )
-    return pl.DataFrame(
-        {"_rating": pl.Series(ids, dtype=pl.UInt32), "permutations": found.permutations, "p_value": found.p_value}
+    return tests.with_columns(
+        permutations=pl.Series(found.permutations, dtype=pl.Int64), p_value=pl.Series(found.p_value, dtype=pl.Float64)
     ).join(correlation, on="_rating", how="left")
 
 

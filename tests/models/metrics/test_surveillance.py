@@ -102,52 +102,70 @@ def surveyed(rounds, bets, edges, **options) -> pl.DataFrame:
 
 
 def exact_p(stakes: list[list[float]], edges: list[list[float]]) -> float:
-    """P(permuted sum of stake x edge >= observed), every bet type's stakes permuted over its coups:
-    enumerated over the distinct arrangements (each equally likely)."""
-    observed = sum(s * e for row_s, row_e in zip(stakes, edges, strict=True) for s, e in zip(row_s, row_e, strict=True))
-    options = [
-        [sum(s * e for s, e in zip(arranged, row_e, strict=True)) for arranged in set(itertools.permutations(row_s))]
-        for row_s, row_e in zip(stakes, edges, strict=True)
+    """P(permuted sum of stake x edge >= observed), the coups' stakes (every bet type's together)
+    moved to the coups of a permutation: enumerated over all of them, each equally likely."""
+    n = len(stakes[0])
+    sums = [
+        sum(s[i] * e[order[i]] for s, e in zip(stakes, edges, strict=True) for i in range(n))
+        for order in itertools.permutations(range(n))
     ]
-    sums = [sum(choice) for choice in itertools.product(*options)]
-    return sum(value >= observed - 1e-12 for value in sums) / len(sums)
+    return sum(value >= sums[0] - 1e-12 for value in sums) / len(sums)  # the first order is the observed
+
+
+def kernel(stakes: list[list[float]], edges: list[list[float]], seed: int = 7, h: int = 20, most: int = 100_000):
+    """`sequential_p_values` of one test: stakes and edges per bet type, coup by coup."""
+    width, n = len(stakes), len(stakes[0])
+    block = np.array(edges, float).T.ravel()  # row-major: coup by coup, the bet types side by side
+    placed = [(i, b, stakes[b][i]) for i in range(n) for b in range(width) if stakes[b][i]]
+    rows, columns, values = (np.array(column) for column in zip(*placed, strict=True))
+    return sequential_p_values(
+        block, np.array([0, n * width]), np.array([width]), values.astype(float), rows, columns,
+        np.array([0, len(placed)]), np.array([seed], np.uint64), h, most,
+    )  # fmt: skip
 
 
 def test_the_kernel_reaches_the_enumerated_p_value_within_its_monte_carlo_error():
-    stakes = [[0, 10, 0, 5, 0], [25, 25, 50, 25, 0]]
-    edges = [[-0.1, 0.2, -0.05, 0.3, -0.2], [-0.0106, -0.0098, 0.004, -0.011, -0.0106]]
+    stakes = [[0, 10, 0, 5, 0, 0], [25, 25, 50, 25, 0, 10]]
+    edges = [[-0.1, 0.2, -0.05, 0.3, -0.2, -0.1], [-0.0106, -0.0098, 0.004, -0.011, -0.0106, -0.02]]
     exact = exact_p(stakes, edges)
-    flat = np.array(stakes, float).ravel(), np.array(edges).ravel()
     n = 200_000
-    got = sequential_p_values(*flat, np.array([0, 5, 10]), np.array([0, 2]), np.array([7], np.uint64), 10**9, n)
+    got = kernel(stakes, edges, h=10**9, most=n)
     assert got.permutations[0] == n  # never stopped: h is out of reach
-    assert got.observed[0] == pytest.approx(5 * 0.3 + 10 * 0.2 + 50 * 0.004 - 25 * (0.0106 + 0.0098 + 0.011))
+    assert got.observed[0] == pytest.approx(5 * 0.3 + 10 * 0.2 + 50 * 0.004 - 25 * (0.0106 + 0.0098 + 0.011) - 0.2)
     estimate = (got.exceedances[0] + 1) / (n + 1)
     assert got.p_value[0] == estimate
     assert abs(estimate - exact) < 4 * math.sqrt(exact * (1 - exact) / n)
     assert 0.01 < exact < 0.2  # a p-value the test can tell from 0 and 1
 
 
+def test_a_coups_stakes_move_together():
+    # Banker at coups 0 and 2, Player at 1 and 3, each where it favoured the player: the statistic
+    # is at its most, 4, only when the banker stakes land on coups 0 and 2 (2 ways) and the player
+    # stakes on 1 and 3 (2 ways): 4 of the 24 orders of the coups. Shuffled apart, each bet type's
+    # pair of stakes would land right 1 time in 6, and both 1 in 36: a p-value six times too small.
+    stakes = [[10, 0, 10, 0], [0, 10, 0, 10]]
+    edges = [[0.1, -0.1, 0.1, -0.1], [-0.1, 0.1, -0.1, 0.1]]
+    assert exact_p(stakes, edges) == pytest.approx(4 / 24)
+    got = kernel(stakes, edges, h=10**9, most=100_000)
+    assert abs(got.p_value[0] - 4 / 24) < 4 * math.sqrt(4 / 24 * 20 / 24 / 100_000)
+
+
 def test_ties_with_the_observed_sum_count_as_reaching_it():
     # two equal stakes: every arrangement puts them on two of three coups; edges 0.1, 0.1, 0.1 tie
-    got = sequential_p_values(
-        np.array([5.0, 5.0, 0.0]), np.array([0.1, 0.1, 0.1]), np.array([0, 3]), np.array([0, 1]),
-        np.array([1], np.uint64), h=20,
-    )  # fmt: skip
+    got = kernel([[5.0, 5.0, 0.0]], [[0.1, 0.1, 0.1]], seed=1)
     assert (got.exceedances[0], got.permutations[0], got.p_value[0]) == (20, 20, 1.0)
 
 
 def test_besag_clifford_stops_at_h_exceedances_with_p_h_over_draws():
     # a stake on the worst of 10 coups: almost every permutation reaches it
-    stakes = np.zeros(10)
-    stakes[0] = 1.0
-    edges = -np.arange(1, 11, dtype=float) / 100
+    edges = [-k / 100 for k in range(1, 11)]
     edges[0] = -0.2
-    got = sequential_p_values(stakes, edges, np.array([0, 10]), np.array([0, 1]), np.array([3], np.uint64), h=20)
+    stakes = [1.0] + [0.0] * 9
+    got = kernel([stakes], [edges], seed=3)
     assert got.exceedances[0] == 20 and got.permutations[0] == 20 and got.p_value[0] == 1.0
     # at the best coup: 1 in 10 reach it, so it stops after about 200 draws at 20 / draws
     edges[0] = 0.5
-    got = sequential_p_values(stakes, edges, np.array([0, 10]), np.array([0, 1]), np.array([3], np.uint64), h=20)
+    got = kernel([stakes], [edges], seed=3)
     assert got.exceedances[0] == 20 and got.p_value[0] == 20 / got.permutations[0]
     assert 0.05 < got.p_value[0] < 0.2
 
