@@ -29,28 +29,29 @@ MAIN_HANDS = ("banker", "player")
 SESSION_COLUMNS = (
     "player_id", "table_id", "gaming_day", "session", "started_at", "ended_at", "coups_present", "wagers",
     "side_wagers", "advantage_wagers", "advantage_share", "expected_advantage_share", "edge_rank_correlation",
-    "amount", "edge_won", "house_win", "permutations", "p_value", "zender_shoes", "zender_won",
+    "amount", "edge_won", "expected_edge_won", "house_win", "permutations", "p_value", "zender_shoes", "zender_won",
 )  # fmt: skip
 #: The sums a player's day totals from their sessions (the shares are taken again from them).
 SUMS = (
-    "coups_present", "wagers", "side_wagers", "advantage_wagers", "amount", "edge_won", "house_win", "permutations",
-    "zender_shoes", "zender_won",
+    "coups_present", "wagers", "side_wagers", "advantage_wagers", "amount", "edge_won", "expected_edge_won",
+    "house_win", "permutations", "zender_shoes", "zender_won",
 )  # fmt: skip
 DAY_COLUMNS = (
     "player_id", "gaming_day", "tables", "sessions", "tested_sessions", "coups_present", "wagers", "side_wagers",
-    "advantage_wagers", "advantage_share", "expected_advantage_share", "amount", "edge_won", "house_win",
+    "advantage_wagers", "advantage_share", "expected_advantage_share", "amount", "edge_won", "expected_edge_won",
+    "house_win",
     "permutations", "zender_shoes", "zender_won", "p_value", "q_value",
 )  # fmt: skip
-#: What a flag shows of its session or player-day (zender_won for the detail only).
+#: What a flag shows of its session or player-day (zender_won and expected_edge_won for the detail only).
 EVIDENCE = (
     "p_value", "q_value", "edge_won", "wagers", "advantage_wagers", "advantage_share", "expected_advantage_share",
-    "house_win", "zender_shoes", "zender_won",
+    "house_win", "zender_shoes", "zender_won", "expected_edge_won",
 )  # fmt: skip
 #: The flags' evidence in one type whichever row it comes from.
 FLAG_TYPES = {
     "p_value": pl.Float64, "q_value": pl.Float64, "edge_won": MONEY, "wagers": pl.Int64, "advantage_wagers": pl.Int64,
     "advantage_share": pl.Float64, "expected_advantage_share": pl.Float64, "house_win": MONEY,
-    "zender_shoes": pl.Int32, "zender_won": MONEY,
+    "zender_shoes": pl.Int32, "zender_won": MONEY, "expected_edge_won": MONEY,
 }  # fmt: skip
 FLAG_COLUMNS = (
     "gaming_day", "player_id", "rule", "scope", "table_id", "session", "p_value", "q_value", "edge_won", "wagers",
@@ -139,6 +140,7 @@ def surveillance_sessions(
             expected_advantage_share=pl.col("expected_advantage_wagers") / pl.col("wagers"),
             amount=pl.col("amount").cast(MONEY),
             edge_won=pl.col("edge_won").round(4).cast(MONEY),
+            expected_edge_won=pl.col("expected_edge_won").fill_null(0).round(4).cast(MONEY),
             house_win=pl.col("house_win").fill_null(0).cast(MONEY),
             zender_shoes=pl.col("zender_shoes").fill_null(0).cast(pl.Int16),
             zender_won=pl.col("zender_won").fill_null(0).cast(MONEY),
@@ -308,7 +310,12 @@ def _blocks(
         },
         schema={"_rating": pl.UInt32, "stake": pl.Float64, "edge": pl.Float64},
     )
-    return tests.select("_rating"), cells, weights, arrays
+    # what the stakes win on average at random timing: each bet type's stakes times its mean edge
+    column_of = np.r_[0, np.cumsum(width)][test_of] + column
+    mean_edge = np.bincount(column_of, weights=arrays["edges"], minlength=width.sum()) / np.repeat(n, width)
+    per_column = mean_edge * np.bincount(column_of, weights=stake_block, minlength=width.sum())
+    expected = np.bincount(np.repeat(np.arange(tests.height), width), weights=per_column, minlength=tests.height)
+    return tests.select("_rating", expected_edge_won=pl.Series(expected, dtype=pl.Float64)), cells, weights, arrays
 
 
 def _tested(
@@ -407,7 +414,10 @@ def surveillance_player_day(sessions: pl.DataFrame) -> pl.DataFrame:
             pl.Series("p_value", combined).fill_nan(None),
             advantage_share=pl.col("advantage_wagers") / pl.col("wagers"),
             expected_advantage_share=pl.col("_expected") / pl.col("wagers"),
-            **{name: pl.col(name).cast(MONEY) for name in ("amount", "edge_won", "house_win", "zender_won")},
+            **{
+                name: pl.col(name).cast(MONEY)
+                for name in ("amount", "edge_won", "expected_edge_won", "house_win", "zender_won")
+            },
             **{
                 name: pl.col(name).cast(pl.Int64)
                 for name in ("coups_present", "wagers", "side_wagers", "advantage_wagers", "permutations")
@@ -457,7 +467,8 @@ def _detail(flag: dict) -> str:
         )
     return (
         f"{flag['advantage_wagers']} of {flag['wagers']} wagers at an advantage "
-        f"({flag['expected_advantage_share']:.1%} expected), edge won {flag['edge_won']:,.2f}, "
+        f"({flag['expected_advantage_share']:.1%} expected), edge won {flag['edge_won']:,.2f} "
+        f"({flag['expected_edge_won']:,.2f} at random timing), "
         f"p = {_small(flag['p_value'])}, q = {_small(flag['q_value'])}"
     ).replace("%", " %")
 

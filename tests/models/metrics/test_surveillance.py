@@ -191,6 +191,9 @@ def test_a_five_coup_session_against_the_exact_permutation_p_and_its_figures_by_
     assert row["amount"] == Decimal(135 + 10 + 5 + 5)
     won = sum(s * e for s, e in zip([25, 25, 50, 25, 10], banker, strict=True)) + 10 * 0.2 + 5 * 0.3
     assert row["edge_won"] == Decimal(str(round(won, 4)))
+    # at random timing the stakes win each bet type's mean edge (the pair's, unknown, counts for nothing)
+    expected = 135 * sum(banker) / 5 + 15 * sum(dragon) / 5
+    assert row["expected_edge_won"] == Decimal(str(round(expected, 4)))
     assert row["house_win"] == Decimal(5 * -1 - 400 + 5 + 5)
     stakes = [0, 10, 0, 5, 0, 25, 25, 50, 25, 10]
     assert row["edge_rank_correlation"] == pytest.approx(stats.spearmanr(stakes, dragon + banker).statistic)
@@ -355,7 +358,8 @@ def test_benjamini_hochberg_by_hand_and_per_gaming_day():
     ).with_columns(
         *(pl.lit(v).alias(n) for n, v in [("coups_present", 10), ("wagers", 10), ("side_wagers", 0),
                                            ("advantage_wagers", 1), ("permutations", 100), ("zender_shoes", 0)]),
-        *(pl.lit(0).cast(pl.Decimal(18, 4)).alias(n) for n in ("amount", "edge_won", "house_win", "zender_won")),
+        *(pl.lit(0).cast(pl.Decimal(18, 4)).alias(n) for n in ("amount", "edge_won", "expected_edge_won", "house_win",
+                                                            "zender_won")),
         advantage_share=pl.lit(0.1),
         expected_advantage_share=pl.lit(0.1),
     )  # fmt: skip
