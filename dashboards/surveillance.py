@@ -10,6 +10,7 @@ import polars as pl
 
 from dashboards import filters, query
 from models.game.paytable import BETS
+from models.metrics.coup_edges import HOUSE_GAMES
 from models.warehouse import schema
 
 MARTS = (
@@ -109,12 +110,11 @@ def coups(f: filters.Filters) -> int:
 
 def has_cards() -> bool:
     """Whether any coup of a house-banked game (the games offering side bets) has its cards logged."""
-    return (
-        query.frame(
-            "SELECT count(*) AS n FROM core.rounds WHERE has_cards AND game IN ('punto_banco', 'super6', 'ez_baccarat')"
-        )["n"][0]
-        > 0
+    found = query.frame(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM core.rounds WHERE has_cards AND list_contains($games, game) LIMIT 1)",
+        {"games": list(HOUSE_GAMES)},
     )
+    return found["n"][0] > 0
 
 
 def sessions(f: filters.Filters, player_id: str) -> pl.DataFrame:

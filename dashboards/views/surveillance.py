@@ -30,9 +30,7 @@ def render() -> None:
     except query.Unavailable:
         query.require_marts(*surveillance.MARTS)  # an older warehouse: say which marts it lacks
         raise
-    if not filters.has_bets():
-        raise filters.NoBets
-    if not surveillance.has_cards():
+    if not surveillance.has_cards():  # a shoe's first coup still has edges (a full shoe): not enough to watch
         st.info(
             "No coup of punto banco, super 6 or EZ baccarat has its cards logged: a bet's edge before a coup "
             "comes from the cards dealt before it, so there is nothing to watch. Ingest round logs with cards."
@@ -41,10 +39,13 @@ def render() -> None:
     if not surveillance.coups(f):
         st.info(
             "The filtered shoes have no edges: only shoes of the house-banked games (punto banco, super 6, "
-            "EZ baccarat) with every card logged have them. Widen the days or clear a table, game or dealer."
+            "EZ baccarat) with their cards logged have them. Widen the days or clear a table, game or dealer."
         )
         return
-    alerts(f, found)
+    tested = surveillance.tested(f)
+    if not tested["sessions"] and not filters.has_bets():
+        raise filters.NoBets
+    alerts(found, tested)
     st.subheader("Evidence")
     chosen = choose(found)
     if chosen is None:
@@ -55,10 +56,9 @@ def render() -> None:
     shoe_timeline(f, player_id, alert)
 
 
-def alerts(f: filters.Filters, found: pl.DataFrame) -> None:
+def alerts(found: pl.DataFrame, tested: dict) -> None:
     st.subheader("Alerts")
     if found.is_empty():
-        tested = surveillance.tested(f)
         st.success(
             f"No alerts in the filtered days: {fmt.count(tested['sessions'])} sessions and "
             f"{fmt.count(tested['player_days'])} player-days of {fmt.count(tested['players'])} players were tested, "
