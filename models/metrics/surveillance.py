@@ -2,9 +2,9 @@
 
 A rating's present coups are the coups with edges (marts.coup_edges) at its table from its first to
 its last wagered coup; its cells are (present coup, bet type it wagered) pairs with the stake there
-(0 where none) and the player's edge. The test of "bets when the edge is high" permutes each bet
-type's stakes over the present coups (permutation.py). Zender's pattern is a shoe the player first
-bets in its last cards, at or near the table's limit. The player-day and the flags are taken from
+(0 where none) and the player's edge. The test of "bets when the edge is high" moves each coup's
+stakes, together, to other present coups (permutation.py). Zender's pattern is a shoe the player
+first bets in its last cards, at or near the table's limit. The player-day and the flags are taken from
 the sessions alone, so a sharded build combines its shards' session rows first and derives them.
 """
 

@@ -287,17 +287,22 @@ def test_a_player_betting_only_at_positive_edges_gets_a_small_p_and_is_flagged_a
 
 
 def test_players_whose_stakes_ignore_the_edges_are_flagged_at_about_the_nominal_rate():
-    # 600 players at 6 tables (separate shoes), each betting Dragon 7 at random coups, stakes random
+    # 600 players at 6 tables, each betting one main hand a coup and Dragon 7 now and then, at coups
+    # and stakes drawn at random; Banker's and Player's edges move against each other, as a shoe's do
     rng = np.random.default_rng(5)
     rounds, edges, rows = [], [], []
     for t in range(6):
         table = shoe(f"T{t}", "S1", 80, 0)
         dragon = np.where(rng.random(80) < 0.1, rng.uniform(0.01, 0.3, 80), rng.uniform(-0.3, -0.05, 80))
+        swing = rng.normal(0, 0.01, 80)
         rounds.append(table)
-        edges.append(edges_of(table, {"dragon7": dragon.tolist()}))
+        moving = {"dragon7": dragon.tolist(), "banker": (swing - 0.0106).tolist(), "player": (-swing - 0.0124).tolist()}
+        edges.append(edges_of(table, moving))
         for p in range(100):
             for k in range(80):
-                rows.append((f"T{t}", "S1", k + 1, f"T{t}P{p}", "banker", 25, "-25"))
+                if rng.random() < 0.8:
+                    hand = str(rng.choice(["banker", "player", "tie"], p=[0.5, 0.45, 0.05]))
+                    rows.append((f"T{t}", "S1", k + 1, f"T{t}P{p}", hand, int(rng.choice([25, 50, 100])), "-25"))
                 if rng.random() < 0.15:
                     rows.append((f"T{t}", "S1", k + 1, f"T{t}P{p}", "dragon7", int(rng.choice([5, 10, 25])), "-5"))
     rounds, edges = pl.concat(rounds), pl.concat(edges)
