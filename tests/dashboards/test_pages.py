@@ -320,7 +320,9 @@ def test_an_unreadable_snapshot_is_a_message_not_a_traceback(warehouse, tmp_path
     assert "cannot be opened" in at.warning[0].value
 
 
-@pytest.mark.parametrize("page", ["streaks", "commission", "ties", "tables", "players", "shoe", "integrity", "sql"])
+@pytest.mark.parametrize(
+    "page", ["streaks", "commission", "ties", "tables", "players", "surveillance", "shoe", "integrity", "sql"]
+)
 def test_every_page_without_a_warehouse(tmp_path, monkeypatch, page):
     at = open_app(tmp_path / "banco.duckdb", monkeypatch, page)
     assert at.warning and at.code[0].value == "banco up"

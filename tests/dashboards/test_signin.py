@@ -100,19 +100,21 @@ def test_a_viewer_is_never_offered_the_console(app):
     assert not at.exception and at.title[0].value == "Integrity"
 
 
-def test_a_viewer_cannot_open_the_players_page(app):
-    assert "players.py" in ANALYSTS_ONLY
+@pytest.mark.parametrize(("page", "title"), [("players.py", "Players"), ("surveillance.py", "Surveillance")])
+def test_a_viewer_cannot_open_a_page_that_names_players(app, page, title):
+    assert page in ANALYSTS_ONLY
     at = sign_in(app.run(), "vic", PASSWORDS["vic"])
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("views/players.py")
+        at.switch_page(f"views/{page}")
     at = sign_in(AppTest.from_file(APP, default_timeout=120).run(), "ana", PASSWORDS["ana"])
-    at.switch_page("views/players.py").run()
-    assert not at.exception and at.title[0].value == "Players" and at.dataframe
+    at.switch_page(f"views/{page}").run()
+    assert not at.exception and at.title[0].value == title and not at.warning and not at.error
 
 
+@pytest.mark.parametrize("page", ["players.py", "surveillance.py"])
 @pytest.mark.parametrize("name", ["vic", None])
-def test_the_players_page_itself_refuses_anyone_but_an_analyst(app, users_file, name):
-    at = AppTest.from_file(str(VIEWS / "players.py"), default_timeout=120)  # run directly, past the navigation
+def test_a_page_that_names_players_itself_refuses_anyone_but_an_analyst(app, users_file, name, page):
+    at = AppTest.from_file(str(VIEWS / page), default_timeout=120)  # run directly, past the navigation
     if name:
         at.session_state[signin.USER] = name
         at.session_state[signin.HASH] = users.read(users_file)[name].password
