@@ -102,7 +102,8 @@ def surveillance_sessions(
     h: int = 20,
     max_permutations: int = 100_000,
 ) -> pl.DataFrame:
-    """marts.surveillance_sessions: one row per rating with a wager on a coup that has edges.
+    """marts.surveillance_sessions: one row per rating with a wager on a coup that has edges; its
+    counts and money are those of such wagers (house_win too: marts.player_sessions has them all).
 
     `bets`: core.bets rows (table_id, shoe_id, round_no, bet, amount, house_net, player_id);
     `rounds`: the coups (table_id, shoe_id, round_no, started_at); `sessions`: their ratings
