@@ -4,13 +4,13 @@ wagers placed in it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from dashboards import filters, query
 from models.game.paytable import BETS
-from models.metrics.coup_edges import HOUSE_GAMES
 from models.warehouse import schema
 
 MARTS = (
@@ -31,15 +31,11 @@ SESSIONS = (
     "advantage_share, expected_advantage_share, edge_rank_correlation, amount, edge_won, house_win, permutations, "
     "p_value, zender_shoes, zender_won"
 )
-#: Their sums over the sessions listed; the expected share weighted by wagers, as each session's is by type.
-SUMS = (
-    "count(*)::BIGINT AS sessions, sum(coups_present)::BIGINT AS coups_present, sum(wagers)::BIGINT AS wagers, "
-    "sum(side_wagers)::BIGINT AS side_wagers, sum(advantage_wagers)::BIGINT AS advantage_wagers, "
-    "sum(advantage_wagers) / sum(wagers) AS advantage_share, "
-    "sum(expected_advantage_share * wagers) / sum(wagers) AS expected_advantage_share, "
-    "sum(amount) AS amount, sum(edge_won) AS edge_won, sum(house_win) AS house_win, "
-    "sum(zender_shoes)::BIGINT AS zender_shoes, sum(zender_won) AS zender_won"
-)
+#: What a player's sessions sum to.
+SUMMED = (
+    "coups_present", "wagers", "side_wagers", "advantage_wagers", "amount", "edge_won", "house_win", "zender_shoes",
+    "zender_won",
+)  # fmt: skip
 DAYS = (
     "SELECT gaming_day, tables, sessions, wagers, advantage_wagers, advantage_share, expected_advantage_share, "
     "edge_won, house_win, p_value, q_value FROM marts.surveillance_player_day "
@@ -47,11 +43,11 @@ DAYS = (
 )
 #: A wager's columns as the evidence lists it, from marts.wager_edges (core.bets and the coup's edge).
 WAGERS = (
-    "SELECT w.table_id, w.shoe_id, w.round_no, e.cards_seen, w.seat, w.player_id, w.bet, w.amount, w.player_edge, "
-    "w.advantage, w.amount * w.player_edge AS edge_worth, w.house_net FROM marts.wager_edges w "
+    "SELECT w.table_id, w.shoe_id, w.round_no, e.gaming_day, e.cards_seen, w.seat, w.player_id, w.bet, w.amount, "
+    "w.player_edge, w.advantage, w.amount * w.player_edge AS edge_worth, w.house_net FROM marts.wager_edges w "
     "LEFT JOIN marts.coup_edges e USING (table_id, shoe_id, round_no)"
 )
-#: Wagers a player's evidence lists at most (the sums above cover them all).
+#: Wagers a player's evidence lists at most (the sessions' sums cover them all).
 MAX_WAGERS = 2_000
 
 
@@ -92,29 +88,30 @@ def alerts(f: filters.Filters) -> pl.DataFrame:
     )
 
 
-def tested(f: filters.Filters) -> dict[str, int]:
-    """How many sessions and player-days the filtered days tested: what a list of no alerts was drawn from."""
-    where, params = _sessions_where(f)
-    return query.frame(
-        "SELECT count(*) AS sessions, count(DISTINCT (player_id, gaming_day)) AS player_days, "
-        f"count(DISTINCT player_id) AS players FROM marts.surveillance_sessions WHERE {where}",
-        params,
-    ).row(0, named=True)
+@dataclass(frozen=True)
+class Coverage:
+    """What the filters reach: coups with edges, whether any coup's edges follow from logged cards (a
+    shoe's first coup has edges without them: a full shoe), and the sessions, player-days and players
+    tested (what a list of no alerts was drawn from)."""
+
+    coups: int
+    cards: bool
+    sessions: int
+    player_days: int
+    players: int
 
 
-def coups(f: filters.Filters) -> int:
-    """The coups with edges in the filtered shoes (none: no cards logged, or no house-banked game)."""
-    where, params = f.where("shoe")
-    return query.frame(f"SELECT count(*) AS n FROM marts.coup_edges WHERE {where}", params)["n"][0]
-
-
-def has_cards() -> bool:
-    """Whether any coup of a house-banked game (the games offering side bets) has its cards logged."""
+def coverage(f: filters.Filters) -> Coverage:
+    shoes, params = f.where("shoe")
+    tested, more = _sessions_where(f)
     found = query.frame(
-        "SELECT count(*) AS n FROM (SELECT 1 FROM core.rounds WHERE has_cards AND list_contains($games, game) LIMIT 1)",
-        {"games": list(HOUSE_GAMES)},
+        f"SELECT (SELECT count(*) FROM marts.coup_edges WHERE {shoes}) AS coups, "
+        "EXISTS (SELECT 1 FROM marts.coup_edges WHERE cards_seen > 0) AS cards, * FROM ("
+        "SELECT count(*) AS sessions, count(DISTINCT (player_id, gaming_day)) AS player_days, "
+        f"count(DISTINCT player_id) AS players FROM marts.surveillance_sessions WHERE {tested})",
+        params | more,
     )
-    return found["n"][0] > 0
+    return Coverage(**found.row(0, named=True))
 
 
 def sessions(f: filters.Filters, player_id: str) -> pl.DataFrame:
@@ -127,12 +124,15 @@ def sessions(f: filters.Filters, player_id: str) -> pl.DataFrame:
     )
 
 
-def sums(f: filters.Filters, player_id: str) -> dict[str, Any]:
-    """The player's sessions within the filters, summed."""
-    where, params = _sessions_where(f)
-    return query.frame(
-        f"SELECT {SUMS} FROM marts.surveillance_sessions WHERE player_id = $player AND {where}",
-        params | {"player": player_id},
+def sums(sessions: pl.DataFrame) -> dict[str, Any]:
+    """A player's sessions (as `sessions` gives them) summed; the shares taken again from the sums, the
+    expected one weighted by wagers as each session's is by bet type."""
+    wagers = pl.col("wagers").sum()
+    return sessions.select(
+        sessions=pl.len(),
+        **{name: pl.col(name).sum() for name in SUMMED},
+        advantage_share=pl.col("advantage_wagers").sum() / wagers,
+        expected_advantage_share=(pl.col("expected_advantage_share") * pl.col("wagers")).sum() / wagers,
     ).row(0, named=True)
 
 
@@ -142,14 +142,12 @@ def days(f: filters.Filters, player_id: str) -> pl.DataFrame:
     return query.frame(DAYS.format(where=where), params | {"player": player_id})
 
 
-def wagers(f: filters.Filters, player_id: str, advantage_only: bool = False) -> pl.DataFrame:
-    """The player's wagers in the filtered shoes, each with the edge of its bet at that coup, at most MAX_WAGERS."""
-    where, params = f.where("shoe")
-    shoes = f"(w.table_id, w.shoe_id) IN (SELECT table_id, shoe_id FROM marts.shoe_summary WHERE {where})"
-    only = " AND w.advantage" if advantage_only else ""
+def wagers(f: filters.Filters, player_id: str) -> pl.DataFrame:
+    """The player's wagers in the filtered shoes, each with the edge of its bet at that coup and the shoe's
+    gaming day (both null on a coup without edges): one read of core.bets serves the list and the best shoe."""
+    shoes, params = f.shoes("w")
     return query.frame(
-        f"{WAGERS} WHERE w.player_id = $player AND {shoes}{only} "
-        f"ORDER BY w.table_id, w.shoe_id, w.round_no, w.seat, w.bet LIMIT {MAX_WAGERS}",
+        f"{WAGERS} WHERE w.player_id = $player AND {shoes} ORDER BY w.table_id, w.shoe_id, w.round_no, w.seat, w.bet",
         params | {"player": player_id},
     )
 
@@ -164,21 +162,18 @@ def shoes(f: filters.Filters) -> pl.DataFrame:
     )
 
 
-def best_shoe(f: filters.Filters, player_id: str, day=None, table_id: str | None = None) -> tuple[str, str] | None:
-    """The filtered shoe (of `day` and at `table_id`, when given) where the player's wagers were worth most
-    to them, the largest sum of amount x player_edge: a flag's best evidence."""
-    where, params = f.where("shoe", "e")
+def best_shoe(wagers: pl.DataFrame, day=None, table_id: str | None = None) -> tuple[str, str] | None:
+    """Among a player's `wagers` (as `wagers` gives them) on coups with edges, of `day` and at `table_id` when
+    given, the shoe where they were worth most to the player (the largest sum of amount x player_edge): a
+    flag's best evidence."""
+    kept = wagers.filter(pl.col("gaming_day").is_not_null())
     if day is not None:
-        where, params = f"{where} AND e.gaming_day = $day", params | {"day": day}
+        kept = kept.filter(pl.col("gaming_day") == day)
     if table_id is not None:
-        where, params = f"{where} AND e.table_id = $table", params | {"table": table_id}
-    found = query.frame(
-        "SELECT w.table_id, w.shoe_id FROM marts.wager_edges w JOIN marts.coup_edges e "
-        f"USING (table_id, shoe_id, round_no) WHERE w.player_id = $player AND {where} "
-        "GROUP BY ALL ORDER BY sum(w.amount * w.player_edge) DESC NULLS LAST, w.table_id, w.shoe_id LIMIT 1",
-        params | {"player": player_id},
-    )
-    return found.row(0) if found.height else None
+        kept = kept.filter(pl.col("table_id") == table_id)
+    worth = kept.group_by("table_id", "shoe_id").agg(pl.col("edge_worth").sum())
+    ranked = worth.sort(["edge_worth", "table_id", "shoe_id"], descending=[True, False, False], nulls_last=True)
+    return ranked.row(0)[:2] if ranked.height else None
 
 
 def edges(table_id: str, shoe_id: str) -> pl.DataFrame:

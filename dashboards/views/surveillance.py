@@ -30,22 +30,22 @@ def render() -> None:
     except query.Unavailable:
         query.require_marts(*surveillance.MARTS)  # an older warehouse: say which marts it lacks
         raise
-    if not surveillance.has_cards():  # a shoe's first coup still has edges (a full shoe): not enough to watch
+    reach = surveillance.coverage(f)
+    if not reach.cards:
         st.info(
             "No coup of punto banco, super 6 or EZ baccarat has its cards logged: a bet's edge before a coup "
             "comes from the cards dealt before it, so there is nothing to watch. Ingest round logs with cards."
         )
         return
-    if not surveillance.coups(f):
+    if not reach.coups:
         st.info(
             "The filtered shoes have no edges: only shoes of the house-banked games (punto banco, super 6, "
             "EZ baccarat) with their cards logged have them. Widen the days or clear a table, game or dealer."
         )
         return
-    tested = surveillance.tested(f)
-    if not tested["sessions"] and not filters.has_bets():
+    if not reach.sessions and not filters.has_bets():
         raise filters.NoBets
-    alerts(found, tested)
+    alerts(found, reach)
     st.subheader("Evidence")
     chosen = choose(found)
     if chosen is None:
@@ -56,12 +56,12 @@ def render() -> None:
     shoe_timeline(f, player_id, alert)
 
 
-def alerts(found: pl.DataFrame, tested: dict) -> None:
+def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
     st.subheader("Alerts")
     if found.is_empty():
         st.success(
-            f"No alerts in the filtered days: {fmt.count(tested['sessions'])} sessions and "
-            f"{fmt.count(tested['player_days'])} player-days of {fmt.count(tested['players'])} players were tested, "
+            f"No alerts in the filtered days: {fmt.count(reach.sessions)} sessions and "
+            f"{fmt.count(reach.player_days)} player-days of {fmt.count(reach.players)} players were tested, "
             "and none was flagged.",
             icon=":material/verified:",
         )
@@ -127,7 +127,7 @@ def evidence(f: filters.Filters, player_id: str) -> None:
     if played.is_empty():
         st.info(f"{player_id} placed no wager on a coup with edges in the filtered days, tables or games.")
         return
-    sums = surveillance.sums(f, player_id)
+    sums = surveillance.sums(played)
     a, b, c, d, e = st.columns(5)
     a.metric("Sessions", fmt.count(sums["sessions"]))
     b.metric("Wagers", fmt.count(sums["wagers"]), help=f"{fmt.count(sums['side_wagers'])} on side bets")
@@ -171,17 +171,19 @@ def evidence(f: filters.Filters, player_id: str) -> None:
         )  # fmt: skip
         st.caption("Each day's sessions combined, at every table; q corrects p for the players tested that day.")
     st.markdown("**Wagers**")
-    only = st.toggle("Only wagers at an advantage", key="surveillance_advantage_only")
-    placed = surveillance.wagers(f, player_id, only)
+    placed = surveillance.wagers(f, player_id)
+    if st.toggle("Only wagers at an advantage", key="surveillance_advantage_only"):
+        placed = placed.filter(pl.col("advantage"))
+    listed = placed.head(surveillance.MAX_WAGERS)
     fmt.table(
-        placed,
+        listed,
         hide_index=True,
         column_config=fmt.columns(money=("amount", "edge_worth", "house_net"), player_edge="%.4f")
         | {"round_no": st.column_config.NumberColumn(format="%d")},
     )
-    more = f" (the first {fmt.count(surveillance.MAX_WAGERS)})" if placed.height == surveillance.MAX_WAGERS else ""
+    more = f", the first {fmt.count(listed.height)} listed" if listed.height < placed.height else ""
     st.caption(
-        f"{fmt.count(placed.height)} wagers{more} in the filtered shoes. player_edge: the wager's expectation per "
+        f"{fmt.count(placed.height)} wagers in the filtered shoes{more}. player_edge: the wager's expectation per "
         "unit at that coup, from every card dealt before it (positive: the bet favoured the player); empty where "
         "the coup's edges are unknown."
     )
@@ -189,10 +191,11 @@ def evidence(f: filters.Filters, player_id: str) -> None:
 
 def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> None:
     shoes = surveillance.shoes(f)
+    placed = surveillance.wagers(f, player_id)  # the evidence's, cached
     if alert is not None:
-        best = surveillance.best_shoe(f, player_id, alert["gaming_day"], alert["table_id"])
+        best = surveillance.best_shoe(placed, alert["gaming_day"], alert["table_id"])
     else:
-        best = surveillance.best_shoe(f, player_id)
+        best = surveillance.best_shoe(placed)
     tables = shoes["table_id"].unique(maintain_order=True).to_list()
     left, right = st.columns(2)
     suffix = f"{player_id}_{best}"  # a new flag's best shoe is the new default
