@@ -28,17 +28,18 @@ ALERTS = (
 #: A player's sessions, as marts.surveillance_sessions holds them.
 SESSIONS = (
     "gaming_day, table_id, session, started_at, ended_at, coups_present, wagers, side_wagers, advantage_wagers, "
-    "advantage_share, expected_advantage_share, edge_rank_correlation, amount, edge_won, house_win, permutations, "
+    "advantage_share, expected_advantage_share, edge_rank_correlation, amount, edge_won, expected_edge_won, house_win, "
+    "permutations, "
     "p_value, zender_shoes, zender_won"
 )
 #: What a player's sessions sum to.
 SUMMED = (
-    "coups_present", "wagers", "side_wagers", "advantage_wagers", "amount", "edge_won", "house_win", "zender_shoes",
-    "zender_won",
+    "coups_present", "wagers", "side_wagers", "advantage_wagers", "amount", "edge_won", "expected_edge_won",
+    "house_win", "zender_shoes", "zender_won",
 )  # fmt: skip
 DAYS = (
     "SELECT gaming_day, tables, sessions, wagers, advantage_wagers, advantage_share, expected_advantage_share, "
-    "edge_won, house_win, p_value, q_value FROM marts.surveillance_player_day "
+    "edge_won, expected_edge_won, house_win, p_value, q_value FROM marts.surveillance_player_day "
     "WHERE player_id = $player AND {where} ORDER BY gaming_day"
 )
 #: A wager's columns as the evidence lists it, from marts.wager_edges (core.bets and the coup's edge).

@@ -13,7 +13,7 @@ from models.game.paytable import BETS, SIDE_BETS
 
 analysts_only()  # named players' wagers and the suspicion on them: analysts alone
 
-MONEY = ("edge_won", "house_win", "amount", "zender_won", "edge_worth", "house_net")
+MONEY = ("edge_won", "expected_edge_won", "house_win", "amount", "zender_won", "edge_worth", "house_net")
 SHARES = ("advantage_share", "expected_advantage_share")
 COUNTS = ("wagers", "side_wagers", "advantage_wagers", "coups_present", "zender_shoes", "sessions", "tables")
 RULES = {"edge_timing": "edge timing", "zender": "Zender's pattern"}
@@ -142,10 +142,15 @@ def evidence(f: filters.Filters, player_id: str) -> None:
         help="The share at an advantage if the wagers' timing were unrelated to the shoe",
     )
     e.metric("Edge won", fmt.money(sums["edge_won"]), help="Sum of amount × player edge: what the timing was worth")
-    a, b, c, _, _ = st.columns(5)
+    a, b, c, d, _ = st.columns(5)
     a.metric("Amount wagered", fmt.money(sums["amount"]))
     b.metric("House win", fmt.money(sums["house_win"]))
     c.metric("Zender shoes", fmt.count(sums["zender_shoes"]), help=f"Won in them: {fmt.money(sums['zender_won'])}")
+    d.metric(
+        "Edge won at random timing",
+        fmt.money(sums["expected_edge_won"]),
+        help="What the same stakes would have been worth on average, placed at random among the coups sat through",
+    )
     zone = str(filters.gaming_day().timezone)
     fmt.table(
         played.with_columns(pl.col("started_at", "ended_at").dt.convert_time_zone(zone)),
