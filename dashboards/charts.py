@@ -133,6 +133,7 @@ def alerts_per_day(alerts: pl.DataFrame, title: str) -> alt.Chart:
             color=alt.Color("rule:N", title=None, scale=RULE_COLORS),
             tooltip=[alt.Tooltip("gaming_day:T", format="%Y-%m-%d"), "rule", "alerts"],
         )
+        .properties(height=200)
     )
 
 
