@@ -19,6 +19,7 @@ import polars as pl
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.metrics.combine import combine
+from models.metrics.coup_edges import coup_edges
 from models.metrics.coups import Coups, number
 from models.metrics.dealer_errors import SCHEMA as ERRORS_SCHEMA
 from models.metrics.dealer_errors import dealer_errors
@@ -46,6 +47,12 @@ from models.metrics.ratings import coup_rows, joined_coup_rows, rate
 from models.metrics.shoes import shoe_summary
 from models.metrics.side_bets import side_bets
 from models.metrics.streaks import SHOE, bank_tenures, decision_runs, tenure_fit, with_banks
+from models.metrics.surveillance import (
+    surveillance_flags,
+    surveillance_player_day,
+    surveillance_sessions,
+    wager_edges_sql,
+)
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.metrics.wager_sums import stint_sums
 from models.warehouse import partials, schema, settlement, views
@@ -55,6 +62,7 @@ from models.warehouse.store import WarehouseError, current, write
 ROUND_COLUMNS = (
     "table_id", "shoe_id", "round_no", "started_at", "game", "decks", "dealer_id", "bank_holder", "outcome",
     "player_total", "banker_total", "banker_third", "natural", "player_pair", "banker_pair", "cards_used",
+    "player_cards", "banker_cards",
 )  # fmt: skip
 BET_COLUMNS = (
     "table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo", "player_id",
@@ -190,6 +198,21 @@ def _rating_marts(
     yield schema.MARTS_PLAYER_DAY, player_day(sessions, config.comp_rate)
     yield schema.MARTS_PLAYER_BETS, player_bets(rated.player_bets)
     yield schema.MARTS_SIDE_BETS, side_bets(rated.side_bets)
+    yield from _surveillance_marts(rows, bets, sessions, config)
+
+
+def _surveillance_marts(
+    rows: pl.DataFrame, bets: pl.DataFrame, sessions: pl.DataFrame, config: MartConfig
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """Every bet's edge before each coup, each rating's evidence, each player's day and the flags
+    (docs/surveillance.md)."""
+    edges = coup_edges(rows, config.paytable, config.day)
+    yield schema.MARTS_COUP_EDGES, edges
+    watched = surveillance_sessions(bets, rows, sessions, edges, max_bet=config.max_bet, side_max=config.side_max)
+    yield schema.MARTS_SURVEILLANCE_SESSIONS, watched
+    days = surveillance_player_day(watched)
+    yield schema.MARTS_SURVEILLANCE_PLAYER_DAY, days
+    yield schema.MARTS_SURVEILLANCE_FLAGS, surveillance_flags(watched, days, config.surveillance_fdr)
 
 
 def _load(
@@ -366,7 +389,7 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
     days = sorted(set(days))
     with ThreadPoolExecutor(8) as reader:  # on an object store, most of a read is waiting for it
         parts = list(reader.map(lambda key: partials.read(db, *key, sharding.count), product(days, sharding.names)))
-    marts = combine(parts, config.comp_rate)
+    marts = combine(parts, config.comp_rate, config.surveillance_fdr)
     if not marts or marts[schema.MARTS_TIE_FREQUENCY].height == 0:  # every coup has its table's row there
         raise WarehouseError(_nothing_on(db, days))
     with write(db) as con:
@@ -439,5 +462,8 @@ def store_marts(
     with ThreadPoolExecutor(1) as writer:
         written = {name: writer.submit(replace, name, frame) for name, frame in marts}
     rows = {name: future.result() for name, future in written.items()}
+    if schema.MARTS_COUP_EDGES in rows:  # every wager with its edge, read through the stored edges
+        edged = wager_edges_sql(schema.CORE_BETS, schema.MARTS_COUP_EDGES)
+        con.execute(f"CREATE OR REPLACE VIEW {schema.MARTS_WAGER_EDGES} AS {edged}")
     con.execute("COMMIT")
     return rows | fitted

@@ -4,7 +4,8 @@ Most marts are local to a table, shoe or dealer's stint at a table, and a shard 
 tables, so the shards' rows are simply put together. Two marts group dealers, who work tables of
 several shards: their sums are totalled again, as are the players' bets; a player's day is taken
 again from their ratings (each local to a table). The false-discovery flags compare every table (or
-shoe) of a day, so they are taken again over the whole day.
+shoe) of a day, so they are taken again over the whole day, as are surveillance's players' days and
+flags from the ratings' evidence.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from models.metrics.pace import ORDER as PACE_ORDER
 from models.metrics.pace import dealer_pace_combined
 from models.metrics.players import BETS_ORDER, DAY_ORDER, SESSION_ORDER, player_bets_retotalled, player_day
 from models.metrics.side_bets import ORDER as SIDE_BETS_ORDER
+from models.metrics.surveillance import surveillance_flags, surveillance_player_day
 from models.metrics.ties import tie_statistics, with_flags
 from models.warehouse import schema
 
@@ -71,15 +73,43 @@ COMBINED: dict[str, tuple[Combining, tuple[str, ...]]] = {
     schema.MARTS_SIDE_BETS: (concatenated, SIDE_BETS_ORDER),
     # the house median pace is over every table of the day
     schema.MARTS_DEALER_PACE: (dealer_pace_combined, PACE_ORDER),
+    schema.MARTS_COUP_EDGES: (concatenated, ("table_id", "shoe_id", "round_no")),
+    schema.MARTS_SURVEILLANCE_SESSIONS: (concatenated, ("table_id", "player_id", "session")),
 }
-#: Marts taken again from another mart once combined (`combine`): a player's day from their ratings.
-DERIVED = {schema.MARTS_PLAYER_DAY: (schema.MARTS_PLAYER_SESSIONS, DAY_ORDER)}
 
 
-def combine(parts: Sequence[Mapping[str, pl.DataFrame]], comp_rate: Decimal = Decimal(0)) -> dict[str, pl.DataFrame]:
+def players_days(marts: Mapping[str, pl.DataFrame], comp_rate: Decimal, fdr: float) -> pl.DataFrame:
+    return player_day(marts[schema.MARTS_PLAYER_SESSIONS], comp_rate)
+
+
+def watched_days(marts: Mapping[str, pl.DataFrame], comp_rate: Decimal, fdr: float) -> pl.DataFrame:
+    return surveillance_player_day(marts[schema.MARTS_SURVEILLANCE_SESSIONS])
+
+
+def flags(marts: Mapping[str, pl.DataFrame], comp_rate: Decimal, fdr: float) -> pl.DataFrame:
+    sessions, days = marts[schema.MARTS_SURVEILLANCE_SESSIONS], marts[schema.MARTS_SURVEILLANCE_PLAYER_DAY]
+    return surveillance_flags(sessions, days, fdr)
+
+
+Deriving = Callable[[Mapping[str, pl.DataFrame], Decimal, float], pl.DataFrame]
+
+#: Marts taken again from the combined ones (`combine`; given them, the comp rate and the
+#: false-discovery rate), in this order: a player's day from their ratings, surveillance's
+#: player-days and flags over the whole day (the flags in the order they come).
+DERIVED: dict[str, tuple[Deriving, tuple[str, ...]]] = {
+    schema.MARTS_PLAYER_DAY: (players_days, DAY_ORDER),
+    schema.MARTS_SURVEILLANCE_PLAYER_DAY: (watched_days, ("player_id",)),
+    schema.MARTS_SURVEILLANCE_FLAGS: (flags, ()),
+}
+
+
+def combine(
+    parts: Sequence[Mapping[str, pl.DataFrame]], comp_rate: Decimal = Decimal(0), fdr: float = 0.05
+) -> dict[str, pl.DataFrame]:
     """Each shard's marts (`compute_marts` over its coups alone, of one day or several) made the
     marts of all the coups: in gaming-day order, and within a day as `compute_marts` sorts them
-    (`comp_rate`: the players' comp reinvestment rate the shards' marts were built with)."""
+    (`comp_rate` and `fdr`: the players' comp reinvestment rate and surveillance's false-discovery
+    rate the shards' marts were built with)."""
     if not parts:
         return {}
     names = set().union(*parts)
@@ -91,7 +121,8 @@ def combine(parts: Sequence[Mapping[str, pl.DataFrame]], comp_rate: Decimal = De
     for name, (how, order) in COMBINED.items():
         if name in names:
             combined[name] = how([part[name] for part in parts]).sort(*dict.fromkeys((*DAY, *order)))
-    for name, (source, order) in DERIVED.items():
+    for name, (derive, order) in DERIVED.items():
         if name in names:
-            combined[name] = player_day(combined[source], comp_rate).sort(*dict.fromkeys((*DAY, *order)))
+            derived = derive(combined, comp_rate, fdr)
+            combined[name] = derived.sort(*dict.fromkeys((*DAY, *order)), maintain_order=True) if order else derived
     return combined

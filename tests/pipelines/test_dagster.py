@@ -112,6 +112,7 @@ def test_whole_graph_materializes_into_a_real_warehouse(tmp_path):
             "tie_rate_in_band",
             "banker_share_in_band",
             "ratings_within_table_handle",
+            "no_new_surveillance_flags",
         ],
         True,
     )

@@ -36,6 +36,14 @@ DESCRIPTIONS = {
     "against theo and z.",
     schema.MARTS_DEALER_PACE: "Coups per hour per dealer, table and gaming day against the house median, with "
     "the dealer's quarantined rows by reason.",
+    schema.MARTS_COUP_EDGES: "Surveillance: the exact house edge of every bet before each coup of a shoe whose "
+    "cards are logged, given the cards dealt before it, with the player's best bet.",
+    schema.MARTS_SURVEILLANCE_SESSIONS: "Surveillance per rating: wagers at an advantage against the share "
+    "expected by chance, edge won, a permutation test of betting when the edge is high, and Zender's pattern.",
+    schema.MARTS_SURVEILLANCE_PLAYER_DAY: "Surveillance per player and gaming day: the ratings' evidence summed, "
+    "a combined p-value and its false-discovery q-value over the day's players.",
+    schema.MARTS_SURVEILLANCE_FLAGS: "Surveillance flags: players and ratings whose timing beat chance after the "
+    "false-discovery correction, and Zender's sit-out-then-bet-the-maximum pattern.",
 }
 SHARDS = [asset.key for asset in SHARD_MARTS]
 

@@ -95,3 +95,33 @@ def ratings_within_table_handle(context: dg.AssetCheckExecutionContext, warehous
             "over": preview(over, 10),
         },
     )
+
+
+NEW_FLAGS = dg.AssetCheckSpec(
+    "no_new_surveillance_flags",
+    asset=key_of(schema.MARTS_SURVEILLANCE_FLAGS),
+    description="No surveillance flag on the run's gaming days: a warning, with the flags, for the surveillance "
+    "department to review (docs/surveillance.md says how to read one).",
+)
+
+
+@dg.asset_check(asset=NEW_FLAGS.asset_key, name=NEW_FLAGS.name, description=NEW_FLAGS.description, blocking=False)
+def no_new_surveillance_flags(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
+    """The flags stored for the run's gaming days (every day, in a run of the check alone)."""
+    days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
+    listed = "TRUE" if not days else "gaming_day IN (" + ", ".join(f"DATE '{day}'" for day in days) + ")"
+    with warehouse.snapshot() as con:
+        flags = con.sql(
+            "SELECT gaming_day, player_id, rule, scope, table_id, p_value, q_value, edge_won, detail "
+            f"FROM {schema.MARTS_SURVEILLANCE_FLAGS} WHERE {listed} ORDER BY gaming_day, player_id, rule, scope"
+        ).pl()
+    return dg.AssetCheckResult(
+        passed=flags.height == 0,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "flags": flags.height,
+            "players_flagged": flags["player_id"].n_unique(),
+            "days_with_flags": flags["gaming_day"].n_unique(),
+            "flagged": preview(flags, 20),
+        },
+    )

@@ -10,7 +10,7 @@ from models.game.games import Game
 from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS, MartConfig, compute_marts
 from models.metrics.combine import combine
 from models.metrics.gaming_day import GamingDay, gaming_day
-from models.simulate.config import Simulation
+from models.simulate.config import Population, Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
 from models.warehouse.shards import Sharding
@@ -18,8 +18,12 @@ from models.warehouse.store import read
 
 #: Seven tables of every game (two of punto banco, in different shards) with bets, over three days and
 #: a half; dealers change tables every half hour. The gaming day opens at 08:00 while tables open at
-#: 06:00, so each day's shoes are the day before's and run on into the day.
-SIMULATION = Simulation(shoes=42, tables=7, shoes_per_day=2, seed=5, games=tuple(Game), shift_hours=0.5)
+#: 06:00, so each day's shoes are the day before's and run on into the day. A few advantage players
+#: give the surveillance marts flags to combine.
+SIMULATION = Simulation(
+    shoes=42, tables=7, shoes_per_day=2, seed=5, games=tuple(Game), shift_hours=0.5,
+    population=Population(advantage_share=0.03),
+)  # fmt: skip
 CONFIG = MartConfig(day=GamingDay(start_hour=8))
 CORE = {"rounds": ROUND_COLUMNS, "bets": BET_COLUMNS, "shoes": ("*",)}
 

@@ -24,6 +24,7 @@ MARTS = {
     "banker_streaks", "commission", "commission_by_dealer", "commission_per_unit", "dealer_day", "decision_runs",
     "shoe_summary", "table_day", "tenure_fit", "tie_frequency", "tie_frequency_by_dealer", "tie_frequency_by_shoe",
     "ties_by_total", "player_sessions", "player_day", "player_bets", "players", "side_bets", "dealer_pace",
+    "coup_edges", "surveillance_sessions", "surveillance_player_day", "surveillance_flags",
 }  # fmt: skip
 #: The marts not kept by gaming day: the tenure fit (by month) and the players (all time).
 UNDATED = {"tenure_fit", "players"}
@@ -44,7 +45,10 @@ def warehouse(tmp_path_factory) -> Path:
 def stored(db: Path) -> dict[str, pl.DataFrame]:
     con = read(db)
     try:
-        names = con.sql("SELECT table_name FROM information_schema.tables WHERE table_schema = 'marts'").fetchall()
+        names = con.sql(  # the tables; the view of wagers with their edges reads core.bets (and S3 for it)
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = 'marts' AND table_type = 'BASE TABLE'"
+        ).fetchall()
         return {name: con.sql(f"SELECT * FROM marts.{name}").pl() for (name,) in names}
     finally:
         con.close()
