@@ -150,9 +150,11 @@ def draw_players(sim: Simulation) -> Players:
     median = math.log(people.session_median_minutes)
     minutes = np.clip(np.exp(median + people.session_sigma * rng.standard_normal(n)), *SESSION_MINUTES)
     occasional = rng.gamma(OCCASIONAL_SHAPE, people.occasional_visits / OCCASIONAL_SHAPE, size=n) / DAYS_A_MONTH
-    daily_chance = np.where(regular, people.regular_visit_chance, np.minimum(occasional, 1.0))
     kind = _advantage_kinds(sim, n)
-    # advantage players place no side bet by habit, only by their count (the kernel)
+    # an advantage player makes a living of it: a regular, on most days; and places no side bet by
+    # habit, only by their count (the kernel)
+    regular |= kind != ORDINARY
+    daily_chance = np.where(regular, people.regular_visit_chance, np.minimum(occasional, 1.0))
     side_rate = np.where(kind == ORDINARY, side_rate, 0.0)
     return Players(regular, unit_cents, shares, side_rate, minutes * 60, daily_chance, kind)
 

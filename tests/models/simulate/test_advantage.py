@@ -237,10 +237,13 @@ def test_ordinary_players_keep_their_habits_when_the_share_changes():
     on = draw_players(Simulation(shoes=1, seed=4, population=Population(advantage_share=0.2))).frame()
     assert (off["kind"] == "ordinary").all()
     assert 0.15 < (on["kind"] != "ordinary").mean() < 0.25
-    habits = [name for name in POOL_SCHEMA if name not in ("kind", "side_rate")]
+    visits = ("side_rate", "visitor", "visits_a_month")  # an advantage player bets sides by count and comes most days
+    habits = [name for name in POOL_SCHEMA if name != "kind" and name not in visits]
     assert on.select(habits).equals(off.select(habits))
     ordinary = on["kind"] == "ordinary"
-    assert on.filter(ordinary)["side_rate"].equals(off.filter(ordinary)["side_rate"])
+    for name in visits:
+        assert on.filter(ordinary)[name].equals(off.filter(ordinary)[name])
+    assert (on.filter(~ordinary)["visitor"] == "regular").all()  # advantage players come most days
     only_dragon = draw_players(
         Simulation(shoes=1, seed=4, population=Population(advantage_share=0.2, advantage_mix={"dragon7_counter": 1}))
     ).frame()

@@ -279,7 +279,7 @@ def test_the_pool_is_written_beside_the_logs_as_ground_truth(tmp_path, fmt):
     truth = draw_players(sim).frame()
     written = pl.read_parquet(summary.players) if fmt == "parquet" else pl.read_csv(summary.players, schema=POOL_SCHEMA)
     assert written.equals(truth)
-    assert truth["kind"].value_counts().height == 2 and truth["home_unit"].min() >= sim.population.min_bet
+    assert truth["visitor"].value_counts().height == 2 and truth["home_unit"].min() >= sim.population.min_bet
     bets = pl.concat(pl.read_parquet(path) if fmt == "parquet" else pl.read_csv(path, infer_schema=False)
                      for path in tmp_path.glob(f"bets_*.{fmt}"))  # fmt: skip
     assert set(bets["player_id"]) <= set(truth["player_id"])
