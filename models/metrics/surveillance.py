@@ -291,8 +291,14 @@ def _blocks(
         .sort("_test", "_row", "_column")
     )
     test = staked["_test"].to_numpy().astype(np.int64)
+    # the test weighs only the bets a count can beat: Banker's and Player's edges stay near -1 % and
+    # only add noise (their stakes still move with their coup)
+    main = np.isin(bet_of, [BETS.index(bet) for bet in MAIN_HANDS])
+    tests = tests.with_columns(
+        _side=pl.Series(np.bincount(test_of, weights=~main, minlength=tests.height) > 0, dtype=pl.Boolean)
+    )
     arrays = {
-        "edges": np.nan_to_num(block_edges, nan=0.0),
+        "edges": np.where(main, 0.0, np.nan_to_num(block_edges, nan=0.0)),
         "blocks": blocks,
         "widths": width,
         "stakes": staked["stake"].to_numpy(),
@@ -313,10 +319,12 @@ def _blocks(
     )
     # what the stakes win on average at random timing: each bet type's stakes times its mean edge
     column_of = np.r_[0, np.cumsum(width)][test_of] + column
-    mean_edge = np.bincount(column_of, weights=arrays["edges"], minlength=width.sum()) / np.repeat(n, width)
+    every_edge = np.nan_to_num(block_edges, nan=0.0)
+    mean_edge = np.bincount(column_of, weights=every_edge, minlength=width.sum()) / np.repeat(n, width)
     per_column = mean_edge * np.bincount(column_of, weights=stake_block, minlength=width.sum())
     expected = np.bincount(np.repeat(np.arange(tests.height), width), weights=per_column, minlength=tests.height)
-    return tests.select("_rating", expected_edge_won=pl.Series(expected, dtype=pl.Float64)), cells, weights, arrays
+    expected = pl.Series(expected, dtype=pl.Float64)
+    return tests.select("_rating", "_side", expected_edge_won=expected), cells, weights, arrays
 
 
 def _tested(
@@ -330,9 +338,16 @@ def _tested(
     correlation = cells.group_by("_rating").agg(
         edge_rank_correlation=pl.corr("stake", "edge", method="spearman").fill_nan(None)
     )
-    return tests.with_columns(
-        permutations=pl.Series(found.permutations, dtype=pl.Int64), p_value=pl.Series(found.p_value, dtype=pl.Float64)
-    ).join(correlation, on="_rating", how="left")
+    side = pl.col("_side")  # a rating that bet no side bet is not tested
+    return (
+        tests.with_columns(
+            permutations=pl.Series(found.permutations, dtype=pl.Int64),
+            p_value=pl.Series(found.p_value, dtype=pl.Float64),
+        )
+        .with_columns(pl.when(side).then(pl.col("permutations", "p_value")))
+        .drop("_side")
+        .join(correlation, on="_rating", how="left")
+    )
 
 
 def rating_seed(player_id: str, table_id: str, gaming_day, session: int) -> int:

@@ -47,6 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--misdeal-rate", type=_rate, default=0.0, help="fraction of coups given a labelled fault (see faults_* files)"
     )
     parser.add_argument(
+        "--advantage-share",
+        type=_rate,
+        default=0.0,
+        help="share of the players who are advantage players: card counters, perfect players and wongers, "
+        "labelled in _players/ (default 0: none)",
+    )
+    parser.add_argument(
         "--shards",
         type=_shards,
         default=None,
@@ -90,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         shoes_per_day=args.shoes_per_day,
         timezone=args.timezone,
         bets=not args.no_bets,
-        population=Population(seats=args.seats),
+        population=Population(seats=args.seats, advantage_share=args.advantage_share),
     )
     progress = _progress_bar(sim.shoes) if sys.stderr.isatty() else None
     sharding = Sharding(args.shards) if args.shards else None

@@ -40,7 +40,9 @@ GRAPH = [
     serving_snapshot,
     *dg.load_asset_checks_from_modules([core_checks, marts_checks]),
 ]
-DEMO = {"days": 2, "tables": 3, "shoes_per_day": 2, "start": "2026-10-01", "misdeal_rate": 0.003}
+DEMO = {
+    "days": 2, "tables": 3, "shoes_per_day": 2, "start": "2026-10-01", "misdeal_rate": 0.003, "advantage_share": 0.0,
+}  # fmt: skip
 DAYS = {"dagster/asset_partition_range_start": "2026-10-01", "dagster/asset_partition_range_end": "2026-10-02"}
 
 
@@ -156,6 +158,20 @@ def test_whole_graph_materializes_into_a_real_warehouse(tmp_path):
     )
     (ratings,) = again.get_asset_check_evaluations()
     assert not ratings.passed and ratings.metadata["table_days_over"].value == 2
+    # a day with a flag: surveillance's check warns, with the flag
+    with write(warehouse.db_path) as con:
+        con.execute(
+            "INSERT INTO marts.surveillance_flags (gaming_day, player_id, rule, scope, detail) "
+            "VALUES (DATE '2026-10-02', 'PL00001', 'zender', 'player_day', 'seen')"
+        )
+    flagged = dg.materialize(
+        GRAPH,
+        selection=dg.AssetSelection.checks(marts_checks.no_new_surveillance_flags),
+        resources={"warehouse": warehouse},  # alone: over every gaming day
+    )
+    (flags,) = flagged.get_asset_check_evaluations()
+    assert not flags.passed and flags.severity == dg.AssetCheckSeverity.WARN
+    assert flags.metadata["flags"].value == flags.metadata["players_flagged"].value == 1
 
 
 def test_a_failing_blocking_check_stops_the_marts(tmp_path):

@@ -1,4 +1,4 @@
-"""The ratings', dealer pace's and surveillance's settings: read from the environment, checked, and carried to the build."""
+"""The settings of ratings, dealer pace and surveillance: read from the environment, checked, carried to the build."""
 
 import datetime as dt
 import os

@@ -6,7 +6,7 @@ import dagster as dg
 from pydantic import Field
 
 from models.game.games import Game
-from models.simulate.config import Simulation
+from models.simulate.config import Population, Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.shards import Sharding
 from pipelines.defs.resources import Warehouse
@@ -21,7 +21,8 @@ landing_files = dg.AssetSpec(
 
 
 class SimulatedShoesConfig(dg.Config):
-    """What to deal: by default a month of six tables, every game, bets, and a few misdeals."""
+    """What to deal: by default a month of six tables, every game, bets, a few misdeals and a few
+    advantage players (docs/simulator.md)."""
 
     games: list[str] = Field(default_factory=lambda: [game.value for game in Game])
     tables: int = 6
@@ -32,6 +33,13 @@ class SimulatedShoesConfig(dg.Config):
     seed: int = 2026
     bets: bool = True
     misdeal_rate: float = 0.002
+    advantage_share: float = Field(
+        default=0.005,
+        ge=0.0,
+        le=1.0,
+        description="share of the players who are advantage players (card counters, a perfect player, a wonger), "
+        "labelled in the pool file `_players/`",
+    )
     format: str = "parquet"
     shards: int = Field(
         default_factory=lambda: Sharding.from_env().count,
@@ -51,12 +59,13 @@ class SimulatedShoesConfig(dg.Config):
             start=start,
             shoes_per_day=self.shoes_per_day,
             bets=self.bets,
+            population=Population(advantage_share=self.advantage_share),
         )
 
 
 @dg.asset(
     description="Simulated shoes written into the landing folder exactly as a real table logs them "
-    "(rounds and bets files, misdeals labelled in `_faults/`).",
+    "(rounds and bets files, misdeals labelled in `_faults/`, the players and their kinds in `_players/`).",
     kinds={"numba", "parquet"},
     group_name="landing",
 )
