@@ -446,7 +446,7 @@ def surveillance_player_day(sessions: pl.DataFrame) -> pl.DataFrame:
 
 
 def surveillance_flags(
-    sessions: pl.DataFrame, player_day: pl.DataFrame, fdr: float = 0.05, zender_shoes: int = 2
+    sessions: pl.DataFrame, player_day: pl.DataFrame, fdr: float = 0.05, zender_shoes: int = 1
 ) -> pl.DataFrame:
     """marts.surveillance_flags: the sessions and player-days whose q-value (Benjamini-Hochberg over
     the gaming day's tested sessions, or players) is at most `fdr` (rule 'edge_timing'), and the
@@ -477,10 +477,10 @@ def _rule(rule: str, scope: str) -> tuple[pl.Expr, ...]:
 def _detail(flag: dict) -> str:
     """A flag's reason in one line."""
     if flag["rule"] == "zender":
-        return (
-            f"{flag['zender_shoes']} shoes sat out, then bet at or near the table maximum in their last cards; "
-            f"the house lost {flag['zender_won']:,.2f} on those wagers"
-        )
+        shoes = f"{flag['zender_shoes']} shoe{'s' if flag['zender_shoes'] != 1 else ''}"
+        won = flag["zender_won"]
+        result = f"the house lost {won:,.2f}" if won >= 0 else f"the house won {-won:,.2f}"
+        return f"{shoes} sat out, then bet at or near the table maximum in the last cards; {result} on those wagers"
     return (
         f"{flag['advantage_wagers']} of {flag['wagers']} wagers at an advantage "
         f"({flag['expected_advantage_share']:.1%} expected), edge won {flag['edge_won']:,.2f} "
