@@ -87,10 +87,10 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
     )  # fmt: skip
     st.caption(
         "Newest first. edge_timing: the wagers came when their bet's edge was high more often than chance allows "
-        "(p: one-sided permutation test over the coups the player sat through; q: Benjamini–Hochberg over the "
-        "sessions, or the players, tested that day). zender: shoes the player sat out, then first bet at or near "
-        "the table maximum in their last 20 % of cards. A flag is a reason to look, not proof: the statistics "
-        "cannot see burned cards, shuffles or edge sorting."
+        "(p: one-sided permutation test of the side-bet stakes over the coups the player sat through; "
+        "q: Benjamini–Hochberg over the sessions, or the players, tested that day). zender: shoes the player sat "
+        "out, then first bet at or near the table maximum in their last 20 % of cards. A flag is a reason to "
+        "look, not proof: the statistics cannot see burned cards, shuffles or edge sorting."
     )
 
 
