@@ -157,6 +157,29 @@ def test_a_search_opens_a_players_profile(server, browser, warehouse):
     page.close()
 
 
+def test_the_surveillance_page_shows_a_flag_and_its_evidence(server, browser, warehouse):
+    con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
+    flags, newest = con.execute(
+        "SELECT count(*), list(DISTINCT player_id) FILTER (WHERE gaming_day = (SELECT max(gaming_day) "
+        "FROM marts.surveillance_flags)) FROM marts.surveillance_flags"
+    ).fetchall()[0]
+    con.close()
+    assert flags > 0, "the fixture's advantage players should be flagged"
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/surveillance")
+    page.wait_for_selector("h1:has-text('Surveillance')", timeout=60_000)
+    _settled(page)
+    page.screenshot(path=str(SCREENSHOTS / "surveillance-flag.png"), full_page=True)
+    assert page.locator(ERRORS).count() == 0
+    assert page.locator('[data-testid="stMetricValue"]').first.inner_text() == f"{flags:,}"  # Alerts
+    shown = page.locator("h4").first.inner_text().strip()  # the evidence of the newest alert
+    assert shown in newest
+    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    charts.nth(1).wait_for(timeout=60_000)  # drawn once the browser has embedded it, after the run
+    assert charts.count() == 2  # alerts per day, the shoe's timeline
+    page.close()
+
+
 def test_the_server_listens_on_this_machine_only(open_server):
     _, port = open_server
     assert listening(port) == {"127.0.0.1"}  # not 0.0.0.0 or ::, Streamlit's own default
