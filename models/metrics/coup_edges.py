@@ -7,6 +7,8 @@ seen so far had one (a value-only `0` does not), and the pair bets' edges need t
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import polars as pl
 
@@ -25,8 +27,8 @@ COLUMNS = (
     "table_id", "shoe_id", "round_no", "gaming_day", "game", "decks", "cards_seen", "cards_left",
     *EDGE_COLUMNS, "best_bet", "best_edge",
 )  # fmt: skip
-#: Rows handed to the exact engine at a time (its result is float64, one column per bet).
-BATCH_ROWS = 1 << 18
+#: About the rows (whole shoes) read and handed to the exact engine at a time.
+BATCH_ROWS = 1 << 17
 #: Cards in a full shoe of d decks (row d), by point value and by rank.
 _FULL_VALUES = np.array([[0] * VALUE_COLUMNS] + [Composition.full(d).values for d in range(1, MAX_DECKS + 1)])
 _FULL_RANKS = np.array([[0] * RANK_COLUMNS] + [Composition.full(d).ranks for d in range(1, MAX_DECKS + 1)])
@@ -34,7 +36,9 @@ _NO_RANK = -1
 _DAY = GamingDay()
 
 
-def coup_edges(rounds: pl.DataFrame, paytable: PayTable = DEFAULT_PAYTABLE, day: GamingDay = _DAY) -> pl.DataFrame:
+def coup_edges(
+    rounds: pl.DataFrame, paytable: PayTable = DEFAULT_PAYTABLE, day: GamingDay = _DAY, batch_rows: int = BATCH_ROWS
+) -> pl.DataFrame:
     """One row per coup of a house-banked shoe whose composition before it is known: COLUMNS.
 
     `rounds` needs table_id, shoe_id, round_no, game, decks, player_cards and banker_cards (the
@@ -43,12 +47,24 @@ def coup_edges(rounds: pl.DataFrame, paytable: PayTable = DEFAULT_PAYTABLE, day:
     (its gaming day under `day`). A shoe's coups are known from round 1 on, up to its first coup
     without cards (included: the cards before it are known), its first gap in round numbers, or
     its first composition that cannot exist (more of a card seen than the shoe holds), excluded.
-    Sorted by gaming_day, table_id, shoe_id, round_no.
+    Sorted by gaming_day, table_id, shoe_id, round_no. Shoes are read about `batch_rows` rows at a time.
     """
     shoes = _in_shoe_order(rounds.filter(pl.col("game").is_in(HOUSE_GAMES)), day)
+    # whole shoes a batch at a time: the cards' parsing and the compositions stay a batch's size
+    bounds = np.append(np.flatnonzero(_shoe_starts(shoes)), shoes.height)  # each shoe's first row, and the end
+    cuts = np.unique(np.append(bounds[np.searchsorted(bounds, np.arange(0, shoes.height, batch_rows))], shoes.height))
+    batches = [_batch_edges(shoes.slice(lo, hi - lo), paytable) for lo, hi in pairwise(cuts)]
+    return pl.concat(batches) if batches else _batch_edges(shoes, paytable)
+
+
+def _batch_edges(shoes: pl.DataFrame, paytable: PayTable) -> pl.DataFrame:
+    """`coup_edges` of whole shoes in shoe order."""
     kept, values, ranks = compositions(shoes)
     games = shoes["game"].cast(pl.Enum(HOUSE_GAMES)).to_physical().to_numpy()[kept]
-    edges = _edges(games, values, ranks, paytable)
+    edges = np.full((len(games), len(BETS)), np.nan)
+    for code, name in enumerate(HOUSE_GAMES):
+        rows = np.flatnonzero(games == code)
+        edges[rows] = house_edges(values[rows], ranks[rows], Game(name), paytable)
     best = np.where(np.isnan(edges), np.inf, edges).argmin(axis=1)
     best_edge = edges[np.arange(len(best)), best]
     cards_left = pl.Series(values.sum(axis=1), dtype=pl.Int16)
@@ -149,15 +165,3 @@ def _through(dealt: np.ndarray, heads: np.ndarray, segment: np.ndarray) -> np.nd
         return total
     at_head = total[heads] - dealt[heads]
     return total - at_head[segment]
-
-
-def _edges(games: np.ndarray, values: np.ndarray, ranks: np.ndarray, paytable: PayTable) -> np.ndarray:
-    """House edges (rows, BETS), each game's rows (`games`: index in HOUSE_GAMES) handed to the
-    exact engine a batch at a time."""
-    edges = np.full((len(games), len(BETS)), np.nan)
-    for code, name in enumerate(HOUSE_GAMES):
-        rows = np.flatnonzero(games == code)
-        for first in range(0, len(rows), BATCH_ROWS):
-            batch = rows[first : first + BATCH_ROWS]
-            edges[batch] = house_edges(values[batch], ranks[batch], Game(name), paytable)
-    return edges

@@ -134,6 +134,7 @@ def test_every_coup_of_simulated_shoes_equals_exact_odds_by_hand():
     sim = Simulation(shoes=8, tables=4, shoes_per_day=2, games=games, decks=6, bets=False, seed=3)
     rounds = pl.concat([chunk.rounds for chunk in simulate(sim)])
     edges = coup_edges(rounds.sample(fraction=1.0, shuffle=True, seed=1))
+    assert edges.equals(coup_edges(rounds, batch_rows=100))  # whole shoes a hundred rows or so at a time
     assert set(edges["game"]) == {"punto_banco", "super6", "ez_baccarat"}
     house = rounds.filter(pl.col("game") != "chemin_de_fer")
     assert edges.height == house.height  # every coup of a fully logged shoe
