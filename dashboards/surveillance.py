@@ -11,6 +11,8 @@ import polars as pl
 
 from dashboards import filters, query
 from models.game.paytable import BETS
+from models.metrics.coup_edges import HOUSE_GAMES
+from models.metrics.surveillance import wager_edges_sql
 from models.warehouse import schema
 
 MARTS = (
@@ -42,11 +44,10 @@ DAYS = (
     "edge_won, expected_edge_won, house_win, p_value, q_value FROM marts.surveillance_player_day "
     "WHERE player_id = $player AND {where} ORDER BY gaming_day"
 )
-#: A wager's columns as the evidence lists it, from marts.wager_edges (core.bets and the coup's edge).
-WAGERS = (
-    "SELECT w.table_id, w.shoe_id, w.round_no, e.gaming_day, e.cards_seen, w.seat, w.player_id, w.bet, w.amount, "
-    "w.player_edge, w.advantage, w.amount * w.player_edge AS edge_worth, w.house_net FROM marts.wager_edges w "
-    "LEFT JOIN marts.coup_edges e USING (table_id, shoe_id, round_no)"
+#: A wager's columns as the evidence lists it: `w` a relation of marts.wager_edges' columns, `e` its coup's edges.
+PLACED = (
+    "w.table_id, w.shoe_id, w.round_no, e.gaming_day, e.cards_seen, w.seat, w.player_id, w.bet, w.amount, "
+    "w.player_edge, w.advantage, w.amount * w.player_edge AS edge_worth, w.house_net"
 )
 #: Wagers a player's evidence lists at most (the sessions' sums cover them all).
 MAX_WAGERS = 2_000
@@ -144,22 +145,31 @@ def days(f: filters.Filters, player_id: str) -> pl.DataFrame:
 
 
 def wagers(f: filters.Filters, player_id: str) -> pl.DataFrame:
-    """The player's wagers in the filtered shoes, each with the edge of its bet at that coup and the shoe's
-    gaming day (both null on a coup without edges): one read of core.bets serves the list and the best shoe."""
-    shoes, params = f.shoes("w")
+    """The player's wagers in the filtered shoes as marts.wager_edges gives them (the same SELECT, over their
+    wagers alone), with the coup's cards seen and the shoe's gaming day (null on a coup without edges); one
+    read of core.bets serves the list and the best shoe."""
+    shoes, params = f.shoes()
+    # the edges are read only at the player's coups, found by their keys first: a join over every coup
+    # would unpack each coup's twenty edges to keep a few hundred of them
     return query.frame(
-        f"{WAGERS} WHERE w.player_id = $player AND {shoes} ORDER BY w.table_id, w.shoe_id, w.round_no, w.seat, w.bet",
+        f"WITH mine AS MATERIALIZED (SELECT * FROM core.bets WHERE player_id = $player AND {shoes}), "
+        "found AS MATERIALIZED (SELECT e.rowid AS id FROM marts.coup_edges e "
+        "SEMI JOIN mine USING (table_id, shoe_id, round_no)), "
+        "coups AS MATERIALIZED (SELECT * FROM marts.coup_edges WHERE rowid IN (SELECT id FROM found)) "
+        f"SELECT {PLACED} FROM ({wager_edges_sql('mine', 'coups')}) w LEFT JOIN coups e "
+        "USING (table_id, shoe_id, round_no) ORDER BY w.table_id, w.shoe_id, w.round_no, w.seat, w.bet",
         params | {"player": player_id},
     )
 
 
 def shoes(f: filters.Filters) -> pl.DataFrame:
-    """The filtered shoes that have edges: table, shoe, day, game and coups with edges."""
+    """The filtered shoes of the house-banked games (every one has edges, its first coup's at least): table,
+    shoe, day, game and coups, from marts.shoe_summary (a row a shoe, not a coup)."""
     where, params = f.where("shoe")
     return query.frame(
-        "SELECT table_id, shoe_id, gaming_day, game, count(*)::BIGINT AS coups FROM marts.coup_edges "
-        f"WHERE {where} GROUP BY ALL ORDER BY table_id, gaming_day, shoe_id",
-        params,
+        "SELECT table_id, shoe_id, gaming_day, game, coups FROM marts.shoe_summary "
+        f"WHERE {where} AND list_contains($house, game) ORDER BY table_id, gaming_day, shoe_id",
+        params | {"house": list(HOUSE_GAMES)},
     )
 
 

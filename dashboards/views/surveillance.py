@@ -20,6 +20,8 @@ RULES = {"edge_timing": "edge timing", "zender": "Zender's pattern"}
 #: The timeline's lines unless chosen otherwise: the bets a count can turn (Dragon 7, Panda 8, pairs) and the tie.
 DRAWN = ("tie", *SIDE_BETS)
 AXES = {"Coup": "round_no", "Cards seen": "cards_seen"}
+#: Alerts the picker offers at most, the newest (a month of a large casino may hold thousands).
+PICKED = 500
 
 
 def render() -> None:
@@ -114,10 +116,16 @@ def choose(found: pl.DataFrame) -> tuple[str, dict | None] | None:
     if found.is_empty():
         st.caption("Type a player id to see any player's wagers against the edge.")
         return None
-    rows = found.to_dicts()
+    rows = found.head(PICKED).to_dicts()
     index = st.selectbox("Alert", range(len(rows)), format_func=lambda i: label(rows[i]), key="surveillance_alert")
     alert = rows[index]
-    st.caption(f"Why: {alert['detail']}")
+    more = (
+        f" Of the {fmt.count(found.height)} alerts the newest {fmt.count(PICKED)} can be picked; type a player id "
+        "for the others."
+        if found.height > PICKED
+        else ""
+    )
+    st.caption(f"Why: {alert['detail']}.{more}")
     return alert["player_id"], alert
 
 
@@ -209,7 +217,7 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
     )
     at_table = shoes.filter(pl.col("table_id") == table)
     labels = {
-        row["shoe_id"]: f"{row['shoe_id']} · {row['gaming_day']} · {row['game']} · {row['coups']} coups with edges"
+        row["shoe_id"]: f"{row['shoe_id']} · {row['gaming_day']} · {row['game']} · {row['coups']} coups"
         for row in at_table.iter_rows(named=True)
     }
     ids = list(labels)
