@@ -1,6 +1,6 @@
-"""The Surveillance page's queries, over the surveillance marts alone: the alerts within the filters, a
-player's evidence (sessions, days, wagers with their edges) and one shoe's edges coup by coup with the
-wagers placed in it."""
+"""The Surveillance page's queries: the alerts within the filters, a player's evidence (sessions and days from
+the surveillance marts, their wagers with their edges) and one shoe's edges coup by coup with the wagers placed
+in it. Only the wagers read core.bets, a player's or a shoe's at a time."""
 
 from __future__ import annotations
 
@@ -30,9 +30,8 @@ ALERTS = (
 #: A player's sessions, as marts.surveillance_sessions holds them.
 SESSIONS = (
     "gaming_day, table_id, session, started_at, ended_at, coups_present, wagers, side_wagers, advantage_wagers, "
-    "advantage_share, expected_advantage_share, edge_rank_correlation, amount, edge_won, expected_edge_won, house_win, "
-    "permutations, "
-    "p_value, zender_shoes, zender_won"
+    "advantage_share, expected_advantage_share, edge_rank_correlation, amount, edge_won, expected_edge_won, "
+    "house_win, permutations, p_value, zender_shoes, zender_won"
 )
 #: What a player's sessions sum to.
 SUMMED = (
@@ -59,14 +58,13 @@ def _table_days(f: filters.Filters) -> tuple[str, dict[str, Any]]:
     return f"SELECT DISTINCT table_id, gaming_day FROM marts.shoe_summary WHERE {where}", params
 
 
-def _sessions_where(f: filters.Filters, alias: str = "") -> tuple[str, dict[str, Any]]:
-    """Rows of marts.surveillance_sessions (or any relation keyed by table and day) within the filters."""
-    a = f"{alias}." if alias else ""
-    days, params = f.where("day", alias)
+def _sessions_where(f: filters.Filters) -> tuple[str, dict[str, Any]]:
+    """Rows of marts.surveillance_sessions within the filters (through their table-days)."""
+    days, params = f.where("day")
     if not f.narrowed():
         return days, params
     kept, more = _table_days(f)
-    return f"{days} AND ({a}table_id, {a}gaming_day) IN ({kept})", params | more
+    return f"{days} AND (table_id, gaming_day) IN ({kept})", params | more
 
 
 def alerts(f: filters.Filters) -> pl.DataFrame:
@@ -93,13 +91,13 @@ def alerts(f: filters.Filters) -> pl.DataFrame:
 @dataclass(frozen=True)
 class Coverage:
     """What the filters reach: coups with edges, whether any coup's edges follow from logged cards (a
-    shoe's first coup has edges without them: a full shoe), and the sessions, player-days and players
-    tested (what a list of no alerts was drawn from)."""
+    shoe's first coup has edges without them: a full shoe), and the sessions looked at, those tested for
+    edge timing (with a side bet) and their players: what a list of no alerts was drawn from."""
 
     coups: int
     cards: bool
     sessions: int
-    player_days: int
+    tested: int
     players: int
 
 
@@ -109,8 +107,8 @@ def coverage(f: filters.Filters) -> Coverage:
     found = query.frame(
         f"SELECT (SELECT count(*) FROM marts.coup_edges WHERE {shoes}) AS coups, "
         "EXISTS (SELECT 1 FROM marts.coup_edges WHERE cards_seen > 0) AS cards, * FROM ("
-        "SELECT count(*) AS sessions, count(DISTINCT (player_id, gaming_day)) AS player_days, "
-        f"count(DISTINCT player_id) AS players FROM marts.surveillance_sessions WHERE {tested})",
+        "SELECT count(*) AS sessions, count(p_value) AS tested, count(DISTINCT player_id) AS players "
+        f"FROM marts.surveillance_sessions WHERE {tested})",
         params | more,
     )
     return Coverage(**found.row(0, named=True))

@@ -62,9 +62,9 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
     st.subheader("Alerts")
     if found.is_empty():
         st.success(
-            f"No alerts in the filtered days: {fmt.count(reach.sessions)} sessions and "
-            f"{fmt.count(reach.player_days)} player-days of {fmt.count(reach.players)} players were tested, "
-            "and none was flagged.",
+            f"No alerts in the filtered days: {fmt.count(reach.sessions)} sessions of {fmt.count(reach.players)} "
+            f"players were looked at ({fmt.count(reach.tested)} with side bets, tested for edge timing), and none "
+            "was flagged.",
             icon=":material/verified:",
         )
         return

@@ -191,15 +191,13 @@ def copied(warehouse: Path, folder: Path, *statements: str) -> Path:
 def test_days_without_flags_say_what_was_tested(warehouse, tmp_path, monkeypatch):
     db = copied(warehouse, tmp_path, "DELETE FROM marts.surveillance_flags")
     at = open_app(db, monkeypatch, "surveillance")
-    sessions, player_days, players = rows(
-        db,
-        "SELECT count(*), count(DISTINCT (player_id, gaming_day)), count(DISTINCT player_id) "
-        "FROM marts.surveillance_sessions",
+    sessions, tested, players = rows(
+        db, "SELECT count(*), count(p_value), count(DISTINCT player_id) FROM marts.surveillance_sessions"
     )[0]
     (said,) = [s.value for s in at.success]
     assert said.startswith(
-        f"No alerts in the filtered days: {fmt.count(sessions)} sessions and {fmt.count(player_days)} "
-        f"player-days of {fmt.count(players)} players"
+        f"No alerts in the filtered days: {fmt.count(sessions)} sessions of {fmt.count(players)} players were "
+        f"looked at ({fmt.count(tested)} with side bets, tested for edge timing)"
     )
     assert not at.dataframe and not at.get("vega_lite_chart")
 
