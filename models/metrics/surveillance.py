@@ -219,22 +219,15 @@ def _present(placed: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
         pl.col("table_id").first(), _first=pl.col("started_at").min(), _last=pl.col("started_at").max()
     )
     at = coups.select("table_id", "started_at", "_coup").sort("started_at")
-    low = spans.sort("_first").join_asof(
-        at.rename({"_coup": "_lo"}),
-        left_on="_first",
-        right_on="started_at",
-        by="table_id",
-        strategy="forward",
-        check_sortedness=False,
-    )
-    both = low.sort("_last").join_asof(
-        at.rename({"_coup": "_hi"}),
-        left_on="_last",
-        right_on="started_at",
-        by="table_id",
-        strategy="backward",
-        check_sortedness=False,
-    )
+
+    def nearest(frame: pl.DataFrame, time: str, name: str, strategy: str) -> pl.DataFrame:
+        """Each row's coup with edges at its table nearest `time`, forward or backward, as `name`."""
+        return frame.sort(time).join_asof(
+            at.rename({"_coup": name}), left_on=time, right_on="started_at", by="table_id", strategy=strategy,
+            check_sortedness=False,
+        )  # fmt: skip
+
+    both = nearest(nearest(spans, "_first", "_lo", "forward"), "_last", "_hi", "backward")
     return both.filter(pl.col("_lo") <= pl.col("_hi")).select(
         "_rating", "_lo", "_hi", coups_present=pl.col("_hi") - pl.col("_lo") + 1
     )

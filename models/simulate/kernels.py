@@ -131,6 +131,17 @@ def _stake(state, unit, pop):
 
 
 @njit(inline="always", cache=True)
+def _main_bet(people, habits, who):
+    """Banker, Player or Tie, by the player's style (one draw of the people stream)."""
+    r = uniform(people)
+    if r < habits[who, HABIT_BANKER]:
+        return BANKER_BET
+    if r < habits[who, HABIT_BANKER_OR_PLAYER]:
+        return PLAYER_BET
+    return TIE_BET
+
+
+@njit(inline="always", cache=True)
 def _settle(net_units, code, cell, pairs):
     """Net result for the bettor per cent staked, in the grid's units."""
     pair = 0
@@ -331,12 +342,7 @@ def deal_table_days(
                         # an advantage player: the main game as anyone (the wonger not at all), side bets by count
                         kind = kinds[who]
                         if plays and kind != WONGER:
-                            r = uniform(people)
-                            code = TIE_BET
-                            if r < habits[who, HABIT_BANKER]:
-                                code = BANKER_BET
-                            elif r < habits[who, HABIT_BANKER_OR_PLAYER]:
-                                code = PLAYER_BET
+                            code = _main_bet(people, habits, who)
                             b = _place(bets, i, b, k, seat, code, _stake(people, units[who], pop), who)
                         left = n - seen_cards
                         if kind in (DRAGON7_COUNTER, WONGER):
@@ -374,12 +380,7 @@ def deal_table_days(
                             if uniform(people) < share:
                                 code = BANKER_BET
                     else:
-                        r = uniform(people)
-                        code = TIE_BET
-                        if r < habits[who, HABIT_BANKER]:
-                            code = BANKER_BET
-                        elif r < habits[who, HABIT_BANKER_OR_PLAYER]:
-                            code = PLAYER_BET
+                        code = _main_bet(people, habits, who)
                         if bank_kind == BANQUE:
                             code = PLAYER_BET
                         amount = _stake(people, units[who], pop)

@@ -62,6 +62,12 @@ def outcomes_in_band(context: dg.AssetCheckExecutionContext, warehouse: Warehous
     yield _result(banker, BANKER_SHARE, "banker_z", ["coups", "decided", "banker_share", "expected_banker_share"])
 
 
+def _on_run_days(context: dg.AssetCheckExecutionContext, column: str) -> str:
+    """A SQL condition on `column`: one of the run's gaming days (any day, in a run of the check alone)."""
+    days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
+    return "TRUE" if not days else f"{column} IN (" + ", ".join(f"DATE '{day}'" for day in days) + ")"
+
+
 RATED_HANDLE = dg.AssetCheckSpec(
     "ratings_within_table_handle",
     asset=key_of(schema.MARTS_PLAYER_SESSIONS),
@@ -75,8 +81,7 @@ RATED_HANDLE = dg.AssetCheckSpec(
 )
 def ratings_within_table_handle(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
     """Rated handle against the table's handle, per table and gaming day, from the two marts."""
-    days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
-    listed = "TRUE" if not days else "r.gaming_day IN (" + ", ".join(f"DATE '{day}'" for day in days) + ")"
+    listed = _on_run_days(context, "r.gaming_day")
     with warehouse.snapshot() as con:
         tables = con.sql(
             "SELECT r.table_id, r.gaming_day, r.rated, t.handle FROM (SELECT table_id, gaming_day, sum(handle) AS "
@@ -108,8 +113,7 @@ NEW_FLAGS = dg.AssetCheckSpec(
 @dg.asset_check(asset=NEW_FLAGS.asset_key, name=NEW_FLAGS.name, description=NEW_FLAGS.description, blocking=False)
 def no_new_surveillance_flags(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
     """The flags stored for the run's gaming days (every day, in a run of the check alone)."""
-    days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
-    listed = "TRUE" if not days else "gaming_day IN (" + ", ".join(f"DATE '{day}'" for day in days) + ")"
+    listed = _on_run_days(context, "gaming_day")
     with warehouse.snapshot() as con:
         flags = con.sql(
             "SELECT gaming_day, player_id, rule, scope, table_id, p_value, q_value, edge_won, detail "
