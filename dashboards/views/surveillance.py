@@ -155,7 +155,7 @@ def evidence(f: filters.Filters, player_id: str) -> None:
     b.metric("House win", fmt.money(sums["house_win"]))
     c.metric("Zender shoes", fmt.count(sums["zender_shoes"]), help=f"Won in them: {fmt.money(sums['zender_won'])}")
     d.metric(
-        "Edge won at random timing",
+        "Edge won by chance",
         fmt.money(sums["expected_edge_won"]),
         help="What the same stakes would have been worth on average, placed at random among the coups sat through",
     )

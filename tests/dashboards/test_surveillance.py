@@ -101,7 +101,7 @@ def test_a_flagged_players_evidence_is_their_sessions_summed(warehouse, monkeypa
     assert metric(at, "Wagers") == fmt.count(wagers)
     assert metric(at, "At an advantage") == fmt.percent(advantage / wagers, 1)
     assert metric(at, "Edge won") == fmt.money(edge_won)
-    assert metric(at, "Edge won at random timing") == fmt.money(at_random)
+    assert metric(at, "Edge won by chance") == fmt.money(at_random)
     assert metric(at, "House win") == fmt.money(house_win)
     shown = table_with(at, "gaming_day", "table_id", "session", "coups_present")
     assert len(shown) == sessions and shown["wagers"].sum() == wagers
