@@ -115,11 +115,11 @@ def surveillance_sessions(
     if not 0 < near_max <= 1 or not 0 < late_share < 1:
         raise ValueError(f"near_max is in (0, 1] and late_share in (0, 1), got {near_max} and {late_share}")
     coups = _coups(edges, rounds)
-    placed = _attributed(bets, rounds, sessions, coups)
+    edge_table = _edge_table(coups)
+    placed = _attributed(bets, rounds, sessions, coups, edge_table)
     on_edges = placed.filter(pl.col("_coup").is_not_null())
     present = _present(placed, coups)
-    tests, cells, weights, arrays = _blocks(on_edges, present, coups)
-    tested = _tested(tests, cells, arrays, sessions, h, max_permutations)
+    weights, tested = _tested_in_slices(on_edges, present, edge_table, sessions, h, max_permutations)
     sums = on_edges.group_by("_rating").agg(
         wagers=pl.len(),
         side_wagers=(~pl.col("bet").is_in(MAIN_HANDS)).sum(),
@@ -176,9 +176,11 @@ def _coups(edges: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _attributed(bets: pl.DataFrame, rounds: pl.DataFrame, sessions: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
+def _attributed(
+    bets: pl.DataFrame, rounds: pl.DataFrame, sessions: pl.DataFrame, coups: pl.DataFrame, edge_table: np.ndarray
+) -> pl.DataFrame:
     """The rated wagers with their coup's start, rating (`_rating`), coup with edges (`_coup`, null
-    for none), bet's index in BETS (`_bet`) and player edge."""
+    for none), bet's index in BETS (`_bet`) and player edge (from `edge_table`, `_edge_table`)."""
     times = rounds.select(*_coup_key(), "started_at")
     ratings = (
         _ratings(sessions)
@@ -205,12 +207,18 @@ def _attributed(bets: pl.DataFrame, rounds: pl.DataFrame, sessions: pl.DataFrame
         strategy="backward",
         check_sortedness=False,  # sorted by time as a whole, so within each group too
     ).filter(pl.col("_rating").is_not_null() & (pl.col("started_at") <= pl.col("_end")))
-    on_coup = coups.select(*COUP, "_coup", *EDGES)
-    return (
-        attributed.join(on_coup, on=COUP, how="left")
-        .with_columns(player_edge(), _bet=pl.col("bet").replace_strict(codes, default=None, return_dtype=pl.Int64))
-        .drop(*EDGES, "_start", "_end")
+    placed = (
+        attributed.join(coups.select(*COUP, "_coup"), on=COUP, how="left")
+        .with_columns(_bet=pl.col("bet").replace_strict(codes, default=None, return_dtype=pl.Int64))
+        .drop("_start", "_end")
     )
+    # each wager's edge gathered from the coups' table by (coup, bet): a join of every bet's column
+    # would hold them all for every wager
+    coup, bet = (placed[name].fill_null(-1).to_numpy() for name in ("_coup", "_bet"))
+    known = (coup >= 0) & (bet >= 0)
+    edge = np.full(placed.height, np.nan)
+    edge[known] = edge_table[coup[known], bet[known]]
+    return placed.with_columns(player_edge=pl.Series(edge, dtype=pl.Float64, nan_to_null=True))
 
 
 def _present(placed: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
@@ -233,15 +241,19 @@ def _present(placed: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _edge_table(coups: pl.DataFrame) -> np.ndarray:
+    """The player's edge of every bet at every coup with edges: float64 (coups, BETS), NaN where unknown."""
+    return -coups.select(EDGES).cast(pl.Float64).to_numpy()
+
+
 def _blocks(
-    on_edges: pl.DataFrame, present: pl.DataFrame, coups: pl.DataFrame
+    on_edges: pl.DataFrame, present: pl.DataFrame, edge_table: np.ndarray
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, np.ndarray]]:
     """Each rating's block: its present coups (rows) by the bet types it wagered whose edge is known
     somewhere there (columns), with the stakes placed; the block's cells of known edge (`_rating`,
     stake, edge); and per rating the advantage wagers expected if its timing were unrelated to the
     shoe (`expected_advantage_wagers`); and the blocks as `sequential_p_values` takes them. A rating
     with no such column has no block (it is not tested)."""
-    edge_table = -coups.select(EDGES).cast(pl.Float64).to_numpy()  # the player's edges, NaN where unknown
     pairs = (
         on_edges.group_by("_rating", "_bet")
         .agg(_wagers=pl.len())
@@ -318,6 +330,29 @@ def _blocks(
     expected = np.bincount(np.repeat(np.arange(tests.height), width), weights=per_column, minlength=tests.height)
     expected = pl.Series(expected, dtype=pl.Float64)
     return tests.select("_rating", "_side", expected_edge_won=expected), cells, weights, arrays
+
+
+#: Ratings whose blocks are built and tested at a time: a block holds every (present coup, bet type)
+#: cell of its ratings (their arrays took about a gigabyte for a million coups' ratings), so a slice
+#: at a time keeps a ten-million-coup rebuild within memory.
+SLICE_RATINGS = 10_000
+
+
+def _tested_in_slices(
+    on_edges: pl.DataFrame, present: pl.DataFrame, edge_table: np.ndarray, sessions: pl.DataFrame, h: int,
+    max_permutations: int,
+) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
+    """`_blocks` and `_tested` over `SLICE_RATINGS` ratings at a time: (expected advantage wagers,
+    tests) per rating, as over all of them at once."""
+    ratings = present["_rating"].unique().sort()
+    weights, tested = [], []
+    for first in range(0, max(ratings.len(), 1), SLICE_RATINGS):
+        chosen = ratings.slice(first, SLICE_RATINGS)
+        part = pl.col("_rating").is_in(chosen.implode())
+        tests, cells, weighed, arrays = _blocks(on_edges.filter(part), present.filter(part), edge_table)
+        weights.append(weighed)
+        tested.append(_tested(tests, cells, arrays, sessions, h, max_permutations))
+    return pl.concat(weights, how="vertical"), pl.concat(tested, how="vertical")
 
 
 def _tested(

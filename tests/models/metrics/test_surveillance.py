@@ -13,6 +13,7 @@ import pytest
 from scipy import stats
 
 from models.game.paytable import BETS, DEFAULT_PAYTABLE
+from models.metrics import surveillance
 from models.metrics.gaming_day import GamingDay, gaming_day
 from models.metrics.permutation import sequential_p_values
 from models.metrics.players import player_sessions
@@ -286,6 +287,14 @@ def test_a_player_betting_only_at_positive_edges_gets_a_small_p_and_is_flagged_a
     share = first["expected_advantage_share"] * 100
     assert detail.startswith(f"{first['advantage_wagers']} of {first['wagers']} wagers at an advantage ({share:.1f} %")
     assert f"edge won {first['edge_won']:,.2f}" in detail and "p = " in detail
+
+
+def test_ratings_tested_a_slice_at_a_time_are_tested_as_all_at_once(monkeypatch):
+    rounds, bets, edges = advantage_day()
+    whole = surveyed(rounds, bets, edges)
+    assert whole.height == 9
+    monkeypatch.setattr(surveillance, "SLICE_RATINGS", 2)  # five slices
+    assert surveyed(rounds, bets, edges).equals(whole)
 
 
 def test_players_whose_stakes_ignore_the_edges_are_flagged_at_about_the_nominal_rate():
