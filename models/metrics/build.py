@@ -48,9 +48,9 @@ from models.metrics.shoes import shoe_summary
 from models.metrics.side_bets import side_bets
 from models.metrics.streaks import SHOE, bank_tenures, decision_runs, tenure_fit, with_banks
 from models.metrics.surveillance import (
+    surveillance_by_tables,
     surveillance_flags,
     surveillance_player_day,
-    surveillance_sessions,
     wager_edges_sql,
 )
 from models.metrics.ties import tie_frequency, ties_by_total
@@ -208,7 +208,7 @@ def _surveillance_marts(
     (docs/surveillance.md)."""
     edges = coup_edges(rows, config.paytable, config.day)
     yield schema.MARTS_COUP_EDGES, edges
-    watched = surveillance_sessions(bets, rows, sessions, edges, max_bet=config.max_bet, side_max=config.side_max)
+    watched = surveillance_by_tables(bets, rows, sessions, edges, max_bet=config.max_bet, side_max=config.side_max)
     yield schema.MARTS_SURVEILLANCE_SESSIONS, watched
     days = surveillance_player_day(watched)
     yield schema.MARTS_SURVEILLANCE_PLAYER_DAY, days

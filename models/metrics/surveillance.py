@@ -154,6 +154,29 @@ def surveillance_sessions(
     )
 
 
+#: Coups whose tables' ratings `surveillance_by_tables` surveys at a time.
+COUPS_AT_A_TIME = 1_000_000
+
+
+def surveillance_by_tables(
+    bets: pl.DataFrame, rounds: pl.DataFrame, sessions: pl.DataFrame, edges: pl.DataFrame, **options
+) -> pl.DataFrame:
+    """`surveillance_sessions` over groups of whole tables of about COUPS_AT_A_TIME coups each, one
+    group at a time (a rating is one table's, so the rows are the same): a full rebuild's wagers are
+    joined to their coups and ratings a group at a time, within memory."""
+    per_table = rounds.group_by("table_id").len().sort("table_id")
+    group = (per_table["len"].cum_sum() - 1) // COUPS_AT_A_TIME
+    if group.max() is None or group.max() == 0:
+        return surveillance_sessions(bets, rounds, sessions, edges, **options)
+    parts = []
+    for _, tables in per_table.with_columns(group=group).group_by("group", maintain_order=True):
+        at = pl.col("table_id").is_in(tables["table_id"].implode())
+        parts.append(
+            surveillance_sessions(bets.filter(at), rounds.filter(at), sessions.filter(at), edges.filter(at), **options)
+        )
+    return pl.concat(parts, how="vertical").sort("gaming_day", "table_id", "player_id", "session")
+
+
 def _ratings(sessions: pl.DataFrame) -> pl.DataFrame:
     """The ratings' keys and times, numbered (`_rating`), ids as text."""
     return sessions.select(

@@ -297,6 +297,24 @@ def test_ratings_tested_a_slice_at_a_time_are_tested_as_all_at_once(monkeypatch)
     assert surveyed(rounds, bets, edges).equals(whole)
 
 
+def test_tables_surveyed_a_group_at_a_time_are_surveyed_as_all_at_once(monkeypatch):
+    rng = np.random.default_rng(8)
+    rounds = pl.concat([shoe(f"T{t}", "S1", 60, 0) for t in range(4)])
+    dragon = {"dragon7": rng.uniform(-0.3, 0.2, rounds.height).tolist()}
+    edges = edges_of(rounds, dragon)
+    rows = [
+        (table, "S1", k, f"{table}P{p}", bet, 25, "-25")
+        for table in ("T0", "T1", "T2", "T3") for p in range(5) for k in range(1, 61)
+        for bet in ("banker", "dragon7") if rng.random() < 0.5
+    ]  # fmt: skip
+    bets = wagers(rows)
+    sessions = ratings(rounds, bets)
+    whole = surveillance_sessions(bets, rounds, sessions, edges)
+    assert whole["table_id"].n_unique() == 4
+    monkeypatch.setattr(surveillance, "COUPS_AT_A_TIME", 100)  # a table or two at a time
+    assert surveillance.surveillance_by_tables(bets, rounds, sessions, edges).equals(whole)
+
+
 def test_players_whose_stakes_ignore_the_edges_are_flagged_at_about_the_nominal_rate():
     # 600 players at 6 tables, each betting one main hand a coup and Dragon 7 now and then, at coups
     # and stakes drawn at random; Banker's and Player's edges move against each other, as a shoe's do
