@@ -11,6 +11,7 @@ from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import preview
 from pipelines.defs.partitions import run_days
 from pipelines.defs.resources import Warehouse
+from pipelines.defs.shards import SERVING
 
 #: |z| beyond this is flagged: about one false alarm in 15,000 groups of normal play.
 Z_BAND = 4.0
@@ -77,8 +78,9 @@ RATED_HANDLE = dg.AssetCheckSpec(
 
 
 @dg.asset_check(
-    asset=RATED_HANDLE.asset_key, name=RATED_HANDLE.name, description=RATED_HANDLE.description, blocking=False
-)
+    asset=RATED_HANDLE.asset_key, name=RATED_HANDLE.name, description=RATED_HANDLE.description, blocking=False,
+    op_tags=SERVING,  # it reads the serving snapshot, which only the serving host has
+)  # fmt: skip
 def ratings_within_table_handle(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
     """Rated handle against the table's handle, per table and gaming day, from the two marts."""
     listed = _on_run_days(context, "r.gaming_day")
@@ -110,7 +112,10 @@ NEW_FLAGS = dg.AssetCheckSpec(
 )
 
 
-@dg.asset_check(asset=NEW_FLAGS.asset_key, name=NEW_FLAGS.name, description=NEW_FLAGS.description, blocking=False)
+@dg.asset_check(
+    asset=NEW_FLAGS.asset_key, name=NEW_FLAGS.name, description=NEW_FLAGS.description, blocking=False,
+    op_tags=SERVING,  # it reads the serving snapshot, which only the serving host has
+)  # fmt: skip
 def no_new_surveillance_flags(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
     """The flags stored for the run's gaming days (every day, in a run of the check alone)."""
     listed = _on_run_days(context, "gaming_day")
