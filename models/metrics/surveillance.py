@@ -19,13 +19,14 @@ from scipy import stats
 
 from models.game.paytable import BETS, MAIN_BETS
 from models.metrics.permutation import sequential_p_values
+from models.metrics.ratings import MAIN_HANDS
+from models.metrics.ties import q_values
 
 KEY = ["player_id", "table_id", "gaming_day", "session"]
 COUP = ["table_id", "shoe_id", "round_no"]
 EDGES = tuple(f"edge_{bet}" for bet in BETS)
 MONEY = pl.Decimal(18, 4)
 #: As marts.player_sessions' handle_side: every bet but the main hands is a side bet, the tie included.
-MAIN_HANDS = ("banker", "player")
 SESSION_COLUMNS = (
     "player_id", "table_id", "gaming_day", "session", "started_at", "ended_at", "coups_present", "wagers",
     "side_wagers", "advantage_wagers", "advantage_share", "expected_advantage_share", "edge_rank_correlation",
@@ -433,17 +434,6 @@ def _zender(
         .filter(pl.col("_near") & (pl.col("cards_left") <= late_share * 52 * pl.col("decks").cast(pl.Float64)))
     )
     return shoes.group_by("_rating").agg(zender_shoes=pl.len(), zender_won=pl.col("_lost").sum())
-
-
-def q_values(p_values: pl.Series) -> pl.Series:
-    """Benjamini-Hochberg adjusted p-values (scipy's, as the tie marts' flags use) of the non-null
-    p-values compared together; null where p is."""
-    values = p_values.cast(pl.Float64).fill_null(np.nan).to_numpy()
-    known = ~np.isnan(values)
-    out = np.full(len(values), np.nan)
-    if known.any():
-        out[known] = stats.false_discovery_control(values[known])
-    return pl.Series("q_value", out).fill_nan(None)
 
 
 def _q_by_day() -> pl.Expr:

@@ -47,11 +47,22 @@ def _groups(keys: np.ndarray):
     return zip(map(tuple, unique), np.split(order, bounds), strict=True)
 
 
+def q_values(p_values: pl.Series) -> pl.Series:
+    """Benjamini-Hochberg adjusted p-values (scipy's) of the non-null p-values compared together;
+    null where p is."""
+    values = p_values.cast(pl.Float64).fill_null(np.nan).to_numpy()
+    known = ~np.isnan(values)
+    out = np.full(len(values), np.nan)
+    if known.any():
+        out[known] = stats.false_discovery_control(values[known])
+    return pl.Series("q_value", out).fill_nan(None)
+
+
 def flag(p_values: pl.Series, alpha: float = 0.05) -> pl.Series:
     """Benjamini-Hochberg over the groups compared together: True where the adjusted p < alpha."""
     if p_values.len() == 0:
         return pl.Series("flagged", [], dtype=pl.Boolean)
-    return pl.Series("flagged", stats.false_discovery_control(p_values.to_numpy()) < alpha)
+    return (q_values(p_values) < alpha).alias("flagged")
 
 
 def tie_frequency(
