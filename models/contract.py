@@ -41,5 +41,25 @@ ROUND_NO_MAX = 2**31 - 1
 ROUND_INPUT_COLUMNS = tuple(ROUND_SCHEMA)
 BET_INPUT_COLUMNS = tuple(BET_SCHEMA)
 
+#: Table events, the count room's input (docs/round-log-format.md): one row per slip or count at a
+#: table. A shift is (table_id, shift_id): its coups are the table's from its opener to its closer.
+EVENT_SCHEMA = {
+    "table_id": pl.String,
+    "shift_id": pl.String,
+    "event_id": pl.String,  # the slip's or count's number, unique within the table
+    "event": pl.String,  # one of EVENT_KINDS
+    "recorded_at": pl.Datetime("us", "UTC"),
+    "amount": pl.Decimal(18, 2),
+    "denominations": pl.String,  # optional chip breakdown, `DENOMxCOUNT` tokens: "1000x5 100x20 25x40"
+    "player_id": pl.String,  # a marker's or a marker payment's player
+    "employee_id": pl.String,  # who signed the slip or counted
+}
+#: opener, closer: the tray's chip inventory at the shift's start and end; fill, credit: chips
+#: brought to or taken from the tray; drop: the drop box's count (cash and chips-in) for the shift;
+#: marker: credit issued at the table; marker_payment: a marker repaid at the table.
+EVENT_KINDS = ("opener", "closer", "fill", "credit", "drop", "marker", "marker_payment")
+EVENT_KEY = ("table_id", "event_id")
+EVENT_INPUT_COLUMNS = tuple(EVENT_SCHEMA)
+
 #: Where the warehouse lives unless BANCO_DB or --db say otherwise (data.md).
 DEFAULT_DB = "data/warehouse/banco.duckdb"

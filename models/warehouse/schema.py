@@ -10,6 +10,9 @@ CORE_SHOES = "core.shoes"
 QUARANTINE_ROUNDS = "quarantine.rounds"
 QUARANTINE_BETS = "quarantine.bets"
 INGEST_LOG = "meta.ingest_log"
+#: The count room's input (models/contract.py EVENT_SCHEMA) and its rejected rows.
+CORE_TABLE_EVENTS = "core.table_events"
+QUARANTINE_TABLE_EVENTS = "quarantine.table_events"
 
 #: quarantine.rounds and quarantine.bets share their columns.
 QUARANTINE_COLUMNS = """
@@ -137,3 +140,8 @@ MARTS_SURVEILLANCE_PLAYER_DAY = "marts.surveillance_player_day"
 MARTS_SURVEILLANCE_FLAGS = "marts.surveillance_flags"
 #: A view, not a table: every wager of core.bets with its player_edge at that coup (marts.coup_edges).
 MARTS_WAGER_EDGES = "marts.wager_edges"
+#: The count room (docs/metrics.md): each table-shift's count beside its wagers, each table's gaming
+#: day, and the regulators' statistical report (daily, month- and year-to-date, with their flags).
+MARTS_TABLE_SHIFT = "marts.table_shift"
+MARTS_COUNT_ROOM = "marts.count_room"
+MARTS_STATISTICAL_REPORT = "marts.statistical_report"
