@@ -14,6 +14,7 @@ from pathlib import Path
 
 from models.contract import DEFAULT_DB
 from models.metrics.gaming_day import GamingDay
+from models.reports.rules import DEFAULT_RULES, parse_rules
 
 DEFAULT_LANDING = "data/landing"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -36,13 +37,17 @@ class Settings:
     surveillance_fdr: float = 0.05
     max_bet: Decimal = Decimal(5000)
     side_max: Decimal = Decimal(500)
+    report_rules: tuple[str, ...] = DEFAULT_RULES
+    property_name: str = "Banco Casino"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
         """BANCO_DB, BANCO_LANDING, BANCO_TIMEZONE, BANCO_DAY_START_HOUR, BANCO_FIRST_GAMING_DAY,
         BANCO_NIGHTLY_AT (HH:MM), BANCO_MAX_TABLEAU_VIOLATION_RATE, BANCO_SESSION_GAP_MINUTES,
         BANCO_COMP_RATE (a share of theo, 0 to 1), BANCO_PACE_BREAK_MINUTES, BANCO_SURVEILLANCE_FDR
-        (0 to 1), BANCO_MAX_BET and BANCO_SIDE_MAX (the tables' limits), each optional."""
+        (0 to 1), BANCO_MAX_BET and BANCO_SIDE_MAX (the tables' limits), BANCO_REPORT_RULES (the
+        regulators' rules a report applies) and BANCO_PROPERTY_NAME (the name it is filed under), each
+        optional."""
         try:
             return cls(
                 db=Path(env.get("BANCO_DB", DEFAULT_DB)),
@@ -57,6 +62,8 @@ class Settings:
                 surveillance_fdr=_rate(env, "BANCO_SURVEILLANCE_FDR", "0.05"),
                 max_bet=_amount(env, "BANCO_MAX_BET", "5000"),
                 side_max=_amount(env, "BANCO_SIDE_MAX", "500"),
+                report_rules=parse_rules(env.get("BANCO_REPORT_RULES", ",".join(DEFAULT_RULES))),
+                property_name=env.get("BANCO_PROPERTY_NAME", "").strip() or "Banco Casino",
             )
         except ValueError as error:
             raise ValueError(f"bad BANCO_* setting in the environment: {error}") from None
