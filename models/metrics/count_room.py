@@ -1,0 +1,229 @@
+"""The count room: each table-shift's count (drop, fills, credits, opener, closer) beside the win its
+wagers say, and each table's gaming day (docs/metrics.md, Count room).
+
+win = drop + credits - fills + (closer - opener), with drop = drop box + markers - marker payments;
+the difference from the wagers' house win is flagged beyond a tolerance (by default one chip of the
+smallest denomination the shift's trays held).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import polars as pl
+
+from models.contract import MONEY
+from models.metrics.gaming_day import GamingDay, gaming_day
+
+#: The count's amounts (the slips' and counts' own decimals).
+COUNT = pl.Decimal(18, 2)
+THEO = pl.Decimal(18, 6)  # core.bets.theo
+SHIFT = ("table_id", "shift_id")
+COUP = ("table_id", "shoe_id", "round_no")
+#: The tolerance where neither a setting nor the trays' denominations say: one unit.
+DEFAULT_TOLERANCE = Decimal(1)
+#: How marts.table_shift is ordered (combine.py sorts the shards' rows alike).
+SHIFT_ORDER = ("gaming_day", "table_id", "opened_at", "shift_id")
+DAY_ORDER = ("table_id", "gaming_day", "game")
+DEFAULT_DAY = GamingDay()
+
+SHIFT_SCHEMA = {
+    "table_id": pl.String, "shift_id": pl.String, "gaming_day": pl.Date, "game": pl.String,
+    "opened_at": pl.Datetime("us", "UTC"), "closed_at": pl.Datetime("us", "UTC"), "coups": pl.UInt32,
+    "opener": COUNT, "closer": COUNT, "fills": COUNT, "credits": COUNT, "drop_box": COUNT, "markers": COUNT,
+    "marker_payments": COUNT, "drop": COUNT, "win": COUNT, "hold_pct": pl.Float64, "handle": COUNT,
+    "wagers_win": MONEY, "theo": THEO, "theo_hold_pct": pl.Float64, "win_variance": pl.Float64,
+    "difference": MONEY, "tolerance": MONEY, "reconciled": pl.Boolean, "status": pl.String,
+}  # fmt: skip
+#: The count's sums a day adds up from its shifts.
+SUMS = ("fills", "credits", "drop_box", "markers", "marker_payments", "drop", "handle", "wagers_win", "theo")
+
+
+def shift_wagers(bets: pl.DataFrame, coups: pl.DataFrame, variance: pl.DataFrame) -> pl.DataFrame:
+    """Each wager's amount, house_net and theo with the house's variance per unit of its bet (for the
+    game and the shoe's decks: `variance` is game, decks, bet -> house_variance), as money.py joins it."""
+    decks = coups.select(*COUP, pl.col("decks").cast(pl.Int8))
+    return (
+        bets.lazy()
+        .select(*COUP, "game", "bet", "amount", "house_net", "theo")
+        .join(decks.lazy(), on=list(COUP), how="inner")
+        .join(variance.lazy().with_columns(pl.col("decks").cast(pl.Int8)), on=["game", "decks", "bet"], how="left")
+        .select(*COUP, "amount", "house_net", "theo", "house_variance")
+        .collect()
+    )
+
+
+def table_shifts(
+    events: pl.DataFrame,
+    coups: pl.DataFrame,
+    wagers: pl.DataFrame,
+    day: GamingDay = DEFAULT_DAY,
+    tolerance: Decimal | None = None,
+) -> pl.DataFrame:
+    """marts.table_shift: one row per (table_id, shift_id) of `events` (core.table_events' columns),
+    its count, and the wagers of its coups (`coups`: table_id, shoe_id, round_no, started_at, game;
+    `wagers`: `shift_wagers`); `tolerance` overrides the denominations' smallest chip."""
+    shifts = _counted(events, day)
+    located = _located(shifts, coups)
+    played = located.group_by(SHIFT).agg(
+        coups=pl.len().cast(pl.UInt32),
+        # the game most of its coups were dealt at (a change of game mid-shift is rare)
+        game=pl.col("game").mode().sort().first(),
+    )
+    staked = (
+        wagers.lazy()
+        .join(located.lazy().select(*COUP, "shift_id"), on=list(COUP), how="inner")
+        .group_by(SHIFT)
+        .agg(
+            handle=pl.col("amount").sum(),
+            wagers_win=pl.col("house_net").sum(),
+            theo=pl.col("theo").sum(),
+            win_variance=(pl.col("amount").cast(pl.Float64) ** 2 * pl.col("house_variance")).sum(),
+        )
+        .collect()
+    )
+    complete = pl.col("opened_at").is_not_null() & pl.col("closed_at").is_not_null()
+    allowed = pl.lit(tolerance, MONEY) if tolerance is not None else pl.col("smallest_chip")
+    difference = pl.col("win").cast(MONEY) - pl.col("wagers_win")
+    return (
+        shifts.join(played, on=SHIFT, how="left")
+        .join(staked, on=SHIFT, how="left")
+        .with_columns(
+            pl.col("coups").fill_null(0),
+            pl.col("handle", "wagers_win", "theo").fill_null(0),
+            pl.col("win_variance").fill_null(0.0),
+            win=pl.when(complete).then(
+                pl.col("drop") + pl.col("credits") - pl.col("fills") + pl.col("closer") - pl.col("opener")
+            ),
+            tolerance=allowed.fill_null(pl.lit(DEFAULT_TOLERANCE, MONEY)),
+        )
+        .with_columns(
+            hold_pct=_pct("win", "drop"),
+            theo_hold_pct=_pct("theo", "drop"),
+            difference=difference.cast(MONEY),
+        )
+        .with_columns(
+            reconciled=pl.when(complete).then(pl.col("difference").abs() <= pl.col("tolerance")).otherwise(False),
+        )
+        .with_columns(
+            status=pl.when(pl.col("opened_at").is_null())
+            .then(pl.lit("no_opener"))
+            .when(pl.col("closed_at").is_null())
+            .then(pl.lit("no_closer"))
+            .when(pl.col("reconciled"))
+            .then(pl.lit("reconciled"))
+            .otherwise(pl.lit("unreconciled"))
+        )
+        .select(pl.col(name).cast(dtype) for name, dtype in SHIFT_SCHEMA.items())
+        .sort(SHIFT_ORDER)
+    )
+
+
+def _counted(events: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
+    """Each shift's count from its events, its gaming day, and the span its coups are taken from."""
+    kind, amount, at = pl.col("event"), pl.col("amount").cast(COUNT), pl.col("recorded_at")
+
+    def total(name: str) -> pl.Expr:
+        return amount.filter(kind == name).sum().cast(COUNT)
+
+    trays = kind.is_in(["opener", "closer"]) & pl.col("denominations").is_not_null()
+    shifts = (
+        events.lazy()
+        .with_columns(at.dt.convert_time_zone("UTC"))
+        .sort("recorded_at")
+        .group_by(SHIFT)
+        .agg(
+            opened_at=at.filter(kind == "opener").first(),
+            closed_at=at.filter(kind == "closer").last(),
+            first_at=at.min(),
+            opener=amount.filter(kind == "opener").first(),
+            closer=amount.filter(kind == "closer").last(),
+            fills=total("fill"),
+            credits=total("credit"),
+            drop_box=total("drop"),
+            markers=total("marker"),
+            marker_payments=total("marker_payment"),
+            smallest_chip=_smallest_chip(pl.col("denominations").filter(trays)),
+        )
+        .with_columns(
+            drop=(pl.col("drop_box") + pl.col("markers") - pl.col("marker_payments")).cast(COUNT),
+            # a shift belongs wholly to the gaming day it opened in (without an opener, its first event's)
+            started=pl.coalesce("opened_at", "first_at"),
+        )
+        .with_columns(gaming_day(pl.col("started"), day))
+        .sort("table_id", "started", "shift_id")
+        .with_columns(
+            # the coups of a shift without an opener run from the previous shift's closer; of one without
+            # a closer, to the next shift's start (or on, while it is the table's last)
+            since=pl.coalesce("opened_at", pl.col("closed_at").shift(1).over("table_id")),
+            until=pl.coalesce("closed_at", pl.col("started").shift(-1).over("table_id")),
+        )
+        .collect()
+    )
+    return shifts
+
+
+def _smallest_chip(breakdowns: pl.Expr) -> pl.Expr:
+    """The smallest denomination among `DENOMxCOUNT` breakdowns, null where none is given."""
+    tokens = breakdowns.str.split(" ").explode()
+    return tokens.filter(tokens.str.contains("x")).str.split("x").list.first().cast(MONEY, strict=False).min()
+
+
+def _located(shifts: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
+    """Each coup (table_id, shoe_id, round_no, started_at, game) with the shift it was dealt in: the
+    table's shift with since <= started_at < until (until null: open-ended)."""
+    spans = shifts.filter(pl.col("since").is_not_null()).select("table_id", "shift_id", "since", "until").sort("since")
+    dealt = coups.select(*COUP, pl.col("started_at").dt.convert_time_zone("UTC"), "game").sort("started_at")
+    return (
+        dealt.join_asof(
+            spans, left_on="started_at", right_on="since", by="table_id", strategy="backward", check_sortedness=False
+        )
+        .filter(
+            pl.col("shift_id").is_not_null() & (pl.col("until").is_null() | (pl.col("started_at") < pl.col("until")))
+        )
+        .select(*COUP, "shift_id", "game")
+    )
+
+
+def _pct(part: str, whole: str) -> pl.Expr:
+    """part / whole * 100 as a float; null where whole is 0 (no drop: no hold to speak of)."""
+    whole_ = pl.col(whole).cast(pl.Float64)
+    return pl.when(whole_ != 0).then(pl.col(part).cast(pl.Float64) / whole_ * 100)
+
+
+def count_room(table_shift: pl.DataFrame) -> pl.DataFrame:
+    """marts.count_room: marts.table_shift's rows added up per table, gaming day and game (a shift
+    without coups takes its table's game of the shifts around it). A day's win and difference are
+    null while one of its shifts has none (no opener or no closer)."""
+    known = pl.col("win").null_count() == 0
+    return (
+        table_shift.lazy()
+        .sort("table_id", pl.coalesce("opened_at", "closed_at"), "shift_id")
+        .with_columns(pl.col("game").forward_fill().backward_fill().over("table_id"))
+        .group_by("table_id", "gaming_day", "game")
+        .agg(
+            *(pl.col(name).sum() for name in SUMS),
+            shifts=pl.len().cast(pl.UInt32),
+            coups=pl.col("coups").sum().cast(pl.UInt32),
+            opener=pl.col("opener").first(),
+            closer=pl.col("closer").last(),
+            win=pl.when(known).then(pl.col("win").sum()),
+            win_variance=pl.col("win_variance").sum(),
+            difference=pl.when(known).then(pl.col("difference").sum()),
+            unreconciled_shifts=(~pl.col("reconciled")).sum().cast(pl.UInt32),
+            reconciled=pl.col("reconciled").all(),
+        )
+        .with_columns(hold_pct=_pct("win", "drop"), theo_hold_pct=_pct("theo", "drop"))
+        .select(pl.col(name).cast(dtype) for name, dtype in DAY_SCHEMA.items())
+        .sort(DAY_ORDER)
+        .collect()
+    )
+
+
+DAY_SCHEMA = {
+    "table_id": pl.String, "gaming_day": pl.Date, "game": pl.String, "shifts": pl.UInt32, "coups": pl.UInt32,
+    "opener": COUNT, "closer": COUNT, "fills": COUNT, "credits": COUNT, "drop_box": COUNT, "markers": COUNT,
+    "marker_payments": COUNT, "drop": COUNT, "win": COUNT, "hold_pct": pl.Float64, "handle": COUNT,
+    "wagers_win": MONEY, "theo": THEO, "theo_hold_pct": pl.Float64, "win_variance": pl.Float64,
+    "difference": MONEY, "unreconciled_shifts": pl.UInt32, "reconciled": pl.Boolean,
+}  # fmt: skip

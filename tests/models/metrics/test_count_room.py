@@ -1,0 +1,218 @@
+"""The count room's shifts and days, computed by hand (docs/metrics.md, Count room)."""
+
+import datetime as dt
+from decimal import Decimal
+
+import polars as pl
+import pytest
+
+from models.contract import EVENT_SCHEMA
+from models.game.paytable import DEFAULT_PAYTABLE
+from models.metrics.count_room import count_room, shift_wagers, table_shifts
+from models.metrics.gaming_day import GamingDay
+from models.warehouse.settlement import house_expectation
+
+DAY = GamingDay("UTC", 6)
+D = Decimal
+
+
+def at(day: int, hour: int, minute: int = 0) -> dt.datetime:
+    return dt.datetime(2026, 11, day, hour, minute, tzinfo=dt.UTC)
+
+
+def events(*rows: tuple) -> pl.DataFrame:
+    """(table_id, shift_id, event, recorded_at, amount[, denominations]) rows as core.table_events."""
+    full = [
+        {
+            "table_id": row[0], "shift_id": row[1], "event_id": f"{row[1]}-{n}", "event": row[2],
+            "recorded_at": row[3], "amount": D(row[4]), "denominations": row[5] if len(row) > 5 else None,
+            "player_id": None, "employee_id": None,
+        }
+        for n, row in enumerate(rows)
+    ]  # fmt: skip
+    return pl.DataFrame(full, schema=EVENT_SCHEMA)
+
+
+#: Coups (table, shoe, round, started_at) and one wager on each (bet, amount, house_net).
+PLAY = [
+    ("T1", "S1", 1, at(2, 8, 10), "banker", "100", "-95"),
+    ("T1", "S1", 2, at(2, 8, 20), "player", "200", "200"),
+    ("T1", "S1", 3, at(2, 8, 30), "tie", "50", "-400"),
+    ("T1", "S1", 4, at(2, 13), "banker", "1000", "1000"),
+    ("T2", "S2", 1, at(2, 23), "banker", "300", "300"),
+    ("T2", "S2", 2, at(3, 6, 30), "player", "100", "-100"),  # the next gaming day, the same shift
+    ("T2", "S3", 1, at(3, 10), "banker", "40", "40"),
+    ("T2", "S3", 2, at(3, 7, 30), "banker", "10", "10"),  # between T2's shifts: in none
+]
+VARIANCE = house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "house_variance")
+EIGHT = VARIANCE.filter(game="punto_banco", decks=8)
+UNIT = {bet: EIGHT.filter(bet=bet)["house_variance"].item() for bet in ("banker", "player", "tie")}
+
+
+def coups() -> pl.DataFrame:
+    return pl.DataFrame(
+        [(t, s, r, when, "punto_banco", 8) for t, s, r, when, *_ in PLAY],
+        schema={"table_id": pl.String, "shoe_id": pl.String, "round_no": pl.Int32,
+                "started_at": pl.Datetime("us", "UTC"), "game": pl.String, "decks": pl.Int8},
+        orient="row",
+    )  # fmt: skip
+
+
+def wagers() -> pl.DataFrame:
+    bets = pl.DataFrame(
+        [(t, s, r, "punto_banco", bet, D(a), D(net), D(a) * D("0.01")) for t, s, r, _, bet, a, net in PLAY],
+        schema={"table_id": pl.String, "shoe_id": pl.String, "round_no": pl.Int32, "game": pl.String, "bet": pl.String,
+                "amount": pl.Decimal(18, 2), "house_net": pl.Decimal(18, 4), "theo": pl.Decimal(18, 6)},
+        orient="row",
+    )  # fmt: skip
+    return shift_wagers(bets, coups(), VARIANCE)
+
+
+#: T1's day shift: a fill and a credit; its swing shift: a marker and a marker payment. T2's night shift
+#: crosses the gaming day's start (06:00); its next shift has no closer; T3's has no opener.
+EVENTS = events(
+    ("T1", "A", "opener", at(2, 8), "10000", "1000x5 100x40 25x40"),
+    ("T1", "A", "fill", at(2, 9), "2000"),
+    ("T1", "A", "credit", at(2, 10), "500"),
+    ("T1", "A", "drop", at(2, 11, 59), "3000"),
+    ("T1", "A", "closer", at(2, 12), "8205", "1000x8 100x2 5x1"),
+    ("T1", "B", "opener", at(2, 12), "8205"),
+    ("T1", "B", "marker", at(2, 12, 30), "1000"),
+    ("T1", "B", "marker_payment", at(2, 14), "400"),
+    ("T1", "B", "drop", at(2, 17, 59), "2500"),
+    ("T1", "B", "closer", at(2, 18), "6080", "1000x6 25x3 5x1"),
+    ("T2", "N", "opener", at(2, 22), "5000"),
+    ("T2", "N", "drop", at(3, 6, 55), "700"),
+    ("T2", "N", "closer", at(3, 7), "4500"),
+    ("T2", "M", "opener", at(3, 8), "4500"),
+    ("T2", "M", "fill", at(3, 9), "1000"),
+    ("T3", "X", "drop", at(3, 9), "100"),
+    ("T3", "X", "closer", at(3, 12), "900"),
+)
+
+
+@pytest.fixture(scope="module")
+def shifts() -> dict[tuple[str, str], dict]:
+    frame = table_shifts(EVENTS, coups(), wagers(), DAY)
+    return {(row["table_id"], row["shift_id"]): row for row in frame.iter_rows(named=True)}
+
+
+def test_a_fill_and_a_credit_in_one_shift(shifts):
+    a = shifts["T1", "A"]
+    assert (a["opener"], a["closer"], a["fills"], a["credits"], a["drop_box"]) == (
+        D(10000),
+        D(8205),
+        D(2000),
+        D(500),
+        D(3000),
+    )
+    # win = drop + credits - fills + (closer - opener) = 3000 + 500 - 2000 + (8205 - 10000)
+    assert a["drop"] == D(3000) and a["win"] == D(-295)
+    assert a["hold_pct"] == pytest.approx(-295 / 3000 * 100)
+    # the coups from its opener (08:00) to before its closer (12:00): -95 + 200 - 400
+    assert (a["coups"], a["handle"], a["wagers_win"], a["theo"]) == (3, D(350), D(-295), D("3.5"))
+    assert a["theo_hold_pct"] == pytest.approx(3.5 / 3000 * 100)
+    assert a["win_variance"] == pytest.approx(100**2 * UNIT["banker"] + 200**2 * UNIT["player"] + 50**2 * UNIT["tie"])
+    assert (a["difference"], a["tolerance"], a["reconciled"], a["status"]) == (0, D(5), True, "reconciled")
+    assert (a["gaming_day"], a["game"], a["opened_at"], a["closed_at"]) == (
+        dt.date(2026, 11, 2),
+        "punto_banco",
+        at(2, 8),
+        at(2, 12),
+    )
+
+
+def test_a_marker_counts_as_drop_and_its_payment_comes_off(shifts):
+    b = shifts["T1", "B"]
+    # drop = 2500 in the box + 1000 of marker - 400 repaid; win = 3100 + 0 - 0 + (6080 - 8205) = 975
+    assert (b["markers"], b["marker_payments"], b["drop"], b["win"]) == (D(1000), D(400), D(3100), D(975))
+    assert (b["coups"], b["wagers_win"], b["difference"]) == (1, D(1000), D(-25))
+    # the smallest chip in its trays (the closer's 5) is the tolerance: 25 short is unreconciled
+    assert (b["tolerance"], b["reconciled"], b["status"]) == (D(5), False, "unreconciled")
+
+
+def test_a_shift_crossing_the_gaming_days_start_is_the_day_it_opened(shifts):
+    n = shifts["T2", "N"]
+    assert n["gaming_day"] == dt.date(2026, 11, 2) and n["coups"] == 2  # 23:00 and 06:30 the next morning
+    assert (n["wagers_win"], n["win"], n["difference"], n["reconciled"]) == (D(200), D(200), 0, True)
+    # no denominations anywhere: one unit
+    assert n["tolerance"] == D(1)
+
+
+def test_a_shift_without_a_closer_or_an_opener_has_no_win(shifts):
+    m = shifts["T2", "M"]
+    assert (m["status"], m["win"], m["hold_pct"], m["difference"], m["reconciled"]) == (
+        "no_closer",
+        None,
+        None,
+        None,
+        False,
+    )
+    # its coups run on while it is the table's last shift: 10:00, not 07:30 before it opened
+    assert (m["gaming_day"], m["coups"], m["wagers_win"], m["fills"]) == (dt.date(2026, 11, 3), 1, D(40), D(1000))
+    x = shifts["T3", "X"]
+    assert (x["status"], x["opened_at"], x["win"], x["reconciled"], x["coups"]) == ("no_opener", None, None, False, 0)
+    assert x["gaming_day"] == dt.date(2026, 11, 3) and x["game"] is None and x["drop"] == D(100)
+
+
+@pytest.mark.parametrize(
+    "closer, setting, tolerance, reconciled",
+    [
+        ("8180", None, "25", True),  # 25 short, the smallest chip 25: within
+        ("8179", None, "25", False),  # 26 short
+        ("8230", None, "25", True),  # 25 over
+        ("8180", "0.01", "0.01", False),  # a setting overrides the chips
+        ("8205.01", "0.01", "0.01", True),
+    ],
+)
+def test_the_tolerance_is_one_chip_of_the_smallest_denomination(closer, setting, tolerance, reconciled):
+    slips = EVENTS.filter(pl.col("shift_id") == "A").with_columns(
+        amount=pl.when(pl.col("event") == "closer").then(pl.lit(D(closer))).otherwise("amount").cast(pl.Decimal(18, 2)),
+        denominations=pl.when(pl.col("event") == "closer").then(None).otherwise("denominations"),
+    )
+    row = table_shifts(slips, coups(), wagers(), DAY, None if setting is None else D(setting)).row(0, named=True)
+    assert (row["tolerance"], row["reconciled"]) == (D(tolerance), reconciled)
+    assert row["difference"] == D(closer) - D(8205)
+
+
+def test_a_table_day_adds_up_its_shifts():
+    days = count_room(table_shifts(EVENTS, coups(), wagers(), DAY))
+    t1 = days.filter(table_id="T1").row(0, named=True)
+    assert (t1["gaming_day"], t1["game"], t1["shifts"], t1["coups"]) == (dt.date(2026, 11, 2), "punto_banco", 2, 4)
+    assert (t1["opener"], t1["closer"], t1["fills"], t1["credits"]) == (D(10000), D(6080), D(2000), D(500))
+    assert (t1["drop_box"], t1["markers"], t1["marker_payments"], t1["drop"]) == (D(5500), D(1000), D(400), D(6100))
+    assert (t1["win"], t1["wagers_win"], t1["difference"]) == (D(680), D(705), D(-25))
+    assert t1["hold_pct"] == pytest.approx(680 / 6100 * 100)
+    assert (t1["unreconciled_shifts"], t1["reconciled"]) == (1, False)
+    # T2 on the 3rd: a shift with no closer leaves the day's win unknown; T3's shift without coups takes no game
+    t2 = days.filter(table_id="T2", gaming_day=dt.date(2026, 11, 3)).row(0, named=True)
+    assert (t2["win"], t2["difference"], t2["drop"], t2["hold_pct"]) == (None, None, D(0), None)
+    assert days.filter(table_id="T3")["game"].to_list() == [None]
+
+
+def test_a_shift_without_coups_takes_its_tables_game_for_the_day():
+    quiet = events(
+        ("T1", "A", "opener", at(2, 8), "100"), ("T1", "A", "closer", at(2, 9), "100"),
+        ("T1", "C", "opener", at(2, 20), "100"), ("T1", "C", "drop", at(2, 21), "50"),
+        ("T1", "C", "closer", at(2, 22), "150"),
+    )  # fmt: skip
+    shifts = table_shifts(quiet, coups(), wagers(), DAY)
+    assert shifts["game"].to_list() == ["punto_banco", None]
+    c = shifts.filter(shift_id="C").row(0, named=True)
+    assert (c["coups"], c["handle"], c["wagers_win"], c["win_variance"], c["win"], c["status"]) == (
+        0,
+        0,
+        0,
+        0.0,
+        D(100),
+        "unreconciled",
+    )
+    days = count_room(shifts)
+    assert days.select("game", "shifts").rows() == [("punto_banco", 2)]
+
+
+def test_no_events_give_empty_marts_with_their_columns():
+    shifts = table_shifts(pl.DataFrame(schema=EVENT_SCHEMA), coups(), wagers(), DAY)
+    assert shifts.height == 0 and shifts.columns[:4] == ["table_id", "shift_id", "gaming_day", "game"]
+    days = count_room(shifts)
+    assert days.height == 0 and "unreconciled_shifts" in days.columns
