@@ -1,8 +1,9 @@
 """Row checks of data.md, in its order: fields, types, cards, hand sizes, tableau, outcome.
 
-`check_rounds` and `check_bets` take a batch as read (text or typed columns, `_line`), and return it
+`check_rounds`, `check_bets` and `check_events` take a batch as read (text or typed columns, `_line`), and return it
 with the typed, enriched columns and `reason`/`detail` (null when the row is good). The first failure
-is a row's reason. Duplicates and shoe reconciliation come after, in `models/warehouse/ingest.py`.
+is a row's reason. Duplicates, shoe reconciliation and the shifts' checks come after, in
+`models/warehouse/steps.py`.
 """
 
 from __future__ import annotations
@@ -11,11 +12,19 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from models.contract import BET_INPUT_COLUMNS, MONEY, ROUND_INPUT_COLUMNS, ROUND_NO_MAX
+from models.contract import (
+    BET_INPUT_COLUMNS,
+    EVENT_INPUT_COLUMNS,
+    EVENT_KINDS,
+    EVENT_SCHEMA,
+    MONEY,
+    ROUND_INPUT_COLUMNS,
+    ROUND_NO_MAX,
+)
 from models.game.games import Game
 from models.game.outcome import OUTCOMES, outcome_expr
 from models.game.paytable import BETS
-from models.logs import arrow_text, hands, rules, sweep
+from models.logs import arrow_text, denominations, hands, rules, sweep
 from models.logs.arrow_text import SATURATED
 from models.logs.instants import instants
 from models.logs.parquet import NOT_UTF8
@@ -31,13 +40,26 @@ LEAP_SECOND = r"[T ]\d\d:\d\d:60(\.\d*)?([zZ+-]|$)"
 #: Whole-number columns, read as they are where their file types them as integers (Parquet): their
 #: values are never blank, and text would be parsed straight back.
 WHOLE_NUMBERS = ("round_no", "decks", "side")
-#: Why an amount's text is no amount the warehouse keeps exactly, in the order they are told.
-MONEY_FAULTS = (
-    "is not a decimal",
-    "is not positive",
-    f"is too large (at most {MONEY.precision - MONEY.scale} digits before the point)",
-    f"has more than {MONEY.scale} decimal places",
-)
+#: Time columns, read as they are where their file types them as timestamps (Parquet).
+TIMES = ("started_at", "recorded_at")
+
+
+def money_faults(money: pl.Decimal = MONEY) -> tuple[str, ...]:
+    """Why an amount's text is no amount of `money` kept exactly, in the order they are told."""
+    return (
+        "is not a decimal",
+        "is not positive",
+        f"is too large (at most {money.precision - money.scale} digits before the point)",
+        f"has more than {money.scale} decimal places",
+    )
+
+
+MONEY_FAULTS = money_faults(MONEY)
+#: A table event's amount: the contract's, to the cent.
+EVENT_MONEY = EVENT_SCHEMA["amount"]
+#: Events whose amount is a count (the tray's inventory, the drop box's): zero is one. The others
+#: (slips and markers) move money and must be above zero.
+COUNTED_EVENTS = ("opener", "closer", "drop")
 #: The games that deal a second Player hand (player2_cards).
 SECOND_HAND = [game.value for game in Game if game.second_player_hand]
 
@@ -82,7 +104,7 @@ def _given(frame: pl.DataFrame, name: str) -> pl.Expr:
     """An input column as given: its typed values for an integer column of a whole number or a time
     column of `started_at`, else trimmed text."""
     dtype = frame.schema[name]
-    if (name in WHOLE_NUMBERS and dtype.is_integer()) or (name == "started_at" and isinstance(dtype, pl.Datetime)):
+    if (name in WHOLE_NUMBERS and dtype.is_integer()) or (name in TIMES and isinstance(dtype, pl.Datetime)):
         return pl.col(name)
     return _text(name)
 
@@ -138,13 +160,13 @@ def _not_utf8(frame: pl.DataFrame, names: tuple[str, ...]) -> list[tuple[pl.Expr
     ]
 
 
-def _leap_second(frame: pl.DataFrame) -> list[tuple[pl.Expr, pl.Expr]]:
+def _leap_second(frame: pl.DataFrame, name: str = "started_at") -> list[tuple[pl.Expr, pl.Expr]]:
     """A time written with 60 seconds, which no instant of the warehouse's is."""
-    if isinstance(frame.schema["started_at"], pl.Datetime):
+    if isinstance(frame.schema[name], pl.Datetime):
         return []
-    leap = pl.col("_started_at").cast(pl.String).str.contains(LEAP_SECOND)
-    detail = "started_at {} is a leap second (second 60), not a time the warehouse can store"
-    return [(leap, pl.format(detail, "_started_at"))]
+    leap = pl.col(f"_{name}").cast(pl.String).str.contains(LEAP_SECOND)
+    detail = f"{name} {{}} is a leap second (second 60), not a time the warehouse can store"
+    return [(leap, pl.format(detail, f"_{name}"))]
 
 
 def _missing(*names: str) -> list[tuple[pl.Expr, pl.Expr]]:
@@ -167,13 +189,15 @@ def _bad_round_no() -> list[tuple[pl.Expr, pl.Expr]]:
     ]
 
 
-def _money(frame: pl.DataFrame, name: str, positive: bool = False) -> tuple[pl.Series, pl.Series]:
-    """The text in `_{name}` as `{name}`, MONEY read from its digits (never through a float; null
-    where MONEY cannot hold it exactly), and `_{name}_fault`, the index of the first of MONEY_FAULTS
-    it has (-1 for none; `positive`: one at or below zero has the second)."""
+def _money(
+    frame: pl.DataFrame, name: str, positive: bool = False, money: pl.Decimal = MONEY
+) -> tuple[pl.Series, pl.Series]:
+    """The text in `_{name}` as `{name}`, `money` read from its digits (never through a float; null
+    where `money` cannot hold it exactly), and `_{name}_fault`, the index of the first of
+    `money_faults` it has (-1 for none; `positive`: one at or below zero has the second)."""
     given = frame[f"_{name}"]
-    read, digits, places, units = arrow_text.decimals(given, scale=MONEY.scale)
-    too_large, too_fine = digits > MONEY.precision - MONEY.scale, places > MONEY.scale
+    read, digits, places, units = arrow_text.decimals(given, scale=money.scale)
+    too_large, too_fine = digits > money.precision - money.scale, places > money.scale
     fault = np.full(len(given), -1, np.int8)  # the last one set is the first told
     fault[too_fine], fault[too_large] = 3, 2
     if positive:  # `-0.00001` has no units, yet is below zero
@@ -183,19 +207,19 @@ def _money(frame: pl.DataFrame, name: str, positive: bool = False) -> tuple[pl.S
     exact = read & ~too_large & ~too_fine
     words = np.stack([units, units >> 63], axis=1)  # as Arrow holds a decimal: 128 bits, little-endian
     money = pa.Array.from_buffers(
-        pa.decimal128(MONEY.precision, MONEY.scale), len(given), [pa.array(exact).buffers()[1], pa.py_buffer(words)]
+        pa.decimal128(money.precision, money.scale), len(given), [pa.array(exact).buffers()[1], pa.py_buffer(words)]
     )
     return pl.Series(name, money), pl.Series(f"_{name}_fault", fault)
 
 
-def _inexact_money(name: str, positive: bool = False) -> list[tuple[pl.Expr, pl.Expr]]:
+def _inexact_money(name: str, positive: bool = False, money: pl.Decimal = MONEY) -> list[tuple[pl.Expr, pl.Expr]]:
     """Where the text in `_{name}` is no amount the warehouse keeps exactly (see `_money`): not a
-    decimal (`1e3` and `NaN` are not), not positive where it must be, too large, or finer than MONEY's
-    places, which a cast would round without a word."""
+    decimal (`1e3` and `NaN` are not), not positive where it must be, too large, or finer than
+    `money`'s places, which a cast would round without a word."""
     fault = pl.col(f"_{name}_fault")
     return [
         (fault == j, pl.format("{} {} {}", pl.lit(name), pl.col(f"_{name}"), pl.lit(what)))
-        for j, what in enumerate(MONEY_FAULTS)
+        for j, what in enumerate(money_faults(money))
         if positive or j != 1
     ]
 
@@ -489,4 +513,49 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
         shoe_id=pl.col("_shoe_id"),
         seat=pl.col("_seat"),
         player_id=pl.col("_player_id"),
+    )
+
+
+def check_events(batch: pl.DataFrame) -> pl.DataFrame:
+    """Typed table events with `reason` and `detail` for the rows that fail a check of their own:
+    fields, types, the event, its amount, its denominations. The shifts' checks come after."""
+    frame = _with_all_columns(batch, EVENT_INPUT_COLUMNS)
+    frame = frame.with_columns(**{f"_{name}": _given(frame, name) for name in EVENT_INPUT_COLUMNS})
+    frame = frame.with_columns(
+        *_money(frame, "amount", money=EVENT_MONEY),
+        _recorded=_instant(frame, "recorded_at"),
+        event=pl.col("_event").str.to_lowercase(),
+    )
+    frame = denominations.checked(frame, "_denominations", "amount")
+    counted = pl.col("event").is_in(COUNTED_EVENTS)
+    sign = [
+        (counted & (pl.col("amount") < 0), pl.format("amount {} is negative ({}: 0 or more)", "_amount", "event")),
+        (~counted & (pl.col("amount") <= 0), pl.format("amount {} is not positive ({}: above 0)", "_amount", "event")),
+    ]
+    checks: list[Check] = [
+        ("missing_field", _missing("table_id", "shift_id", "event_id", "event", "recorded_at", "amount")),
+        (
+            "bad_type",
+            [
+                *_not_utf8(frame, EVENT_INPUT_COLUMNS),
+                *_leap_second(frame, "recorded_at"),
+                _bad_type("recorded_at", pl.col("_recorded").is_not_null(), "an ISO 8601 time"),
+            ],
+        ),
+        (
+            "unknown_event",
+            [(~pl.col("event").is_in(EVENT_KINDS), pl.format("unknown event '{}'", pl.col("_event")))],
+        ),
+        ("bad_amount", [*_inexact_money("amount", money=EVENT_MONEY), *sign]),
+        ("bad_denominations", [(pl.col("_denominations_fault").is_not_null(), pl.col("_denominations_fault"))]),
+    ]
+    frame = _judge(frame, checks)
+    return frame.with_columns(
+        table_id=pl.col("_table_id"),
+        shift_id=pl.col("_shift_id"),
+        event_id=pl.col("_event_id"),
+        recorded_at=pl.col("_recorded"),
+        denominations=pl.col("_denominations_normal"),
+        player_id=pl.col("_player_id"),
+        employee_id=pl.col("_employee_id"),
     )

@@ -123,14 +123,20 @@ def first_record(path: Path, compression: str | None) -> dict:
 
 
 def names_bet(path: Path, compression: str | None) -> bool:
-    """Whether any record of a JSON Lines file has a `bet` key: a writer may leave a missing value's
-    key out, so the first record alone does not tell. A block without `"bet"` is passed over unparsed."""
+    """Whether any record of a JSON Lines file has a `bet` key."""
+    return names(path, compression, "bet")
+
+
+def names(path: Path, compression: str | None, key: str) -> bool:
+    """Whether any record of a JSON Lines file has `key`: a writer may leave a missing value's key
+    out, so the first record alone does not tell. A block without `"key"` is passed over unparsed."""
+    quoted = f'"{key}"'.encode()
     with streams.open_log(path, compression) as stream:
         for chunk in streams.line_chunks(stream):
-            if b'"bet"' not in chunk:
+            if quoted not in chunk:
                 continue
             for line in chunk.splitlines():
-                record = parsed(line) if b'"bet"' in line else None
-                if isinstance(record, dict) and "bet" in record:
+                record = parsed(line) if quoted in line else None
+                if isinstance(record, dict) and key in record:
                     return True
     return False

@@ -1,6 +1,6 @@
 """Reading round-log files in bounded batches: CSV, JSON Lines (plain, gzip, zstd) and Parquet.
 
-A file's kind (rounds or bets) is told by its parsed columns. Every batch carries `_line`, the row's
+A file's kind (rounds, bets or table events) is told by its parsed columns. Every batch carries `_line`, the row's
 line in the file (CSV counts its header as line 1; Parquet counts rows from 1). Input columns whose
 names begin with `_` are dropped as read: that prefix is the pipeline's own (`_line`, `_unparsed`, the
 checks' working columns). A file that cannot be read (not a regular file, not permitted, not the
@@ -253,23 +253,28 @@ def columns_of(path: Path) -> list[str]:
     return [name for name in names if not name.startswith(RESERVED)]
 
 
+#: The column that tells a file's kind, in the order they are looked for; a file with none is rounds.
+KIND_COLUMNS = (("bet", "bets"), ("event", "events"))
+
+
 def kind_of(path: Path) -> str:
-    """`bets` when the file has a `bet` column (for JSON Lines: any record has a `bet` key),
-    otherwise `rounds`. Raises UnreadableFile first for what is no regular file, then for a name
-    that is no round log's."""
+    """`bets` when the file has a `bet` column, else `events` when it has an `event` column (for
+    JSON Lines: any record has the key), otherwise `rounds`. Raises UnreadableFile first for what is
+    no regular file, then for a name that is no round log's."""
     try:
         streams.check_regular(path)
     except OSError as error:
         raise unreadable(path, error) from None
     fmt, compression = describe(path)
     if fmt != "jsonl":
-        return "bets" if "bet" in columns_of(path) else "rounds"
+        columns = columns_of(path)
+        return next((kind for column, kind in KIND_COLUMNS if column in columns), "rounds")
     try:
         if jsonl.is_a_document(path, compression):  # no line of it is a row: the file fails, not each line
             raise UnreadableFile(
                 f"cannot read {printable(path.name)} as jsonl: it is one JSON document, not JSON Lines "
                 "(one object a line)"
             )
-        return "bets" if jsonl.names_bet(path, compression) else "rounds"
+        return next((kind for column, kind in KIND_COLUMNS if jsonl.names(path, compression, column)), "rounds")
     except READ_ERRORS as error:
         raise unreadable(path, error) from None

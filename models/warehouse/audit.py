@@ -13,8 +13,8 @@ from models.warehouse import schema
 from models.warehouse.reconciliation import overdrawn_stored
 
 TABLES_OF = {
-    "accepted": (schema.CORE_ROUNDS, schema.CORE_BETS),
-    "quarantined": (schema.QUARANTINE_ROUNDS, schema.QUARANTINE_BETS),
+    "accepted": (schema.CORE_ROUNDS, schema.CORE_BETS, schema.CORE_TABLE_EVENTS),
+    "quarantined": (schema.QUARANTINE_ROUNDS, schema.QUARANTINE_BETS, schema.QUARANTINE_TABLE_EVENTS),
 }
 
 

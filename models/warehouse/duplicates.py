@@ -21,7 +21,7 @@ def row_hash(columns: list[str], seed: int, table: str | None = None) -> pl.Expr
 def _in_round_order(frame: pl.DataFrame) -> bool:
     """Whether each shoe's rows (by `_shoe`) come together, their rounds rising: then no natural
     key is there twice."""
-    if frame.height == 0 or frame["round_no"].null_count():
+    if frame.height == 0 or "round_no" not in frame.columns or frame["round_no"].null_count():
         return False
     shoes = frame["_shoe"].to_numpy().view(np.int64)
     return bool(_runs_rise(shoes, frame["round_no"].to_numpy().astype(np.int64)))

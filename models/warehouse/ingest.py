@@ -5,7 +5,7 @@ file's batches on a thread of its own; each batch goes through its kind's step (
 staged data files; at the file's end its tables are committed one by one and then its log row,
 whose commit is the warehouse's (iceberg.py). A crash before that leaves nothing a reader sees,
 and the next writer rolls the tables back; running again completes it. A file already ingested
-(same sha256) is skipped. Rounds files go before bets files.
+(same sha256) is skipped. Rounds files go before bets files, and table-events files last.
 """
 
 from __future__ import annotations
@@ -28,12 +28,14 @@ from models.warehouse import files, iceberg, schema, shoes
 from models.warehouse.columns import frame_schema
 from models.warehouse.readahead import FILE_ERRORS, Batch, Broken, Opened, digest_or_empty, landed, read_ahead, sha256
 from models.warehouse.shards import Sharding
-from models.warehouse.staging import Stage, StoredShoes
-from models.warehouse.steps import FileContext, bets_step, rounds_step
+from models.warehouse.staging import SHOE, TABLE, Stage, StoredShoes
+from models.warehouse.steps import FileContext, bets_step, events_step, rounds_step
 from models.warehouse.store import Writer, shard_writer, writer
 
 __all__ = ["FileResult", "Summary", "expand", "found", "ingest", "last_ingested", "sha256"]
-STEPS = {"rounds": rounds_step, "bets": bets_step}
+STEPS = {"rounds": rounds_step, "bets": bets_step, "events": events_step}
+#: The order a run takes its files in: a bet names its round; events need neither.
+KINDS = tuple(STEPS)
 
 
 @dataclass
@@ -145,7 +147,7 @@ def _failure(path: Path, error: BaseException) -> str:
 def ingest(
     db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE, shard: str | None = None
 ) -> list[FileResult]:
-    """Ingest files and folders (rounds before bets) as the serving writer, which then maintains the
+    """Ingest files and folders (rounds, then bets, then table events) as the serving writer, which then maintains the
     tables and publishes the serving snapshot; or, given the `shard` the files' tables belong to, as
     one of several writers on any machine, which only commits. Either holds the ingest lock of the
     shards it writes (the serving writer: every shard of BANCO_SHARDS)."""
@@ -160,7 +162,7 @@ def _ingest(db: Path, paths: list[Path], table: PayTable, shard: str | None) -> 
             kinds[path] = kind_of(path)
         except FILE_ERRORS as error:
             results.append(FileResult(path, status="failed", error=_failure(path, error), digest=digest_or_empty(path)))
-    ordered = sorted(kinds, key=lambda p: kinds[p] != "rounds")
+    ordered = sorted(kinds, key=lambda p: KINDS.index(kinds[p]))  # stable: found's order within a kind
     serving = shard is None
     with (writer if serving else shard_writer)(db) as w, w.tables.ingesting(_shards(shard)):
         w.look()  # as the last writer of these shards left it
@@ -187,7 +189,10 @@ class Run:
 
     def __post_init__(self):
         con, io = self.writer.con, self.writer.tables.io
-        self.stored = {kind: StoredShoes.load(con, table, io) for kind, table in KIND_TABLES.items()}
+        self.stored = {
+            kind: StoredShoes.load(con, table, io, TABLE if kind == "events" else SHOE)
+            for kind, table in KIND_TABLES.items()
+        }
 
     def ingested(self) -> list[str]:
         query = f"SELECT sha256 FROM {schema.INGEST_LOG} WHERE status = 'ok'"
@@ -230,7 +235,7 @@ class Run:
         self.writer.commit(by, [written])
 
 
-KIND_TABLES = {"rounds": schema.CORE_ROUNDS, "bets": schema.CORE_BETS}
+KIND_TABLES = {"rounds": schema.CORE_ROUNDS, "bets": schema.CORE_BETS, "events": schema.CORE_TABLE_EVENTS}
 
 
 def _ingest_id(kind: str) -> str:

@@ -14,11 +14,11 @@ from queue import Empty, Full, Queue
 import polars as pl
 
 from models.logs import streams
-from models.logs.checks import check_bets, check_rounds
+from models.logs.checks import check_bets, check_events, check_rounds
 from models.logs.columns import UNPARSED
 from models.logs.read import read_batches
 
-CHECKS = {"rounds": check_rounds, "bets": check_bets}
+CHECKS = {"rounds": check_rounds, "bets": check_bets, "events": check_events}
 #: What a file's reading may raise and leave the run going: the file fails, the next one is read
 #: (a Polars panic is no Exception).
 FILE_ERRORS = (Exception, pl.exceptions.PanicException)

@@ -99,6 +99,34 @@ INGEST_LOG_COLUMNS = """
     started_at TIMESTAMPTZ NOT NULL,
     finished_at TIMESTAMPTZ NOT NULL
 """
+#: core.table_events: the contract's columns (models/contract.py EVENT_SCHEMA) as checked, `event` in
+#: lower case and `denominations` with its tokens single-spaced.
+CORE_TABLE_EVENTS_COLUMNS = """
+    table_id VARCHAR NOT NULL,
+    shift_id VARCHAR NOT NULL,
+    event_id VARCHAR NOT NULL,
+    event VARCHAR NOT NULL,
+    recorded_at TIMESTAMPTZ NOT NULL,
+    amount DECIMAL(18, 2) NOT NULL,
+    denominations VARCHAR,
+    player_id VARCHAR,
+    employee_id VARCHAR,
+    source_file VARCHAR NOT NULL,
+    line_no BIGINT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL
+"""
+#: quarantine.table_events: as the other quarantine tables, with the event's key in place of the coup's.
+QUARANTINE_TABLE_EVENTS_COLUMNS = """
+    raw VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    detail VARCHAR,
+    table_id VARCHAR,
+    shift_id VARCHAR,
+    event_id VARCHAR,
+    source_file VARCHAR NOT NULL,
+    line_no BIGINT NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL
+"""
 #: The Iceberg tables (iceberg.py), with their columns; the warehouse's DuckDB file reads each
 #: through a view of the same name. The log comes last: its commit is the warehouse's.
 TABLES = {
@@ -107,6 +135,8 @@ TABLES = {
     CORE_SHOES: CORE_SHOES_COLUMNS,
     QUARANTINE_ROUNDS: QUARANTINE_COLUMNS,
     QUARANTINE_BETS: QUARANTINE_COLUMNS,
+    CORE_TABLE_EVENTS: CORE_TABLE_EVENTS_COLUMNS,
+    QUARANTINE_TABLE_EVENTS: QUARANTINE_TABLE_EVENTS_COLUMNS,
     INGEST_LOG: INGEST_LOG_COLUMNS,
 }
 #: The DuckDB file's own table: the Iceberg snapshot each view reads (the warehouse's commit).

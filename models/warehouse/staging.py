@@ -15,17 +15,20 @@ from models.warehouse.iceberg import Tables
 from models.warehouse.schema import INGEST_LOG, TABLES
 
 SHOE = ["table_id", "shoe_id"]
+#: Table events are looked up by table: their key (table_id, event_id) and their shifts lie within one.
+TABLE = ["table_id"]
 #: Batches whose data files may be being written at once.
 IN_FLIGHT = 2
 
 
-def shoe_key() -> pl.Expr:
-    """One number for a row's shoe (`_shoe`): comparing it is cheaper than comparing two texts."""
-    return pl.struct(SHOE).hash(seed=7).alias("_shoe")
+def shoe_key(group: list[str] = SHOE) -> pl.Expr:
+    """One number for a row's shoe (`_shoe`; or the `group` a table's rows are looked up by):
+    comparing it is cheaper than comparing two texts."""
+    return pl.struct(group).hash(seed=7).alias("_shoe")
 
 
-def with_shoe_key(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame if "_shoe" in frame.columns else frame.with_columns(shoe_key())
+def with_shoe_key(frame: pl.DataFrame, group: list[str] = SHOE) -> pl.DataFrame:
+    return frame if "_shoe" in frame.columns else frame.with_columns(shoe_key(group))
 
 
 @dataclass
@@ -35,31 +38,33 @@ class StoredShoes:
     the growing table. `staged` holds each staged batch (a lake file not listed yet) with the shoes
     it has rows of; the rows of the batches whose files may still be being written stay in memory
     too (`recent`, as many as `IN_FLIGHT`), since a shoe that runs past the end of one batch is
-    looked up by the next."""
+    looked up by the next. Table events are kept so by table (`group`)."""
 
     table: str
     in_table: pl.DataFrame
     io: object  # the FileIO the staged files are read back through
     staged: list[tuple[str, pl.DataFrame]] = field(default_factory=list)
     recent: dict[str, pl.DataFrame] = field(default_factory=dict)
+    group: list[str] = field(default_factory=lambda: list(SHOE))  # the columns a "shoe" is
 
     @classmethod
-    def load(cls, con, table: str, io) -> StoredShoes:
-        shoes = con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {table}").pl()
-        return cls(table, with_shoe_key(shoes), io)
+    def load(cls, con, table: str, io, group: list[str] = SHOE) -> StoredShoes:
+        shoes = con.sql(f"SELECT DISTINCT {', '.join(group)} FROM {table}").pl()
+        return cls(table, with_shoe_key(shoes, group), io, group=list(group))
 
     def rows(self, con, shoes: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
         """`columns` of the stored rows of `shoes`: the table's, then those of the staged batches
         that have rows of these shoes (a shoe seldom spans more than two batches)."""
-        shoes = shoes.select(SHOE).unique()
-        keys = with_shoe_key(shoes)["_shoe"].implode()
+        shoes = shoes.select(self.group).unique()
+        keys = with_shoe_key(shoes, self.group)["_shoe"].implode()
         types = frame_schema(self.table)
         found = [types.to_frame().select(columns)]
         # the few wanted keys against the table's many shoes: a scan of numbers, no hash of texts
         if self.in_table["_shoe"].is_in(keys).any():
             con.register("wanted_shoes", shoes)
             quoted = ", ".join(f'"{name}"' for name in columns)
-            rows = con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING (table_id, shoe_id)").pl()
+            using = ", ".join(self.group)
+            rows = con.sql(f"SELECT {quoted} FROM {self.table} SEMI JOIN wanted_shoes USING ({using})").pl()
             found.append(rows.cast({name: types[name] for name in columns}))  # DuckDB's UTC is Etc/UTC
             con.unregister("wanted_shoes")
         for path, batch_shoes in self.staged:
@@ -67,11 +72,11 @@ class StoredShoes:
                 # the recent batches are in memory (picked by the one-number key: a batch has a
                 # quarter of a million rows); an older one's file is written
                 if path in self.recent:
-                    rows = with_shoe_key(self.recent[path])
+                    rows = with_shoe_key(self.recent[path], self.group)
                     found.append(rows.filter(pl.col("_shoe").is_in(keys)).select(columns))
                 else:
                     rows = files.read(self.io, [path], self.table, columns)
-                    found.append(rows.join(shoes, on=SHOE, how="semi"))
+                    found.append(rows.join(shoes, on=self.group, how="semi"))
         return pl.concat(found, how="vertical_relaxed")
 
     def known(self, frame: pl.DataFrame) -> pl.DataFrame:
@@ -85,7 +90,7 @@ class StoredShoes:
 
     def add(self, path: str, frame: pl.DataFrame) -> None:
         """A staged batch of `frame`'s rows (as written to `path`), whose shoes are stored from now on."""
-        self.staged.append((path, with_shoe_key(frame).select(*SHOE, "_shoe").unique("_shoe")))
+        self.staged.append((path, with_shoe_key(frame, self.group).select(*self.group, "_shoe").unique("_shoe")))
         self.recent[path] = frame
         while len(self.recent) > IN_FLIGHT:  # the oldest one's file is written by now
             del self.recent[next(iter(self.recent))]

@@ -1,8 +1,8 @@
-"""The rounds step and the bets step: what becomes of one checked batch of a file.
+"""The rounds, bets and events steps: what becomes of one checked batch of a file.
 
 Each reads as its stages: the rows that failed a check apart, duplicates split off by natural key,
-then the rounds reconciled against their shoes (or the bets settled against their rounds), and the
-accepted and quarantined rows staged as data files of their tables.
+then the rounds reconciled against their shoes (the bets settled against their rounds, the events
+held to their shifts' rule), and the accepted and quarantined rows staged as data files of their tables.
 """
 
 from __future__ import annotations
@@ -14,17 +14,21 @@ from pathlib import Path
 
 import polars as pl
 
-from models.contract import BET_INPUT_COLUMNS, NATURAL_KEY
+from models.contract import BET_INPUT_COLUMNS, EVENT_INPUT_COLUMNS, EVENT_KEY, NATURAL_KEY
 from models.game.paytable import PayTable
 from models.logs.columns import RESERVED
 from models.logs.read import describe
 from models.warehouse import schema, settlement, shoes
+from models.warehouse.columns import frame_schema
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.readahead import Batch
 from models.warehouse.reconciliation import reconcile
-from models.warehouse.staging import SHOE, Stage, StoredShoes, with_shoe_key
+from models.warehouse.shifts import check_shifts
+from models.warehouse.staging import SHOE, TABLE, Stage, StoredShoes, with_shoe_key
 
 KEY = list(NATURAL_KEY)
+#: The columns every stored row carries of where it came from (`FileContext.provenance`).
+PROVENANCE = ("source_file", "line_no", "ingested_at")
 BET_KEY = [*KEY, "seat", "bet", "side"]
 ROUND_CONTENT = [
     *KEY, "started_at", "player_cards", "banker_cards", "player2_cards", "game", "decks", "dealer_id",
@@ -33,7 +37,16 @@ ROUND_CONTENT = [
 BET_CONTENT = [*BET_KEY, "amount", "payout", "player_id"]
 #: A checked bet's own columns (its `_` working columns besides).
 BET_COLUMNS = frozenset({*BET_INPUT_COLUMNS, "reason", "detail"})
-QUARANTINE_OF = {schema.CORE_ROUNDS: schema.QUARANTINE_ROUNDS, schema.CORE_BETS: schema.QUARANTINE_BETS}
+#: An event's content, compared when its key (table_id, event_id) is met again.
+EVENT_CONTENT = [
+    *EVENT_KEY, "shift_id", "event", "recorded_at", "amount", "denominations", "player_id", "employee_id",
+]  # fmt: skip
+EVENT_COLUMNS = frozenset({*EVENT_INPUT_COLUMNS, "reason", "detail"})
+QUARANTINE_OF = {
+    schema.CORE_ROUNDS: schema.QUARANTINE_ROUNDS,
+    schema.CORE_BETS: schema.QUARANTINE_BETS,
+    schema.CORE_TABLE_EVENTS: schema.QUARANTINE_TABLE_EVENTS,
+}
 #: The rounds' columns a bet is settled by.
 SETTLED_BY = (
     "SELECT r.table_id, r.shoe_id, r.round_no, r.game, r.decks, r.outcome, r.outcome2, r.has_cards, "
@@ -101,6 +114,17 @@ def bets_step(ctx: FileContext, batch: Batch) -> None:
     _stage(ctx, batch, ctx.provenance(accepted), [bad, conflicts, orphans, mismatched], duplicates)
 
 
+def events_step(ctx: FileContext, batch: Batch) -> None:
+    """Check, split duplicates, hold to the shifts' rule, stage. Events need no rounds."""
+    columns = batch.checked.columns
+    own = batch.checked.select(name for name in columns if name in EVENT_COLUMNS or name.startswith(RESERVED))
+    bad, good = _split(own)
+    keyed = with_shoe_key(good, TABLE)
+    new, duplicates, conflicts = split_duplicates(ctx.con, keyed, ctx.stored, list(EVENT_KEY), EVENT_CONTENT)
+    accepted, clashing = check_shifts(ctx.con, new, ctx.stored, ctx.source)
+    _stage(ctx, batch, ctx.provenance(accepted), [bad, conflicts, clashing], duplicates)
+
+
 def _rounds_of(con, bets: pl.DataFrame) -> pl.DataFrame:
     """The stored rounds' columns the bets are settled by."""
     con.register("bet_keys", bets.select(KEY).unique())
@@ -147,12 +171,13 @@ def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame, source: str) -> pl
 
 
 def _quarantine(ctx: FileContext, table: str, frame: pl.DataFrame) -> None:
+    """The rows in the quarantine table's columns: the key's as far as the row gives them."""
     if frame.height == 0:
         return
-    frame = frame.with_columns(pl.lit(None, pl.String).alias(c) for c in KEY if c not in frame.columns)
+    types = frame_schema(table)
+    keys = [name for name in types if name not in ("raw", "reason", "detail", *PROVENANCE)]
+    frame = frame.with_columns(pl.lit(None, pl.String).alias(c) for c in keys if c not in frame.columns)
     rows = frame.select(
-        "raw", "reason", "detail",
-        pl.col("table_id").cast(pl.String), pl.col("shoe_id").cast(pl.String),
-        pl.col("round_no").cast(pl.Int32, strict=False), "_line",
-    )  # fmt: skip
+        "raw", "reason", "detail", *(pl.col(name).cast(types[name], strict=False) for name in keys), "_line"
+    )
     ctx.stage.write(table, ctx.provenance(rows))
