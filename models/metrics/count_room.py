@@ -98,8 +98,8 @@ def table_shifts(
             tolerance=allowed.fill_null(pl.lit(DEFAULT_TOLERANCE, MONEY)),
         )
         .with_columns(
-            hold_pct=_pct("win", "drop"),
-            theo_hold_pct=_pct("theo", "drop"),
+            hold_pct=pct("win", "drop"),
+            theo_hold_pct=pct("theo", "drop"),
             difference=difference.cast(MONEY),
         )
         .with_columns(
@@ -185,7 +185,7 @@ def _located(shifts: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _pct(part: str, whole: str) -> pl.Expr:
+def pct(part: str, whole: str) -> pl.Expr:
     """part / whole * 100 as a float; null where whole is 0 (no drop: no hold to speak of)."""
     whole_ = pl.col(whole).cast(pl.Float64)
     return pl.when(whole_ != 0).then(pl.col(part).cast(pl.Float64) / whole_ * 100)
@@ -213,7 +213,7 @@ def count_room(table_shift: pl.DataFrame) -> pl.DataFrame:
             unreconciled_shifts=(~pl.col("reconciled")).sum().cast(pl.UInt32),
             reconciled=pl.col("reconciled").all(),
         )
-        .with_columns(hold_pct=_pct("win", "drop"), theo_hold_pct=_pct("theo", "drop"))
+        .with_columns(hold_pct=pct("win", "drop"), theo_hold_pct=pct("theo", "drop"))
         .select(pl.col(name).cast(dtype) for name, dtype in DAY_SCHEMA.items())
         .sort(DAY_ORDER)
         .collect()
