@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from models.contract import DEFAULT_DB
 from models.warehouse.store import WarehouseError
-from pipelines.commands import bench, build, cluster, dashboard, ingest, migrate, odds, simulate, sql, up, users
+from pipelines.commands import bench, build, cluster, dashboard, ingest, migrate, odds, report, simulate, sql, up, users
 from pipelines.services import ServiceError
 
 COMMANDS = {
@@ -19,6 +19,7 @@ COMMANDS = {
     "build": build,
     "migrate": migrate,
     "sql": sql,
+    "report": report,
     "odds": odds,
     "dashboard": dashboard,
     "users": users,
