@@ -16,7 +16,7 @@ import pytest
 
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
-from models.warehouse import migrate
+from models.warehouse import migrate, views
 from models.warehouse.columns import template
 from models.warehouse.schema import INGEST_LOG, TABLES
 from models.warehouse.store import serving_path, writer
@@ -34,6 +34,8 @@ ORDER = {
     "quarantine.rounds": "source_file, line_no",
     "quarantine.bets": "source_file, line_no",
     "meta.ingest_log": "path, sha256, status",
+    "core.table_events": "source_file, line_no",
+    "quarantine.table_events": "source_file, line_no",
 }
 
 
@@ -50,9 +52,11 @@ def extracted(folder: Path) -> Path:
 
 def old_relation(con, db: Path, name: str) -> str:
     """The old table as a relation: a DuckDB table, or for the lake tables its listed files under
-    `banco.lake/` (its views name /tmp/fx/wh, where it was written)."""
+    `banco.lake/` (its views name /tmp/fx/wh, where it was written); a table the release had not
+    yet (the table events), as its columns without rows."""
     if name not in LAKE_TABLES:
-        return name
+        held = con.sql("SELECT count(*) FROM duckdb_tables() WHERE schema_name || '.' || table_name = ?", params=[name])
+        return name if held.fetchall()[0][0] else f"({views.source(name, [])})"
     listed = con.sql("SELECT path FROM meta.lake_files WHERE table_name = ? AND retired_at IS NULL", params=[name])
     paths = [str(db.with_name("banco.lake") / path) for (path,) in listed.fetchall()]
     columns = ", ".join(f'"{column}"' for column, _ in template(name).columns)
@@ -83,7 +87,11 @@ def old_warehouse(db: Path) -> dict:
             name: checksums(con, old_relation(con, db, name), [column for column, _ in template(name).columns])
             for name in TABLES
         }
-        rows = {name: con.sql(f"FROM {name} ORDER BY {ORDER[name]}").pl() for name in TABLES if name not in LAKE_TABLES}
+        rows = {
+            name: con.sql(f"FROM {old_relation(con, db, name)} ORDER BY {ORDER[name]}").pl()
+            for name in TABLES
+            if name not in LAKE_TABLES
+        }
         return {"tables": tables, "rows": rows, "marts": marts(con)}
     finally:
         con.close()

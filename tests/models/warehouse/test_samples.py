@@ -82,6 +82,18 @@ EXPECTED = {
         },
     ),
     "08_bets_scoreboard.jsonl": ("bets", 4, 3, 0, {"bad_type": [3]}),
+    "09_table_events.csv": (
+        "events", 19, 10, 1,
+        {
+            "missing_field": [11],
+            "bad_type": [12],
+            "unknown_event": [13],
+            "bad_amount": [14],
+            "bad_denominations": [15],
+            "conflicting_duplicate": [17],
+            "shift_conflict": [18, 20],
+        },
+    ),
 }  # fmt: skip
 #: unreadable file -> the start of its error
 FAILED = {
@@ -91,8 +103,12 @@ FAILED = {
 ALL_REASONS = {
     "missing_field", "bad_type", "bad_card", "bad_hand_size", "tableau_violation", "outcome_mismatch",
     "conflicting_duplicate", "shoe_overdrawn", "orphan_bet", "bad_amount", "unknown_bet", "payout_mismatch",
+    "unknown_event", "bad_denominations", "shift_conflict",
 }  # fmt: skip
-TABLES = ("core.rounds", "core.bets", "core.shoes", "quarantine.rounds", "quarantine.bets")
+TABLES = (
+    "core.rounds", "core.bets", "core.shoes", "core.table_events",
+    "quarantine.rounds", "quarantine.bets", "quarantine.table_events",
+)  # fmt: skip
 
 
 def _counts(db: Path) -> dict[str, int]:
@@ -103,7 +119,7 @@ def _counts(db: Path) -> dict[str, int]:
 def _quarantined_lines(db: Path) -> dict[str, dict[str, list[int]]]:
     found: dict[str, dict[str, list[int]]] = {}
     with duckdb.connect(str(db), read_only=True) as con:
-        for table in ("quarantine.rounds", "quarantine.bets"):
+        for table in ("quarantine.rounds", "quarantine.bets", "quarantine.table_events"):
             for source, reason, line in con.execute(
                 f"SELECT source_file, reason, line_no FROM {table} ORDER BY ALL"
             ).fetchall():
@@ -160,8 +176,10 @@ def test_samples_ingest_to_exact_counts(tmp_path):
         "core.rounds": 65,
         "core.bets": 48,
         "core.shoes": 9,
+        "core.table_events": 10,
         "quarantine.rounds": 37,
         "quarantine.bets": 24,
+        "quarantine.table_events": 8,
     }
     assert shoes == {
         "BAC-01/S-0101": "card reconciled",
