@@ -17,14 +17,16 @@ PAGES = (
     ("tables.py", "Tables and dealers", ":material/table_restaurant:"),
     ("players.py", "Players", ":material/groups:"),
     ("surveillance.py", "Surveillance", ":material/visibility:"),
+    ("count_room.py", "Count room", ":material/point_of_sale:"),
     ("shoe.py", "Shoe explorer", ":material/style:"),
     ("integrity.py", "Integrity", ":material/rule:"),
     ("odds.py", "Odds lab", ":material/calculate:"),
     ("sql.py", "SQL", ":material/terminal:"),
 )
 #: Pages only an analyst sees: the SQL console reads anything the snapshot holds, every wager of every player;
-#: the players page shows each named player's play and worth to the house; surveillance, the suspicion on them.
-ANALYSTS_ONLY = frozenset({"sql.py", "players.py", "surveillance.py"})
+#: the players page shows each named player's play and worth to the house; surveillance, the suspicion on them;
+#: the count room, the tables whose chips went missing and the report filed with the regulator.
+ANALYSTS_ONLY = frozenset({"sql.py", "players.py", "surveillance.py", "count_room.py"})
 
 
 def visible(role: Role) -> tuple[tuple[str, str, str], ...]:

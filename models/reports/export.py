@@ -15,6 +15,7 @@ from models.reports.monthly import MONEY, PERCENT, Report
 from models.reports.rules import SHORT, TITLES
 
 FORMATS = ("csv", "xlsx", "pdf")
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 MONEY_FORMAT = "#,##0.00"
 PERCENT_FORMAT = "0.00"
 #: What a missing figure shows as in the PDF (its core font has no em dash).

@@ -321,7 +321,8 @@ def test_an_unreadable_snapshot_is_a_message_not_a_traceback(warehouse, tmp_path
 
 
 @pytest.mark.parametrize(
-    "page", ["streaks", "commission", "ties", "tables", "players", "surveillance", "shoe", "integrity", "sql"]
+    "page",
+    ["streaks", "commission", "ties", "tables", "players", "surveillance", "count_room", "shoe", "integrity", "sql"],
 )
 def test_every_page_without_a_warehouse(tmp_path, monkeypatch, page):
     at = open_app(tmp_path / "banco.duckdb", monkeypatch, page)

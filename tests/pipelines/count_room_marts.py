@@ -84,7 +84,7 @@ STAT_TYPES = {"table_id": "VARCHAR", "game": "VARCHAR", "gaming_day": "DATE", "m
 def _create(con: duckdb.DuckDBPyConnection, name: str, rows: list[dict], types: dict[str, str], money) -> None:
     columns = list(rows[0])
     kinds = {c: types.get(c) or (MONEY if c in money else "DOUBLE") for c in columns}
-    con.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {kinds[c]}' for c in columns)})")
+    con.execute(f"CREATE OR REPLACE TABLE {name} ({', '.join(f'{c} {kinds[c]}' for c in columns)})")
     marks = ", ".join("?" for _ in columns)
     con.executemany(f"INSERT INTO {name} VALUES ({marks})", [[row[c] for c in columns] for row in rows])
 
@@ -104,20 +104,25 @@ def count_room_rows() -> list[dict]:
     return rows
 
 
-def write(db: Path, statistical: list[dict] | None = None) -> Path:
-    """A serving snapshot beside `db` holding the three crafted marts (and nothing else); returns `db`."""
+def write(db: Path, into: bool = False, empty: bool = False) -> Path:
+    """A serving snapshot beside `db` holding the three crafted marts (and nothing else), or with `into`
+    the built warehouse's own snapshot with them put in (in place of any it has); `empty`: no rows at all.
+    Returns `db`."""
     serving = db.with_name(f"{db.stem}.serving{db.suffix}")
-    serving.unlink(missing_ok=True)
+    if not into:
+        serving.unlink(missing_ok=True)
     con = duckdb.connect(str(serving))
     try:
-        con.execute("CREATE SCHEMA marts")
+        con.execute("CREATE SCHEMA IF NOT EXISTS marts")
         money = {"drop", "win", "mtd_drop", "mtd_win", "ytd_drop", "ytd_win"}
-        _create(con, "marts.statistical_report", statistical or STATISTICAL, STAT_TYPES, money)
+        _create(con, "marts.statistical_report", STATISTICAL, STAT_TYPES, money)
         shift_money = {k for k, v in SHIFTS[0].items() if isinstance(v, Decimal)} | {"win", "closer", "difference"}
         _create(con, "marts.table_shift", SHIFTS, SHIFT_TYPES, shift_money)
-        counted = count_room_rows()
         types = SHIFT_TYPES | {"shifts": "BIGINT", "unreconciled_shifts": "BIGINT"}
-        _create(con, "marts.count_room", counted, types, shift_money)
+        _create(con, "marts.count_room", count_room_rows(), types, shift_money)
+        if empty:
+            for name in ("statistical_report", "table_shift", "count_room"):
+                con.execute(f"DELETE FROM marts.{name}")
     finally:
         con.close()
     return db

@@ -1,0 +1,172 @@
+"""Count room: the count's win against the wagers' win per table-shift, hold against theoretical hold by
+gaming day, and the monthly statistical report with its investigations, downloadable as filed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from dashboards import charts, filters, fmt, query
+from dashboards.signin import analysts_only
+from models.reports import export, hold, monthly
+from models.reports.rules import TITLES
+from pipelines.settings import Settings
+
+analysts_only()  # the count against the wagers points at tables and their staff: analysts alone
+
+SHIFT_MONEY = ("opener", "closer", "fills", "credits", "drop", "win", "wagers_win", "difference", "tolerance")
+SHIFTS = (
+    "SELECT gaming_day, table_id, shift_id, game, status, opened_at, closed_at, coups, "
+    f"{', '.join(SHIFT_MONEY)}, hold_pct, theo_hold_pct FROM marts.table_shift WHERE {{where}} "
+    "ORDER BY gaming_day, table_id, opened_at, shift_id"
+)
+DAYS = f"SELECT {', '.join(hold.COLUMNS)} FROM marts.count_room WHERE {{where}}"
+MONTHS = "SELECT DISTINCT date_trunc('month', gaming_day)::DATE AS month FROM marts.statistical_report ORDER BY 1 DESC"
+#: The report's percentages are already in percent (win / drop x 100).
+PERCENT_COLUMNS = {"format": "%.2f"}
+HIGHLIGHT = "background-color: #fbe3e0"
+DOWNLOADS = {"csv": ("CSV", "text/csv"), "xlsx": ("XLSX", export.XLSX_MIME), "pdf": ("PDF", "application/pdf")}
+
+
+def render() -> None:
+    f = filters.current()
+    st.title("Count room")
+    where, params = f.where("table_day")
+    try:
+        shifts = query.frame(SHIFTS.format(where=where), params)
+    except query.Unavailable:
+        query.require_marts(*monthly.MARTS)  # a warehouse built before the count room: say which marts it lacks
+        raise
+    if shifts.is_empty():
+        if query.frame("SELECT count(*) AS n FROM marts.table_shift")["n"][0] == 0:
+            st.info(
+                "No table events are in this warehouse: the count room reads each table's opener, closer, fill, "
+                "credit, drop and marker slips (table-events files, ingested beside the round logs)."
+            )
+            return
+        raise filters.Empty
+    count_against_wagers(shifts)
+    hold_over_time(f)
+    statistical_report()
+
+
+def count_against_wagers(shifts: pl.DataFrame) -> None:
+    st.subheader("Count against wagers")
+    off = shifts.filter(pl.col("status") != "reconciled")
+    a, b, c, d, e = st.columns(5)
+    a.metric("Table-shifts", fmt.count(shifts.height))
+    b.metric("Unreconciled", fmt.count(off.height), help="Shifts whose count differs from their wagers beyond "
+             "the tolerance, or that lack an opener or a closer")  # fmt: skip
+    c.metric("Drop", fmt.money(shifts["drop"].sum()))
+    d.metric("Count win", fmt.money(shifts["win"].sum()))
+    e.metric("Difference", fmt.money(shifts["difference"].sum()), help="The count's win less the wagers' win")
+    shown = shifts.select(
+        "gaming_day", "table_id", "shift_id", "game", "status", "coups", *SHIFT_MONEY, "hold_pct", "theo_hold_pct"
+    )
+    styled = shown.to_pandas().style.apply(
+        lambda row: [HIGHLIGHT if row["status"] != "reconciled" else ""] * len(row), axis=1
+    )
+    st.dataframe(
+        styled,
+        hide_index=True,
+        placeholder=fmt.MISSING,
+        column_config={"gaming_day": st.column_config.DateColumn(format="YYYY-MM-DD")}
+        | fmt.columns(money=SHIFT_MONEY, counts=("coups",), hold_pct="%.2f", theo_hold_pct="%.2f"),
+    )
+    st.caption(
+        "Each table-shift's count (win = drop + credits − fills + closer − opener) beside the win its wagers "
+        "say; difference = count win − wagers' win, unreconciled (shaded) beyond the tolerance, one chip of "
+        "the smallest denomination unless BANCO_COUNT_TOLERANCE is set. hold_pct and theo_hold_pct are "
+        "percentages of the drop."
+    )
+
+
+def hold_over_time(f: filters.Filters) -> None:
+    st.subheader("Hold against theoretical hold")
+    where, params = f.where("table_day")
+    daily = hold.by_day(query.frame(DAYS.format(where=where), params))
+    lines = daily.unpivot(
+        ["hold_pct", "theo_hold_pct"], index="gaming_day", variable_name="series", value_name="percent"
+    ).drop_nulls("percent")
+    charts.show(
+        alt.Chart(lines.tail(charts.MAX_POINTS), title="Win and theo as a percentage of drop, by gaming day")
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("gaming_day:T", title=None),
+            y=alt.Y("percent:Q", title="% of drop"),
+            color=alt.Color("series:N", title=None),
+            tooltip=[alt.Tooltip("gaming_day:T", format="%Y-%m-%d"), "series", alt.Tooltip("percent:Q", format=".2f")],
+        )
+        .properties(height=280)
+    )
+    st.caption(
+        "hold_pct: the count's win over the drop; theo_hold_pct: the wagers' theoretical win over the same drop, "
+        "both summed over the filtered tables before dividing. A hold far from theo for days on end is worth a look."
+    )
+
+
+def _month_label(month: dt.date) -> str:
+    return f"{month:%B %Y}"
+
+
+def statistical_report() -> None:
+    st.subheader("Monthly statistical report")
+    months = query.frame(MONTHS)["month"].to_list()
+    if not months:
+        st.info("The statistical report has no gaming day yet.")
+        return
+    month = st.selectbox("Month", months, format_func=_month_label, key="count_room_month")
+    settings = Settings.from_env()
+    period = monthly.window(month)
+    report = monthly.report(
+        query.frame(monthly.STATISTICAL, period),
+        query.frame(monthly.SHIFTS, period),
+        month,
+        settings.report_rules,
+        settings.property_name,
+    )
+    st.caption(" · ".join(f"**{label}**: {value}" for label, value in report.header()))
+    st.caption(
+        "The whole property, whatever the filters: each table and game's month-to-date and year-to-date figures "
+        "at its last gaming day of the month, with the game and property totals. Rules from BANCO_REPORT_RULES: "
+        + "; ".join(TITLES[rule] for rule in report.rules)
+        + "."
+    )
+    money = tuple(name for name in monthly.MONEY if name in report.tables.columns)
+    percents = {name: "%.2f" for name in monthly.PERCENT if name in report.tables.columns}
+    fmt.table(
+        report.tables,
+        hide_index=True,
+        column_config=fmt.columns(money=money, counts=("days", "oh_days_flagged"), **percents),
+    )
+    st.markdown(f"**Investigations due: {report.investigations.height}**")
+    if report.investigations.is_empty():
+        st.success("None: every table and game lies within the applied rules.", icon=":material/verified:")
+    else:
+        fmt.table(
+            report.investigations,
+            hide_index=True,
+            column_config=fmt.columns(**{name: "%.2f" for name in ("figure", "base", "low", "high")}),
+        )
+    r = report.reconciliation
+    st.markdown(
+        f"**Count against wagers in {_month_label(month)}**: {fmt.count(r.reconciled)} of {fmt.count(r.shifts)} "
+        f"table-shifts reconciled; {fmt.count(r.unreconciled)} not, their difference {fmt.money(r.difference)}."
+    )
+    columns = st.columns(len(DOWNLOADS))
+    for column, (kind, (label, mime)) in zip(columns, DOWNLOADS.items(), strict=True):
+        column.download_button(
+            f"Download {label}",
+            data=lambda kind=kind: export.to_bytes(report, kind),  # made on the click, not on every run
+            file_name=export.file_name(report, kind),
+            mime=mime,
+            key=f"count_room_{kind}",
+            on_click="ignore",
+            icon=":material/download:",
+        )
+
+
+render()
