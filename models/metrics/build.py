@@ -12,13 +12,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from itertools import product
+from itertools import chain, product
 from pathlib import Path
 
 import polars as pl
 
+from models.contract import BET_SCHEMA, EVENT_SCHEMA, MONEY, ROUND_SCHEMA
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.metrics.combine import combine
+from models.metrics.count_room import count_room, shift_spans, shift_wagers, table_shifts
 from models.metrics.coup_edges import coup_edges
 from models.metrics.coups import Coups, number
 from models.metrics.dealer_errors import SCHEMA as ERRORS_SCHEMA
@@ -46,6 +48,7 @@ from models.metrics.players import (
 from models.metrics.ratings import coup_rows, joined_coup_rows, rate
 from models.metrics.shoes import shoe_summary
 from models.metrics.side_bets import side_bets
+from models.metrics.statistical_report import statistical_report
 from models.metrics.streaks import SHOE, bank_tenures, decision_runs, tenure_fit, with_banks
 from models.metrics.surveillance import (
     surveillance_by_tables,
@@ -55,6 +58,7 @@ from models.metrics.surveillance import (
 )
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.metrics.wager_sums import stint_sums
+from models.reports.rules import DEFAULT_RULES, RULES
 from models.warehouse import partials, schema, settlement, views
 from models.warehouse.shards import Sharding
 from models.warehouse.store import WarehouseError, current, write
@@ -76,7 +80,9 @@ _CATEGORIES = (pl.col("player_id").cast(pl.Categorical),)
 class MartConfig:
     """How the marts are reckoned: the gaming day, commission rounding, the pay table; a rating's
     session gap (minutes), the comp reinvestment rate on theo, and dealer pace's break (minutes);
-    surveillance's false-discovery rate and the table limits its Zender rule compares stakes with."""
+    surveillance's false-discovery rate and the table limits its Zender rule compares stakes with;
+    the count room's tolerance (None: one chip of a shift's smallest denomination) and the
+    regulators' rules whose flags make an investigation."""
 
     day: GamingDay = field(default_factory=GamingDay)
     rounding: Rounding = field(default_factory=Rounding)
@@ -87,6 +93,8 @@ class MartConfig:
     surveillance_fdr: float = 0.05
     max_bet: Decimal = Decimal(5000)
     side_max: Decimal = Decimal(500)
+    count_tolerance: Decimal | None = None
+    report_rules: tuple[str, ...] = DEFAULT_RULES
 
     def __post_init__(self) -> None:
         if not self.session_gap > 0:
@@ -108,6 +116,16 @@ class MartConfig:
                 raise ValueError(f"the table's {name} is an amount, got {getattr(self, name)!r}") from None
             if not getattr(self, name) > 0:
                 raise ValueError(f"the table's {name} is a positive amount, got {getattr(self, name)}")
+        if self.count_tolerance is not None:
+            try:
+                object.__setattr__(self, "count_tolerance", Decimal(str(self.count_tolerance)))
+            except InvalidOperation:
+                raise ValueError(f"the count tolerance is an amount, got {self.count_tolerance!r}") from None
+            if not (self.count_tolerance.is_finite() and self.count_tolerance >= 0):
+                raise ValueError(f"the count tolerance is an amount of 0 or more, got {self.count_tolerance}")
+        object.__setattr__(self, "report_rules", tuple(self.report_rules))
+        if unknown := sorted(set(self.report_rules) - set(RULES)):
+            raise ValueError(f"the report's rules are {', '.join(RULES)}, got {', '.join(unknown)}")
 
 
 def compute_marts(
@@ -250,6 +268,117 @@ def _load(
     return rounds, bets.with_columns(*_CATEGORIES), shoes.join(day_shoes, on=["table_id", "shoe_id"], how="semi")
 
 
+#: How far around the days the table events are read: a shift's neighbours at its table bound its
+#: coups when it lacks an opener or a closer, and a shift lasts hours, not a week.
+_EVENTS_MARGIN = dt.timedelta(days=7)
+EVENT_COLUMNS = ("table_id", "shift_id", "event_id", "event", "recorded_at", "amount", "denominations")
+SHIFT_COUP_COLUMNS = ("table_id", "shoe_id", "round_no", "started_at", "game", "decks")
+_NO_BETS = {
+    **{c: BET_SCHEMA[c] for c in ("table_id", "shoe_id", "round_no", "amount")},
+    "game": pl.String, "bet": pl.String, "house_net": MONEY, "theo": settlement.THEO,
+}  # fmt: skip
+
+
+def _events(
+    con, days: Sequence[dt.date] | None, config: MartConfig, tables: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """core.table_events' rows around `days` (all when None), of `tables` (all when None); none
+    where the warehouse has no such table (one of a release before the count room)."""
+    name = schema.CORE_TABLE_EVENTS
+    found = "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?"
+    empty = pl.DataFrame(schema={column: EVENT_SCHEMA[column] for column in EVENT_COLUMNS})
+    if not con.sql(found, params=name.split(".")).fetchall()[0][0]:
+        return empty
+    where = []
+    if days is not None:
+        spans = (config.day.bounds(day, day) for day in days)
+        where.append(
+            "("
+            + " OR ".join(
+                f"(recorded_at >= '{(start - _EVENTS_MARGIN).isoformat()}' "
+                f"AND recorded_at < '{(end + _EVENTS_MARGIN).isoformat()}')"
+                for start, end in spans
+            )
+            + ")"
+        )
+    if tables is not None:
+        where.append(f"table_id IN ({_listed(tables)})" if tables else "FALSE")
+    filtered = f" WHERE {' AND '.join(where)}" if where else ""
+    events = con.sql(f"SELECT {', '.join(map(_quoted, EVENT_COLUMNS))} FROM {name}{filtered}").pl()
+    return events.cast({column: empty.schema[column] for column in EVENT_COLUMNS})
+
+
+def _shift_coups(con, spans: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The coups dealt within `spans` (table_id, since, until: `shift_spans`) and their wagers."""
+    if spans.height == 0:
+        return pl.DataFrame(schema={c: ROUND_SCHEMA[c] for c in SHIFT_COUP_COLUMNS}), pl.DataFrame(schema=_NO_BETS)
+    # literal bounds too, so that only the row groups of the spans' times are read
+    since = spans["since"].min()
+    until = None if spans["until"].null_count() else spans["until"].max()
+    near = f"r.started_at >= '{since.isoformat()}'" + (f" AND r.started_at < '{until.isoformat()}'" if until else "")
+    con.register("shift_spans", spans)
+    try:
+        coups = con.sql(
+            f"SELECT DISTINCT {', '.join('r.' + _quoted(c) for c in SHIFT_COUP_COLUMNS)} FROM {schema.CORE_ROUNDS} r "
+            "JOIN shift_spans s ON r.table_id = s.table_id AND r.started_at >= s.since "
+            f"AND (s.until IS NULL OR r.started_at < s.until) WHERE {near}"
+        ).pl()
+        con.register("shift_coups", coups.select("table_id", "shoe_id", "round_no"))
+        bets = con.sql(
+            f"SELECT {', '.join(map(_quoted, BET_COLUMNS))} FROM {schema.CORE_BETS} "
+            "SEMI JOIN shift_coups USING (table_id, shoe_id, round_no)"
+        ).pl()
+    finally:
+        con.unregister("shift_spans")
+        con.unregister("shift_coups")
+    return coups, bets
+
+
+def count_marts(
+    events: pl.DataFrame,
+    coups: pl.DataFrame,
+    bets: pl.DataFrame,
+    config: MartConfig,
+    days: Sequence[dt.date] | None = None,
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """marts.table_shift and marts.count_room of the shifts of `days` (all when None) from the table
+    events and the coups (table_id, shoe_id, round_no, started_at, game, decks) and bets of their spans."""
+    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
+    placed = shift_wagers(bets, coups, variance)
+    shifts = table_shifts(events, coups, placed, config.day, config.count_tolerance)
+    if days is not None:
+        shifts = shifts.filter(pl.col("gaming_day").is_in(list(days)))
+    yield schema.MARTS_TABLE_SHIFT, shifts
+    yield schema.MARTS_COUNT_ROOM, count_room(shifts)
+
+
+def _count_marts_of(
+    con, days: Sequence[dt.date], config: MartConfig, tables: Sequence[str] | None = None
+) -> dict[str, pl.DataFrame]:
+    """The count room's marts of `days` (of `tables` only, when given), read from the warehouse."""
+    events = _events(con, days, config, tables)
+    coups, bets = _shift_coups(con, shift_spans(events, config.day, days))
+    return dict(count_marts(events, coups, bets, config, days))
+
+
+def _every_mart(
+    con, db: Path, config: MartConfig, loaded: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame] | None = None
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """Every mart of every day, from every core row (`loaded`: `_load`'s, when read already), the
+    count room's too, one mart at a time; all is read before the first is computed (the marts are
+    stored on the connection meanwhile)."""
+    rounds, bets, shoes = _load(con, db, None, config) if loaded is None else loaded
+    errors, events = _errors(con, None, config), _events(con, None, config)
+    return chain(
+        each_mart(rounds, bets, shoes, config, errors),
+        count_marts(events, rounds.select(SHIFT_COUP_COLUMNS), bets, config),
+    )
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join("'" + name.replace("'", "''") + "'" for name in names)
+
+
 def _errors(
     con, days: Sequence[dt.date] | None, config: MartConfig, tables: Sequence[str] | None = None
 ) -> pl.DataFrame:
@@ -311,6 +440,17 @@ def _rerate(con, comp_rate: Decimal, every: pl.DataFrame | None = None, touched:
     return totals.height
 
 
+def _report(con, rules: Sequence[str]) -> int:
+    """marts.statistical_report taken again over every day of marts.count_room (tables x days: small,
+    and a day's count changes the month, year and rolling figures after it); the rows written."""
+    days = con.sql(f"SELECT table_id, gaming_day, game, drop, win, win_variance FROM {schema.MARTS_COUNT_ROOM}").pl()
+    report = statistical_report(days, rules)
+    con.register("mart_frame", report)
+    con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_STATISTICAL_REPORT} AS SELECT * FROM mart_frame")
+    con.unregister("mart_frame")
+    return report.height
+
+
 def _players_kept(con) -> bool:
     """Whether marts.players is stored with this release's columns (so a day's build updates it)."""
     columns = "SELECT column_name FROM information_schema.columns WHERE table_schema = 'marts' AND table_name = ?"
@@ -343,14 +483,16 @@ def build(db: Path, config: MartConfig = MartConfig(), days: Sequence[dt.date] |
     with write(db) as con:
         _quiet_checkpoints(con)
         rounds, bets, shoes = _load(con, db, days, config)
-        errors = _errors(con, days, config)
         if rounds.height == 0 and days is not None:
             raise WarehouseError(_nothing_on(db, days))
         if rounds.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         if days is None:  # each mart is stored while the next is computed
-            return store_marts(con, each_mart(rounds, bets, shoes, config, errors), None, config.comp_rate)
-        return _store_days(con, db, config, days, compute_marts(rounds, bets, shoes, config, errors))
+            every = _every_mart(con, db, config, (rounds, bets, shoes))
+            return store_marts(con, every, None, config.comp_rate, config.report_rules)
+        errors = _errors(con, days, config)
+        marts = compute_marts(rounds, bets, shoes, config, errors) | _count_marts_of(con, days, config)
+        return _store_days(con, db, config, days, marts)
 
 
 def build_shard(
@@ -369,7 +511,8 @@ def build_shard(
         tables = sharding.tables_in(shard, known)
         rounds, bets, shoes = _load(con, db, days, config, tables)
         errors = _errors(con, days, config, tables)
-    marts = compute_marts(rounds, bets, shoes, config, errors)
+        counted = _count_marts_of(con, days, config, tables)
+    marts = compute_marts(rounds, bets, shoes, config, errors) | counted
     rows = dict.fromkeys(marts, 0)
     for day in days:
         # a shoe that began the day before belongs to that day, and is stored with it
@@ -415,20 +558,24 @@ def _store_days(
     outdated (`_outdated`), rebuild every day from the core tables; the rows written to each mart."""
     if _outdated(con, marts, fresh):
         # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
-        every = each_mart(*_load(con, db, None, config), config, _errors(con, None, config))
-        return store_marts(con, every, None, config.comp_rate)
+        return store_marts(con, _every_mart(con, db, config), None, config.comp_rate, config.report_rules)
     # a shoe that began the day before belongs to that day
     kept = ((n, f.filter(pl.col("gaming_day").is_in(list(days)))) for n, f in marts.items())
-    return store_marts(con, kept, days, config.comp_rate)
+    return store_marts(con, kept, days, config.comp_rate, config.report_rules)
 
 
 def store_marts(
-    con, marts: Iterable[tuple[str, pl.DataFrame]], days: Sequence[dt.date] | None, comp_rate: Decimal = Decimal(0)
+    con,
+    marts: Iterable[tuple[str, pl.DataFrame]],
+    days: Sequence[dt.date] | None,
+    comp_rate: Decimal = Decimal(0),
+    report_rules: Sequence[str] = DEFAULT_RULES,
 ) -> dict[str, int]:
-    """Replace the marts' rows (of `days`, or all), refit the tenures of their months and total the
+    """Replace the marts' rows (of `days`, or all), refit the tenures of their months, total the
     players over every stored rating (at `comp_rate`; of `days`, only the players who played on
-    them), in one transaction, each mart on a thread of
-    its own as `marts` yields it; the rows written to each."""
+    them) and take the statistical report again over every stored count-room day (flagging
+    `report_rules`), in one transaction, each mart on a thread of its own as `marts` yields it; the
+    rows written to each."""
     listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups
 
     def replace(name: str, frame: pl.DataFrame) -> int:
@@ -452,6 +599,8 @@ def store_marts(
         if name == schema.MARTS_PLAYER_SESSIONS:
             every = frame if days is None else None
             fitted[schema.MARTS_PLAYERS] = _rerate(con, comp_rate, every, touched)
+        if name == schema.MARTS_COUNT_ROOM:
+            fitted[schema.MARTS_STATISTICAL_REPORT] = _report(con, report_rules)
         return frame.height
 
     stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}

@@ -16,6 +16,8 @@ from functools import partial
 
 import polars as pl
 
+from models.metrics.count_room import DAY_ORDER as COUNT_DAY_ORDER
+from models.metrics.count_room import SHIFT_ORDER
 from models.metrics.money import commission_totals
 from models.metrics.pace import ORDER as PACE_ORDER
 from models.metrics.pace import dealer_pace_combined
@@ -75,6 +77,9 @@ COMBINED: dict[str, tuple[Combining, tuple[str, ...]]] = {
     schema.MARTS_DEALER_PACE: (dealer_pace_combined, PACE_ORDER),
     schema.MARTS_COUP_EDGES: (concatenated, ("table_id", "shoe_id", "round_no")),
     schema.MARTS_SURVEILLANCE_SESSIONS: (concatenated, ("table_id", "player_id", "session")),
+    # the count room's: a shift and a table's day are local to a table
+    schema.MARTS_TABLE_SHIFT: (concatenated, SHIFT_ORDER),
+    schema.MARTS_COUNT_ROOM: (concatenated, COUNT_DAY_ORDER),
 }
 
 

@@ -8,6 +8,8 @@ smallest denomination the shift's trays held).
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Sequence
 from decimal import Decimal
 
 import polars as pl
@@ -117,6 +119,17 @@ def table_shifts(
         .select(pl.col(name).cast(dtype) for name, dtype in SHIFT_SCHEMA.items())
         .sort(SHIFT_ORDER)
     )
+
+
+def shift_spans(
+    events: pl.DataFrame, day: GamingDay = DEFAULT_DAY, days: Sequence[dt.date] | None = None
+) -> pl.DataFrame:
+    """When the coups of the shifts of gaming days `days` (all when None) were dealt: table_id,
+    since, until (null: open-ended), one row a shift, for reading only those coups."""
+    shifts = _counted(events, day)
+    if days is not None:
+        shifts = shifts.filter(pl.col("gaming_day").is_in(list(days)))
+    return shifts.filter(pl.col("since").is_not_null()).select("table_id", "since", "until")
 
 
 def _counted(events: pl.DataFrame, day: GamingDay) -> pl.DataFrame:

@@ -25,6 +25,7 @@ MARTS = {
     "shoe_summary", "table_day", "tenure_fit", "tie_frequency", "tie_frequency_by_dealer", "tie_frequency_by_shoe",
     "ties_by_total", "player_sessions", "player_day", "player_bets", "players", "side_bets", "dealer_pace",
     "coup_edges", "surveillance_sessions", "surveillance_player_day", "surveillance_flags",
+    "table_shift", "count_room", "statistical_report",
 }  # fmt: skip
 #: The marts not kept by gaming day: the tenure fit (by month) and the players (all time).
 UNDATED = {"tenure_fit", "players"}
