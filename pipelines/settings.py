@@ -17,6 +17,8 @@ from models.metrics.gaming_day import GamingDay
 from models.reports.rules import DEFAULT_RULES, parse_rules
 
 DEFAULT_LANDING = "data/landing"
+#: Where the monthly statistical reports are filed unless BANCO_REPORTS says otherwise.
+DEFAULT_REPORTS = "data/reports"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -27,6 +29,7 @@ class Settings:
 
     db: Path = Path(DEFAULT_DB)
     landing: Path = Path(DEFAULT_LANDING)
+    reports: Path = Path(DEFAULT_REPORTS)
     gaming_day: GamingDay = field(default_factory=GamingDay)
     first_gaming_day: dt.date = dt.date(2020, 1, 1)
     nightly_at: dt.time = dt.time(2, 0)
@@ -39,19 +42,21 @@ class Settings:
     side_max: Decimal = Decimal(500)
     report_rules: tuple[str, ...] = DEFAULT_RULES
     property_name: str = "Banco Casino"
+    count_tolerance: Decimal | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
-        """BANCO_DB, BANCO_LANDING, BANCO_TIMEZONE, BANCO_DAY_START_HOUR, BANCO_FIRST_GAMING_DAY,
+        """BANCO_DB, BANCO_LANDING, BANCO_REPORTS, BANCO_TIMEZONE, BANCO_DAY_START_HOUR, BANCO_FIRST_GAMING_DAY,
         BANCO_NIGHTLY_AT (HH:MM), BANCO_MAX_TABLEAU_VIOLATION_RATE, BANCO_SESSION_GAP_MINUTES,
         BANCO_COMP_RATE (a share of theo, 0 to 1), BANCO_PACE_BREAK_MINUTES, BANCO_SURVEILLANCE_FDR
         (0 to 1), BANCO_MAX_BET and BANCO_SIDE_MAX (the tables' limits), BANCO_REPORT_RULES (the
-        regulators' rules a report applies) and BANCO_PROPERTY_NAME (the name it is filed under), each
-        optional."""
+        regulators' rules a report applies), BANCO_PROPERTY_NAME (the name it is filed under) and
+        BANCO_COUNT_TOLERANCE (the count room's allowed difference: an amount), each optional."""
         try:
             return cls(
                 db=Path(env.get("BANCO_DB", DEFAULT_DB)),
                 landing=Path(env.get("BANCO_LANDING", DEFAULT_LANDING)),
+                reports=Path(env.get("BANCO_REPORTS", DEFAULT_REPORTS)),
                 gaming_day=GamingDay(env.get("BANCO_TIMEZONE", "UTC"), int(env.get("BANCO_DAY_START_HOUR", "6"))),
                 first_gaming_day=dt.date.fromisoformat(env.get("BANCO_FIRST_GAMING_DAY", "2020-01-01")),
                 nightly_at=dt.time.fromisoformat(env.get("BANCO_NIGHTLY_AT", "02:00")),
@@ -64,6 +69,7 @@ class Settings:
                 side_max=_amount(env, "BANCO_SIDE_MAX", "500"),
                 report_rules=parse_rules(env.get("BANCO_REPORT_RULES", ",".join(DEFAULT_RULES))),
                 property_name=env.get("BANCO_PROPERTY_NAME", "").strip() or "Banco Casino",
+                count_tolerance=_tolerance(env, "BANCO_COUNT_TOLERANCE"),
             )
         except ValueError as error:
             raise ValueError(f"bad BANCO_* setting in the environment: {error}") from None
@@ -114,6 +120,20 @@ def _amount(env: Mapping[str, str], name: str, default: str) -> Decimal:
         amount = Decimal("NaN")
     if not (amount.is_finite() and amount > 0):
         raise ValueError(f"{name} is a positive amount, got {text!r}")
+    return amount
+
+
+def _tolerance(env: Mapping[str, str], name: str) -> Decimal | None:
+    """An amount of 0 or more from the environment, kept exact; None when unset (or blank)."""
+    text = env.get(name, "")
+    if not text.strip():
+        return None
+    try:
+        amount = Decimal(text.strip())
+    except InvalidOperation:
+        amount = Decimal("NaN")
+    if not (amount.is_finite() and amount >= 0):
+        raise ValueError(f"{name} is an amount of 0 or more (0.25: a quarter), got {text!r}")
     return amount
 
 

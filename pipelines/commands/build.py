@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "Player ratings and dealer pace follow BANCO_SESSION_GAP_MINUTES (30), BANCO_COMP_RATE (0) and "
         "BANCO_PACE_BREAK_MINUTES (10); surveillance BANCO_SURVEILLANCE_FDR (0.05), BANCO_MAX_BET (5000) "
-        "and BANCO_SIDE_MAX (500)."
+        "and BANCO_SIDE_MAX (500); the count room BANCO_COUNT_TOLERANCE (the smallest chip) and "
+        "BANCO_REPORT_RULES (maryland)."
     )
 
 
@@ -40,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         surveillance_fdr=settings.surveillance_fdr,
         max_bet=settings.max_bet,
         side_max=settings.side_max,
+        count_tolerance=settings.count_tolerance,
+        report_rules=settings.report_rules,
     )
     rows = build(Path(args.db), config, days=args.days)
     print(

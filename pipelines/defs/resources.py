@@ -11,6 +11,7 @@ import dagster as dg
 
 from models.metrics.build import MartConfig
 from models.metrics.gaming_day import GamingDay
+from models.reports.rules import parse_rules
 from models.warehouse.store import current, read
 from pipelines.settings import Settings
 
@@ -29,6 +30,8 @@ class Warehouse(dg.ConfigurableResource):
     surveillance_fdr: float = 0.05
     max_bet: str = "5000"  # text, so the limits stay exact
     side_max: str = "500"
+    count_tolerance: str = ""  # text, so the amount stays exact; empty: the smallest chip's
+    report_rules: str = "maryland"  # a comma list (BANCO_REPORT_RULES)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Warehouse:
@@ -43,6 +46,8 @@ class Warehouse(dg.ConfigurableResource):
             surveillance_fdr=settings.surveillance_fdr,
             max_bet=str(settings.max_bet),
             side_max=str(settings.side_max),
+            count_tolerance="" if settings.count_tolerance is None else str(settings.count_tolerance),
+            report_rules=",".join(settings.report_rules),
         )
 
     @property
@@ -67,6 +72,8 @@ class Warehouse(dg.ConfigurableResource):
             surveillance_fdr=self.surveillance_fdr,
             max_bet=Decimal(self.max_bet),
             side_max=Decimal(self.side_max),
+            count_tolerance=Decimal(self.count_tolerance) if self.count_tolerance else None,
+            report_rules=parse_rules(self.report_rules),
         )
 
     @contextmanager

@@ -1,16 +1,26 @@
 """The count room's shifts and days, computed by hand (docs/metrics.md, Count room)."""
 
 import datetime as dt
+import re
 from decimal import Decimal
+from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from models.contract import EVENT_SCHEMA
 from models.game.paytable import DEFAULT_PAYTABLE
+from models.metrics.build import MartConfig, build
 from models.metrics.count_room import count_room, shift_wagers, table_shifts
-from models.metrics.gaming_day import GamingDay
+from models.metrics.gaming_day import GamingDay, gaming_day
+from models.simulate.config import Simulation
+from models.simulate.run import write_simulation
+from models.warehouse.ingest import ingest
 from models.warehouse.settlement import house_expectation
+from models.warehouse.store import read, write
+from pipelines.defs.resources import Warehouse
+from pipelines.settings import Settings
 
 DAY = GamingDay("UTC", 6)
 D = Decimal
@@ -216,3 +226,142 @@ def test_no_events_give_empty_marts_with_their_columns():
     assert shifts.height == 0 and shifts.columns[:4] == ["table_id", "shift_id", "gaming_day", "game"]
     days = count_room(shifts)
     assert days.height == 0 and "unreconciled_shifts" in days.columns
+
+
+# ---- through `build()` on a warehouse of simulated rounds and bets, with a day's table events beside them
+
+START = dt.date(2026, 11, 1)
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("count_room")
+    write_simulation(Simulation(shoes=8, tables=2, shoes_per_day=2, start=START, seed=4), root / "landing")
+    db = root / "banco.duckdb"
+    # the rounds and bets alone: the count's slips are written below, to agree with them
+    ingest(db, sorted(root.glob("landing/rounds*")) + sorted(root.glob("landing/bets*")))
+    return db
+
+
+def slips(db: Path) -> list[dict]:
+    """A shift per table and gaming day of its coups, from a minute before the first to a minute
+    after the last, whose count agrees with the wagers to the cent; T02's last shift 100 short."""
+    con = read(db)
+    try:
+        played = con.sql(
+            "SELECT r.table_id, r.started_at, coalesce(sum(b.house_net), 0) AS won FROM core.rounds r "
+            "LEFT JOIN core.bets b USING (table_id, shoe_id, round_no) GROUP BY ALL"
+        ).pl()
+    finally:
+        con.close()
+    shifts = (
+        played.with_columns(pl.col("started_at").dt.convert_time_zone("UTC"))
+        .with_columns(gaming_day(pl.col("started_at"), DAY))
+        .group_by("table_id", "gaming_day")
+        .agg(first=pl.col("started_at").min(), last=pl.col("started_at").max(), won=pl.col("won").sum())
+        .sort("table_id", "gaming_day")
+    )
+    rows, minute = [], dt.timedelta(minutes=1)
+    for n, shift in enumerate(shifts.iter_rows(named=True)):
+        table, shift_id, won = shift["table_id"], f"{shift['table_id']}-{shift['gaming_day']}", shift["won"]
+        # drop 3,000 in the box + a 1,000 marker - 400 repaid; a fill of 2,000 and a credit of 500
+        closer = D(50000) + won - D(3600) - D(500) + D(2000)
+        short = D(100) if (table, shift["gaming_day"]) == (shifts["table_id"][-1], shifts["gaming_day"][-1]) else 0
+        for kind, when, amount, chips in (
+            ("opener", shift["first"] - minute, D(50000), "1000x40 100x90 25x40"),
+            ("fill", shift["first"], D(2000), ""),
+            ("marker", shift["first"], D(1000), ""),
+            ("credit", shift["last"], D(500), ""),
+            ("marker_payment", shift["last"], D(400), ""),
+            ("drop", shift["last"] + minute, D(3000), ""),
+            ("closer", shift["last"] + minute, closer - short, ""),
+        ):
+            rows.append(
+                {"table_id": table, "shift_id": shift_id, "event_id": f"{kind}-{n}", "event": kind,
+                 "recorded_at": when.isoformat(), "amount": str(amount), "denominations": chips,
+                 "player_id": "P1" if kind.startswith("marker") else "", "employee_id": "E1"}
+            )  # fmt: skip
+    return rows
+
+
+def marts(db: Path) -> dict[str, pl.DataFrame]:
+    con = read(db)
+    try:
+        names = ("table_shift", "count_room", "statistical_report")
+        return {name: con.sql(f"SELECT * FROM marts.{name}").pl() for name in names}
+    finally:
+        con.close()
+
+
+def test_the_count_room_through_build(warehouse, tmp_path):
+    build(warehouse)  # no table events yet: the count room's marts are there, empty
+    assert {name: frame.height for name, frame in marts(warehouse).items()} == dict.fromkeys(
+        ("table_shift", "count_room", "statistical_report"), 0
+    )
+    events = tmp_path / "events.csv"
+    written = slips(warehouse)
+    pl.DataFrame(written).write_csv(events)
+    ingest(warehouse, [events])
+    built = build(warehouse)
+    got = marts(warehouse)
+    shifts, days, report = got["table_shift"], got["count_room"], got["statistical_report"]
+    assert built["marts.table_shift"] == shifts.height == len(written) // 7 >= 4
+    assert built["marts.statistical_report"] == report.height == days.height == shifts.height
+    # every shift's count agrees with its wagers to the cent, but the one 100 short
+    off = shifts.filter(~pl.col("reconciled"))
+    assert off.select("table_id", "status", "difference").rows() == [("T02", "unreconciled", D(-100))]
+    assert (shifts["tolerance"] == D(25)).all() and (shifts["drop"] == D(3600)).all()
+    con = read(warehouse)
+    try:
+        wagered = con.sql("SELECT sum(house_net), sum(amount), sum(theo) FROM core.bets").fetchall()[0]
+        coups = con.sql("SELECT count(*) FROM core.rounds").fetchall()[0][0]
+    finally:
+        con.close()
+    assert (shifts["wagers_win"].sum(), shifts["handle"].sum(), shifts["theo"].sum()) == wagered
+    assert shifts["coups"].sum() == coups and shifts["win"].sum() == wagered[0] - 100
+    assert days["win"].sum() == shifts["win"].sum() and (days["game"] == "punto_banco").all()
+    # the month to date of each table's last day is its days added up
+    last = report.sort("gaming_day").group_by("table_id").last().sort("table_id")
+    by_table = days.group_by("table_id").agg(pl.col("drop", "win").sum()).sort("table_id")
+    assert last["mtd_drop"].to_list() == by_table["drop"].to_list()
+    assert last["mtd_win"].to_list() == by_table["win"].to_list()
+    assert report["md_base_hold_pct"].drop_nulls().len() == 0  # no prior month, no prior year
+
+    # a day rebuilt alone stores what the full rebuild did
+    day = shifts["gaming_day"].max()
+    build(warehouse, days=[day])
+    again = marts(warehouse)
+    for name, frame in got.items():
+        # the variances are float sums, in another order
+        left, right = again[name].sort(frame.columns[:3]), frame.sort(frame.columns[:3])
+        assert_frame_equal(left, right, check_exact=False, rel_tol=1e-12, abs_tol=0)
+
+    # a warehouse built by a release before the count room rebuilds every day on a day's build
+    with write(warehouse) as con:
+        con.execute("DROP TABLE marts.table_shift")
+        con.execute("DROP TABLE marts.count_room")
+    build(warehouse, days=[day])
+    assert marts(warehouse)["table_shift"].height == shifts.height
+
+
+def test_the_count_rooms_settings_reach_the_marts_config():
+    settings = Settings.from_env({"BANCO_COUNT_TOLERANCE": "0.50", "BANCO_REPORT_RULES": "ohio, Kansas"})
+    config = Warehouse.from_settings(settings).mart_config
+    assert (config.count_tolerance, config.report_rules) == (D("0.50"), ("kansas", "ohio"))
+    assert (MartConfig().count_tolerance, MartConfig().report_rules) == (None, ("maryland",))
+    assert Warehouse.from_settings(Settings.from_env({})).mart_config == MartConfig()
+
+
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("BANCO_COUNT_TOLERANCE", "-1", "BANCO_COUNT_TOLERANCE is an amount of 0 or more (0.25: a quarter), got '-1'"),
+        ("BANCO_COUNT_TOLERANCE", "a chip", "BANCO_COUNT_TOLERANCE is an amount of 0 or more"),
+        ("BANCO_REPORT_RULES", "nevada", "BANCO_REPORT_RULES is a comma list of maryland, kansas, ohio"),
+    ],
+)
+def test_a_bad_count_room_setting_is_named_in_one_line(name, value, message):
+    with pytest.raises(ValueError, match="^" + re.escape(f"bad BANCO_* setting in the environment: {message}")):
+        Settings.from_env({name: value})
+    with pytest.raises(ValueError, match=r"^the count tolerance is an amount of 0 or more, got -1$"):
+        MartConfig(count_tolerance=D(-1))
