@@ -28,7 +28,7 @@ from models.warehouse import files, iceberg, schema, shoes
 from models.warehouse.columns import frame_schema
 from models.warehouse.readahead import FILE_ERRORS, Batch, Broken, Opened, digest_or_empty, landed, read_ahead, sha256
 from models.warehouse.shards import Sharding
-from models.warehouse.staging import SHOE, TABLE, Stage, StoredShoes
+from models.warehouse.staging import EVENT_GROUP, SHOE, Stage, StoredShoes
 from models.warehouse.steps import FileContext, bets_step, events_step, rounds_step
 from models.warehouse.store import Writer, shard_writer, writer
 
@@ -190,7 +190,7 @@ class Run:
     def __post_init__(self):
         con, io = self.writer.con, self.writer.tables.io
         self.stored = {
-            kind: StoredShoes.load(con, table, io, TABLE if kind == "events" else SHOE)
+            kind: StoredShoes.load(con, table, io, EVENT_GROUP if kind == "events" else SHOE)
             for kind, table in KIND_TABLES.items()
         }
 

@@ -1,34 +1,55 @@
 """A table-shift's own rule, checked after duplicates: one opener and one closer, the closer not
-recorded before the opener. The rows already stored (and staged from the file's earlier batches)
-come first, then the new ones in line order; a row that breaks the rule is a `shift_conflict`."""
+recorded before the opener. The rows already stored (and accepted from the file's earlier batches)
+come first, then the new ones in line order; a row that breaks the rule is a `shift_conflict`.
+Only the openers and closers of the batch's shifts are looked up: a few rows a shift."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from models.warehouse.staging import StoredShoes
+from models.warehouse.schema import CORE_TABLE_EVENTS
 
 SHIFT = ["table_id", "shift_id"]
 MARKS = ("opener", "closer")
 #: An instant in a detail, as ISO 8601 in UTC.
 INSTANT = "%Y-%m-%dT%H:%M:%S%.fZ"
+#: The columns of an opener or closer the rule reads.
+MARK_COLUMNS = [*SHIFT, "event", "recorded_at", "source_file", "line_no"]
+STORED_MARKS = (
+    f"SELECT {', '.join(MARK_COLUMNS)} FROM {CORE_TABLE_EVENTS} SEMI JOIN wanted_shifts USING (table_id, shift_id) "
+    f"WHERE event IN {MARKS}"
+)
 
 
 def _where(source: pl.Expr, line: pl.Expr) -> pl.Expr:
     return pl.format("{} line {}", source, line)
 
 
-def check_shifts(con, new: pl.DataFrame, stored: StoredShoes, source: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(the new events that keep their shift's rule, those that break it with `reason` and `detail`)."""
+def stored_marks(con, shifts: pl.DataFrame, in_file: list[pl.DataFrame]) -> pl.DataFrame:
+    """The openers and closers of `shifts` in the warehouse's last commit (read through `con`'s
+    views) and among the file's rows accepted so far (`in_file`, each with MARK_COLUMNS)."""
+    con.register("wanted_shifts", shifts.select(SHIFT).unique())
+    try:
+        stored = con.sql(STORED_MARKS).pl()
+    finally:
+        con.unregister("wanted_shifts")
+    stored = stored.with_columns(pl.col("recorded_at").dt.convert_time_zone("UTC"))  # DuckDB says Etc/UTC
+    earlier = [part.join(shifts, on=SHIFT, how="semi") for part in in_file]
+    return pl.concat([stored, *earlier], how="vertical_relaxed")
+
+
+def accepted_marks(accepted: pl.DataFrame) -> pl.DataFrame:
+    """The openers and closers among rows accepted (with provenance), as `stored_marks` takes them."""
+    return accepted.filter(pl.col("event").is_in(MARKS)).select(MARK_COLUMNS)
+
+
+def check_shifts(con, new: pl.DataFrame, in_file: list[pl.DataFrame], source: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(the new events that keep their shift's rule, those that break it with `reason` and `detail`);
+    `in_file`: the openers and closers the file's earlier batches had accepted."""
     marks = new.filter(pl.col("event").is_in(MARKS))
     if marks.height == 0:
         return new, new.head(0).with_columns(reason=pl.lit(None, pl.String), detail=pl.lit(None, pl.String))
-    columns = [*SHIFT, "event", "recorded_at", "source_file", "line_no"]
-    earlier = (
-        stored.rows(con, marks, columns)
-        .filter(pl.col("event").is_in(MARKS))
-        .join(marks.select(SHIFT).unique(), on=SHIFT, how="semi")
-    )
+    earlier = stored_marks(con, marks.select(SHIFT).unique(), in_file)
     pool = pl.concat(
         [
             earlier.select(

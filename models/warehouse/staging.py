@@ -15,8 +15,9 @@ from models.warehouse.iceberg import Tables
 from models.warehouse.schema import INGEST_LOG, TABLES
 
 SHOE = ["table_id", "shoe_id"]
-#: Table events are looked up by table: their key (table_id, event_id) and their shifts lie within one.
-TABLE = ["table_id"]
+#: Table events are looked up by their key (table_id, event_id): a table's events grow all year, and a
+#: new file's events are nearly all new keys (shifts.py looks their shifts up apart).
+EVENT_GROUP = ["table_id", "event_id"]
 #: Batches whose data files may be being written at once.
 IN_FLIGHT = 2
 
@@ -38,7 +39,7 @@ class StoredShoes:
     the growing table. `staged` holds each staged batch (a lake file not listed yet) with the shoes
     it has rows of; the rows of the batches whose files may still be being written stay in memory
     too (`recent`, as many as `IN_FLIGHT`), since a shoe that runs past the end of one batch is
-    looked up by the next. Table events are kept so by table (`group`)."""
+    looked up by the next. Table events are kept so by their key (`group`, EVENT_GROUP)."""
 
     table: str
     in_table: pl.DataFrame

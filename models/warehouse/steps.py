@@ -23,8 +23,8 @@ from models.warehouse.columns import frame_schema
 from models.warehouse.duplicates import split_duplicates
 from models.warehouse.readahead import Batch
 from models.warehouse.reconciliation import reconcile
-from models.warehouse.shifts import check_shifts
-from models.warehouse.staging import SHOE, TABLE, Stage, StoredShoes, with_shoe_key
+from models.warehouse.shifts import accepted_marks, check_shifts
+from models.warehouse.staging import EVENT_GROUP, SHOE, Stage, StoredShoes, with_shoe_key
 
 KEY = list(NATURAL_KEY)
 #: The columns every stored row carries of where it came from (`FileContext.provenance`).
@@ -81,6 +81,7 @@ class FileContext:
     counts: Counts = field(default_factory=Counts)
     shoe_parts: list[pl.DataFrame] = field(default_factory=list)  # each batch's shoe sums
     overdrawn: list[pl.DataFrame] = field(default_factory=list)
+    marks: list[pl.DataFrame] = field(default_factory=list)  # the openers and closers accepted so far
 
     def provenance(self, rows: pl.DataFrame) -> pl.DataFrame:
         started = pl.lit(self.started)
@@ -119,10 +120,12 @@ def events_step(ctx: FileContext, batch: Batch) -> None:
     columns = batch.checked.columns
     own = batch.checked.select(name for name in columns if name in EVENT_COLUMNS or name.startswith(RESERVED))
     bad, good = _split(own)
-    keyed = with_shoe_key(good, TABLE)
+    keyed = with_shoe_key(good, EVENT_GROUP)
     new, duplicates, conflicts = split_duplicates(ctx.con, keyed, ctx.stored, list(EVENT_KEY), EVENT_CONTENT)
-    accepted, clashing = check_shifts(ctx.con, new, ctx.stored, ctx.source)
-    _stage(ctx, batch, ctx.provenance(accepted), [bad, conflicts, clashing], duplicates)
+    accepted, clashing = check_shifts(ctx.con, new, ctx.marks, ctx.source)
+    accepted = ctx.provenance(accepted)
+    ctx.marks.append(accepted_marks(accepted))
+    _stage(ctx, batch, accepted, [bad, conflicts, clashing], duplicates)
 
 
 def _rounds_of(con, bets: pl.DataFrame) -> pl.DataFrame:
