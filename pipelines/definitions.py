@@ -1,7 +1,7 @@
 """The Dagster code location: the one place the project's Definitions are assembled.
 
 landing_files, simulated_shoes -> core/ingest_<shard> -> core (ingest) -> marts/shard_<shard> (per gaming
-day) -> marts (per gaming day) -> serving_snapshot
+day) -> marts (per gaming day) -> serving_snapshot; marts -> reports/monthly_statistical_report (per month)
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ from pipelines.cluster.executor import executor_from_env
 from pipelines.defs.core import assets as core
 from pipelines.defs.core import checks as core_checks
 from pipelines.defs.core.shards import SHARD_INGESTS
+from pipelines.defs.count_room import checks as count_room_checks
+from pipelines.defs.count_room.assets import monthly_report_job, monthly_statistical_report
+from pipelines.defs.count_room.schedules import monthly_statistical_report as monthly_report_schedule
 from pipelines.defs.jobs import ingest_job, marts_job, simulate_job
 from pipelines.defs.landing import assets as landing
 from pipelines.defs.landing.sensors import landing_sensor
@@ -33,10 +36,11 @@ defs = dg.Definitions(
         *SHARD_MARTS,
         marts.build_marts,
         serving_snapshot,
+        monthly_statistical_report,
     ],
-    asset_checks=dg.load_asset_checks_from_modules([core_checks, marts_checks]),
-    jobs=[simulate_job, ingest_job, marts_job],
-    schedules=[nightly_marts],
+    asset_checks=dg.load_asset_checks_from_modules([core_checks, marts_checks, count_room_checks]),
+    jobs=[simulate_job, ingest_job, marts_job, monthly_report_job],
+    schedules=[nightly_marts, monthly_report_schedule],
     sensors=[landing_sensor, marts_after_ingest],
     resources={"warehouse": Warehouse.from_settings(Settings.from_env())},
     executor=executor_from_env(),

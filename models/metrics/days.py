@@ -24,13 +24,20 @@ def days_with_coups(con, day: GamingDay) -> list[dt.date]:
 
 def days_touched_since(con, since: dt.datetime, day: GamingDay) -> list[dt.date]:
     """The gaming days whose marts rows ingested at or after `since` change: every day of every shoe
-    that received rounds or bets (a shoe belongs to the day of its first coup)."""
+    that received rounds or bets (a shoe belongs to the day of its first coup), and the day of every
+    shift that received table events (a shift belongs to the day it opened in)."""
     touched = (
         f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE ingested_at >= $since "
         f"UNION SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_BETS} WHERE ingested_at >= $since"
     )
     query = f"{_MINUTES} SEMI JOIN ({touched}) AS touched USING (table_id, shoe_id)"
-    return _days(con.sql(query, params={"since": since}).pl(), day)
+    # a count that lands after its coups changes the count room of the day its shift opened
+    shifts = (
+        f"SELECT min(recorded_at) AS started_at FROM {schema.CORE_TABLE_EVENTS} WHERE (table_id, shift_id) IN "
+        f"(SELECT DISTINCT (table_id, shift_id) FROM {schema.CORE_TABLE_EVENTS} WHERE ingested_at >= $since) "
+        "GROUP BY table_id, shift_id"
+    )
+    return _days(con.sql(f"{query} UNION {shifts}", params={"since": since}).pl(), day)
 
 
 def coups_of_days(con, days: list[dt.date], day: GamingDay, columns: str = "game, decks, outcome") -> pl.DataFrame:

@@ -34,3 +34,9 @@ def range_tags(days: list[str]) -> dict[str, str] | None:
 def run_days(context) -> list[dt.date]:
     """The gaming days a run covers: its partition or partition range."""
     return [dt.date.fromisoformat(key) for key in context.partition_keys]
+
+
+def on_run_days(context, column: str) -> str:
+    """A SQL condition on `column`: one of the run's gaming days (any day, in a run of the check alone)."""
+    days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
+    return "TRUE" if not days else f"{column} IN (" + ", ".join(f"DATE '{day}'" for day in days) + ")"

@@ -19,6 +19,10 @@ DESCRIPTIONS = {
     schema.CORE_SHOES: "One row per shoe: coups, cards seen and how the shoe reconciled against its decks.",
     schema.QUARANTINE_ROUNDS: "Rejected round rows, kept with their raw text, reason, detail, file and line.",
     schema.QUARANTINE_BETS: "Rejected bet rows, kept with their raw text, reason, detail, file and line.",
+    schema.CORE_TABLE_EVENTS: "One row per accepted table event: openers, closers, fills, credits, drops, markers "
+    "and marker payments, by table and shift.",
+    schema.QUARANTINE_TABLE_EVENTS: "Rejected table-event rows, kept with their raw text, reason, detail, file and "
+    "line.",
     schema.INGEST_LOG: "One row per file ingested: rows read, accepted, quarantined, duplicate, status, error.",
 }
 

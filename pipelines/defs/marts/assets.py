@@ -44,6 +44,12 @@ DESCRIPTIONS = {
     "a combined p-value and its false-discovery q-value over the day's players.",
     schema.MARTS_SURVEILLANCE_FLAGS: "Surveillance flags: players and ratings whose timing beat chance after the "
     "false-discovery correction, and Zender's sit-out-then-bet-the-maximum pattern.",
+    schema.MARTS_TABLE_SHIFT: "The count room per table and shift: opener, closer, fills, credits, drop and win "
+    "by the count, beside the wagers' house win and theo, and the difference, reconciled or not.",
+    schema.MARTS_COUNT_ROOM: "The count room per table and gaming day: the shifts' drop, win and hold beside the "
+    "wagers' win and theoretical hold, and the shifts left unreconciled.",
+    schema.MARTS_STATISTICAL_REPORT: "The regulators' statistical report per table, game and gaming day: daily, "
+    "month- and year-to-date drop, win and win-to-drop, with Maryland's, Kansas's and Ohio's investigation flags.",
 }
 SHARDS = [asset.key for asset in SHARD_MARTS]
 

@@ -9,7 +9,7 @@ from models.metrics.ties import tie_frequency
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import preview
-from pipelines.defs.partitions import run_days
+from pipelines.defs.partitions import on_run_days, run_days
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.shards import SERVING
 
@@ -63,12 +63,6 @@ def outcomes_in_band(context: dg.AssetCheckExecutionContext, warehouse: Warehous
     yield _result(banker, BANKER_SHARE, "banker_z", ["coups", "decided", "banker_share", "expected_banker_share"])
 
 
-def _on_run_days(context: dg.AssetCheckExecutionContext, column: str) -> str:
-    """A SQL condition on `column`: one of the run's gaming days (any day, in a run of the check alone)."""
-    days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
-    return "TRUE" if not days else f"{column} IN (" + ", ".join(f"DATE '{day}'" for day in days) + ")"
-
-
 RATED_HANDLE = dg.AssetCheckSpec(
     "ratings_within_table_handle",
     asset=key_of(schema.MARTS_PLAYER_SESSIONS),
@@ -83,7 +77,7 @@ RATED_HANDLE = dg.AssetCheckSpec(
 )  # fmt: skip
 def ratings_within_table_handle(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
     """Rated handle against the table's handle, per table and gaming day, from the two marts."""
-    listed = _on_run_days(context, "r.gaming_day")
+    listed = on_run_days(context, "r.gaming_day")
     with warehouse.snapshot() as con:
         tables = con.sql(
             "SELECT r.table_id, r.gaming_day, r.rated, t.handle FROM (SELECT table_id, gaming_day, sum(handle) AS "
@@ -118,7 +112,7 @@ NEW_FLAGS = dg.AssetCheckSpec(
 )  # fmt: skip
 def no_new_surveillance_flags(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
     """The flags stored for the run's gaming days (every day, in a run of the check alone)."""
-    listed = _on_run_days(context, "gaming_day")
+    listed = on_run_days(context, "gaming_day")
     with warehouse.snapshot() as con:
         flags = con.sql(
             "SELECT gaming_day, player_id, rule, scope, table_id, p_value, q_value, edge_won, detail "

@@ -10,7 +10,7 @@ from pipelines.defs.partitions import GAMING_DAYS, run_days
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.shards import SHARDING
 
-CORE = [key_of(table) for table in (schema.CORE_ROUNDS, schema.CORE_BETS, schema.CORE_SHOES)]
+CORE = [key_of(table) for table in (schema.CORE_ROUNDS, schema.CORE_BETS, schema.CORE_SHOES, schema.CORE_TABLE_EVENTS)]
 
 
 def shard_marts(shard: str) -> dg.AssetsDefinition:
