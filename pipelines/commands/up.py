@@ -119,6 +119,27 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     flagged = [c.check_name for c in marts.get_asset_check_evaluations() if not c.passed]
     print(f"built the marts of {len(days)} gaming days ({days[0]} to {days[-1]})"
           + (f"; flagged: {', '.join(flagged)}" if flagged else ""))  # fmt: skip
+    return file_reports(instance, days)
+
+
+def file_reports(instance, days: list[str]) -> bool:
+    """The monthly statistical report of every month the built days fall in (a month in progress is
+    reported to date), one run a month, as the monthly schedule files them."""
+    from pipelines.definitions import defs
+    from pipelines.defs.count_room.assets import MONTHS
+
+    job = defs.resolve_job_def("monthly_statistical_report")
+    months = sorted({day[:8] + "01" for day in days} & set(MONTHS.get_partition_keys()))
+    for month in months:
+        result = job.execute_in_process(run_config=QUIET, instance=instance, partition_key=month, raise_on_error=False)
+        events = result.asset_materializations_for_node("reports__monthly_statistical_report")
+        if not result.success or not events:
+            print(f"filing the report of {month[:7]} failed: see run {result.run_id} in the Dagster UI")
+            return False
+        meta = events[0].metadata
+        if "pdf_path" in meta:
+            print(f"filed the statistical report of {month[:7]}: {meta['pdf_path'].value} (and .csv, .xlsx), "
+                  f"{meta['investigations'].value} investigations due")  # fmt: skip
     return True
 
 
