@@ -66,16 +66,18 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
     shown = shifts.select(
         "gaming_day", "table_id", "shift_id", "game", "status", "coups", *SHIFT_MONEY, "hold_pct", "theo_hold_pct"
     )
-    styled = shown.to_pandas().style.apply(
-        lambda row: [HIGHLIGHT if row["status"] != "reconciled" else ""] * len(row), axis=1
+    # a Styler's own texts are what the browser shows of a styled table: each column is formatted here
+    styled = (
+        shown.to_pandas()
+        .style.apply(lambda row: [HIGHLIGHT if row["status"] != "reconciled" else ""] * len(row), axis=1)
+        .format(  # one call: a second would format every column it does not name by pandas' default again
+            {name: fmt.money for name in SHIFT_MONEY}
+            | {"coups": fmt.count, "hold_pct": fmt.number, "theo_hold_pct": fmt.number}
+            | {"gaming_day": lambda day: f"{day:%Y-%m-%d}"},
+            na_rep=fmt.MISSING,
+        )
     )
-    st.dataframe(
-        styled,
-        hide_index=True,
-        placeholder=fmt.MISSING,
-        column_config={"gaming_day": st.column_config.DateColumn(format="YYYY-MM-DD")}
-        | fmt.columns(money=SHIFT_MONEY, counts=("coups",), hold_pct="%.2f", theo_hold_pct="%.2f"),
-    )
+    st.dataframe(styled, hide_index=True, placeholder=fmt.MISSING)
     st.caption(
         "Each table-shift's count (win = drop + credits − fills + closer − opener) beside the win its wagers "
         "say; difference = count win − wagers' win, unreconciled (shaded) beyond the tolerance, one chip of "

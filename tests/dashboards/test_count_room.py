@@ -4,9 +4,12 @@ snapshot (tests/pipelines/count_room_marts.py), so every figure shown can be che
 from __future__ import annotations
 
 import datetime as dt
+import io
+import re
 from decimal import Decimal
 
 import duckdb
+import pyarrow as pa
 import pytest
 
 from dashboards import fmt
@@ -19,6 +22,8 @@ from models.warehouse.ingest import ingest
 from models.warehouse.store import serving_path
 from tests.dashboards.test_pages import metric, open_app, table_with
 from tests.pipelines import count_room_marts
+
+HIGHLIGHT = "#fbe3e0"  # the page's shade of an unreconciled shift
 
 PAGE = "count_room"
 
@@ -53,6 +58,14 @@ def test_the_count_against_the_wagers_per_table_shift(db, monkeypatch):
     shown = table_with(at, "gaming_day", "shift_id", "difference").set_index("shift_id")
     assert len(shown) == len(shifts)
     assert float(shown.loc["T02-1101-A", "difference"]) == -25.0 and shown.loc["T02-1101-A", "status"] == "unreconciled"
+    styler = next(t for t in at.dataframe if "shift_id" in t.value.columns).proto.arrow_data.styler
+    styles = styler.styles
+    shaded = {int(row) for rule in styles.split("}") if HIGHLIGHT in rule for row in re.findall(r"row(\d+)_", rule)}
+    assert shaded == {index for index, status in enumerate(shown["status"]) if status != "reconciled"}
+    assert len(shaded) == 3
+    texts = pa.ipc.open_stream(io.BytesIO(styler.display_values)).read_all().to_pandas().set_index("shift_id")
+    assert texts.loc["T01-1101-A", "drop"] == "2,000.00"  # the browser is shown the page's own texts
+    assert texts.loc["T03-1102-A", "win"] == fmt.MISSING and texts.loc["T01-1101-A", "hold_pct"] == "15.00"
     assert len(at.get("vega_lite_chart")) == 1  # hold against theoretical hold
 
 
