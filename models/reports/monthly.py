@@ -102,7 +102,7 @@ class Report:
         ]
 
 
-def _hold(win: str, drop: str) -> pl.Expr:
+def hold(win: str, drop: str) -> pl.Expr:
     """win / drop as a percentage, null where nothing was dropped."""
     drop_ = pl.col(drop).cast(pl.Float64)
     return pl.when(drop_ != 0).then(pl.col(win).cast(pl.Float64) / drop_ * 100)
@@ -141,7 +141,7 @@ def _totals(stat: pl.DataFrame, tables: pl.DataFrame, by: tuple[str, ...]) -> pl
     days = stat.group_by(*by).agg(days=pl.col("gaming_day").n_unique().cast(pl.Int64)) if by else None
     sums = [pl.col(name).sum() for name in ("drop", "win", "ytd_drop", "ytd_win")]
     summed = tables.group_by(*by).agg(*sums) if by else tables.select(*sums)
-    summed = summed.with_columns(hold_pct=_hold("win", "drop"), ytd_hold_pct=_hold("ytd_win", "ytd_drop"))
+    summed = summed.with_columns(hold_pct=hold("win", "drop"), ytd_hold_pct=hold("ytd_win", "ytd_drop"))
     if by:
         return summed.join(days, on=list(by))
     return summed.with_columns(days=pl.lit(stat["gaming_day"].n_unique(), pl.Int64))
