@@ -18,7 +18,9 @@ import pyarrow.compute as pc
 from numba.core import event
 
 from models import collector
+from models.simulate.cage import Purses
 from models.simulate.config import Simulation
+from models.simulate.count import table_events
 from models.simulate.engine import DEFAULT_CHUNK_COUPS, Chunk, simulate
 from models.simulate.faults import inject
 from models.simulate.output import write_frame
@@ -39,6 +41,8 @@ class Summary:
     coups: int = 0
     bets: int = 0
     faults: int = 0
+    events: int = 0  # table events (opener, closer, fill, credit, drop, marker, marker_payment)
+    count_faults: int = 0
     files: list[Path] = field(default_factory=list)  # the round logs and fault labels
     players: Path | None = None  # the pool's ground truth
     seconds: float = 0.0
@@ -48,6 +52,8 @@ class Summary:
         dealing = self.seconds - self.compiling
         rate = self.coups / dealing if dealing > 0 else 0.0
         faults = f", {self.faults:,} faults labelled" if self.faults else ""
+        faults += f", {self.events:,} table events" if self.events else ""
+        faults += f", {self.count_faults:,} count faults labelled" if self.count_faults else ""
         built = f"; {self.compiling:.1f} s of that built the compiled kernels, once" if self.compiling >= 1 else ""
         return (
             f"simulated {self.shoes:,} shoes: {self.coups:,} coups, {self.bets:,} wagers{faults}; "
@@ -124,19 +130,28 @@ def write_simulation(
     days: range | None = None,
     progress: Callable[[Summary], None] | None = None,
     sharding: Sharding | None = None,
+    events: bool = True,
+    count_fault_rate: float = 0.0,
 ) -> Summary:
     """Simulate and write `rounds_*`, `bets_*`, (with faults) `faults_*` and (with bets) the pool's
-    `_players/players_seed<S>` files into `out`.
+    `_players/players_seed<S>` files into `out`; with bets and `events`, the tables' count-room
+    events `table_events_*` (models/simulate/count.py), a share `count_fault_rate` of the
+    table-shifts given one fault, labelled in `_faults/count_faults_*`.
 
     With a `sharding` of two or more shards, each chunk's rounds and bets are written as one file
     pair per shard (`rounds_<stem>_s0`, ...), so each shard's worker ingests files of its own tables
-    only; the fault labels stay one file a chunk.
+    only; so are the table events. The fault labels stay one file a chunk.
     """
+    if not 0.0 <= count_fault_rate <= 1.0:
+        raise ValueError(f"the count-fault rate is a share of table-shifts, 0 to 1, got {count_fault_rate}")
     (out / FAULTS_FOLDER).mkdir(parents=True, exist_ok=True)
     summary, started = Summary(), time.perf_counter()
+    purses = None
     if sim.bets:
         (out / PLAYERS_FOLDER).mkdir(exist_ok=True)
-        summary.players = write_frame(draw_players(sim).frame(), out / PLAYERS_FOLDER / f"players_seed{sim.seed}", fmt)
+        players = draw_players(sim)
+        summary.players = write_frame(players.frame(), out / PLAYERS_FOLDER / f"players_seed{sim.seed}", fmt)
+        purses = Purses.of(players, sim.seed) if events else None
 
     # One chunk's files are written (each in its own thread) while the next chunk is dealt on one
     # core fewer than the machine has: a dealing thread waiting for a core a writer holds would
@@ -150,11 +165,21 @@ def write_simulation(
             else:  # the Arrow tables as dealt: no Polars frames built
                 rounds, bets, labels = chunk.rounds_table, chunk.bets_table, None
             stem = _stem(sim, chunk, index)
+            counted = None
+            if purses is not None:  # from the chunk as dealt: a misdeal in the logs is no change at the table
+                counted = table_events(
+                    sim, chunk.rounds_table, chunk.bets_table, chunk.days[0], purses, count_fault_rate
+                )
             frames = [
                 *_log_files(rounds, out / f"rounds_{stem}", sharding),
                 *_log_files(bets, out / f"bets_{stem}", sharding),
                 *_log_files(labels, out / FAULTS_FOLDER / f"faults_{stem}", None),
             ]
+            if counted is not None:
+                frames += _log_files(counted.events, out / f"table_events_{stem}", sharding)
+                frames += _log_files(counted.labels, out / FAULTS_FOLDER / f"count_faults_{stem}", None)
+                summary.events += counted.events.height
+                summary.count_faults += counted.labels.height
             summary.files += [future.result() for future in pending]
             pending = [writer.submit(_write_rows, frame, rows, path, fmt) for frame, rows, path in frames]
             summary.shoes += chunk.shoes

@@ -22,7 +22,7 @@ SIM = Simulation(
     start=dt.date(2026, 11, 1),
 )
 CHUNK_COUPS = 800
-SPLIT_NAME = re.compile(r"^(rounds|bets)_(.+)_(s\d+)$")
+SPLIT_NAME = re.compile(r"^(rounds|bets|table_events)_(.+)_(s\d+)$")
 
 
 def _read(path) -> pl.DataFrame:

@@ -1,0 +1,275 @@
+"""Table events (models.contract.EVENT_SCHEMA) from a chunk's dealt rounds and bets.
+
+Shifts of `sim.shift_hours` from the gaming day's opening; a table's shift with coups gets an
+opener at its start, a drop and a closer at its end. Players buy in on sitting down (cash into the
+drop box, or a marker), re-buy when their chips run short and leave with what they hold; the tray
+pays and collects the wagers' house net, by the warehouse's settlement. Everything is derived after
+the dealing, from hashes of the seed, never from the dealing streams.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from models.contract import EVENT_KINDS, EVENT_SCHEMA, MONEY
+from models.simulate import count_faults
+from models.simulate.cage import DEFAULT_CAGE, Cage, Purses
+from models.simulate.config import Simulation
+from models.simulate.count_kernel import (
+    CHIP,
+    FAULT_AMOUNTS,
+    FILL,
+    FORCED_FILL,
+    HIGH,
+    LOW,
+    PAR,
+    PARAMS,
+    STEP,
+    count_table_days,
+)  # fmt: skip
+from models.simulate.frames import _decimal, day_opening
+from models.simulate.house_net import house_net_units, money_units
+
+UNITS = 10**MONEY.scale  # ten-thousandths in a unit of money
+#: Chips a tray holds at most of each denomination before the larger ones take the rest.
+TRAY = ((5000, 10), (1000, 40), (500, 40), (100, 100), (25, 200), (5, 200), (1, 100), (Decimal("0.25"), 100))
+#: Who counts the drop box.
+COUNT_TEAM = "C01"
+
+
+def denominations(cents: int) -> str:
+    """The chips making up an amount, `DENOMxCOUNT` tokens from the largest: a tray's usual stock of
+    each denomination first, the largest then taking the rest; odd cents as 0.01 chips."""
+    counts, left = {}, cents
+    for value, cap in TRAY:
+        worth = int(Decimal(value) * 100)
+        counts[value] = min(cap, left // worth)
+        left -= counts[value] * worth
+    for value, _ in TRAY:
+        worth = int(Decimal(value) * 100)
+        more, left = divmod(left, worth)
+        counts[value] += more
+    counts[Decimal("0.01")] = left
+    return " ".join(f"{value}x{count}" for value, count in counts.items() if count)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A chunk's table events and the labels of its count faults."""
+
+    events: pl.DataFrame
+    labels: pl.DataFrame
+    lowest_tray: Decimal  # the tray's lowest level at any moment of the chunk (never below 0)
+
+
+def _codes(column: pa.ChunkedArray) -> np.ndarray:
+    """A dictionary-encoded column's indices (the number each label was built from), or its values."""
+    parts = [np.zeros(0, np.int64)]
+    for chunk in column.chunks:
+        values = chunk.indices if pa.types.is_dictionary(chunk.type) else chunk
+        parts.append(values.to_numpy(zero_copy_only=False).astype(np.int64))
+    return np.concatenate(parts)
+
+
+def _times(column: pa.ChunkedArray) -> np.ndarray:
+    return np.concatenate([np.zeros(0, np.int64)] + [c.cast(pa.int64()).to_numpy() for c in column.chunks])
+
+
+def _cents(column: pa.ChunkedArray) -> np.ndarray:
+    """A decimal(18, 2) column as int64 cents."""
+    parts = [np.zeros(0, np.int64)]
+    for chunk in column.chunks:
+        if pa.types.is_decimal128(chunk.type):
+            chunk = chunk.cast(pa.decimal64(18, 2))
+        parts.append(np.frombuffer(chunk.buffers()[1], np.int64, count=chunk.offset + len(chunk))[chunk.offset :])
+    return np.concatenate(parts)
+
+
+def _runs(*keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal consecutive keys starts."""
+    change = np.zeros(len(keys[0]), bool)
+    change[:1] = True
+    for key in keys:
+        change[1:] |= key[1:] != key[:-1]
+    return np.flatnonzero(change)
+
+
+def table_events(
+    sim: Simulation,
+    rounds: pa.Table,
+    bets: pa.Table,
+    first_day: int,
+    purses: Purses,
+    fault_rate: float = 0.0,
+    cage: Cage = DEFAULT_CAGE,
+) -> Counted:
+    """The table events of a chunk of whole table-days, as dealt (`first_day`: its first day's index)."""
+    tables = sim.tables
+    player_banked = np.array([sim.game_of_table(t).player_banked for t in range(tables)])
+    r_table, r_shoe, r_round = _codes(rounds["table_id"]), _codes(rounds["shoe_id"]), _codes(rounds["round_no"])
+    r_time = _times(rounds["started_at"])
+    r_day = first_day + r_shoe // sim.shoes_per_day
+    order = np.lexsort((r_time, r_table, r_day))
+    n_coups = len(order)
+    rank = np.empty(n_coups, np.int64)
+    rank[order] = np.arange(n_coups)
+    # each bet's coup, through a key of (shoe, table, round)
+    width = int(r_round.max()) + 2 if n_coups else 1
+    key = (r_shoe * tables + r_table) * width + r_round
+    by_key = np.argsort(key)
+    b_table = _codes(bets["table_id"])
+    b_key = (_codes(bets["shoe_id"]) * tables + b_table) * width + _codes(bets["round_no"])
+    b_rank = rank[by_key[np.searchsorted(key[by_key], b_key)]]
+    b_player = _codes(bets["player_id"])
+    net = house_net_units(rounds, bets, b_table, player_banked, sim.paytable)
+    payout = money_units(bets["payout"])
+    cents = _cents(bets["amount"])
+    # one entry per (coup, player): what they staked and won on it
+    by_bet = np.lexsort((b_player, b_rank))
+    starts = _runs(b_rank[by_bet], b_player[by_bet])
+    entry_rank, entry_player = b_rank[by_bet][starts], b_player[by_bet][starts]
+    entry_wager = np.add.reduceat(cents[by_bet], starts) if len(starts) else np.zeros(0, np.int64)
+    entry_payout = np.add.reduceat(payout[by_bet], starts) if len(starts) else np.zeros(0, np.int64)
+    entry_net = np.add.reduceat(net[by_bet], starts) if len(starts) else np.zeros(0, np.int64)
+    coup_entries = np.searchsorted(entry_rank, np.arange(n_coups + 1))
+    coup_net = np.zeros(n_coups, np.int64)
+    with_bets = np.flatnonzero(np.diff(coup_entries) > 0)
+    if len(with_bets):
+        coup_net[with_bets] = np.add.reduceat(entry_net, coup_entries[with_bets])
+    # coups in table-day and time order; shifts from the gaming day's opening
+    c_time, c_table, c_day = r_time[order], r_table[order], r_day[order]
+    days = np.arange(first_day, int(r_day.max()) + 2 if n_coups else first_day + 1)
+    openings = np.array([day_opening(sim, int(day)) for day in days], np.int64) * 1_000_000
+    shift_us = round(sim.shift_hours * 3600 * 1_000_000)
+    c_open = openings[c_day - first_day]
+    c_k = (c_time - c_open) // shift_us
+    table_day = c_day * tables + c_table
+    shift_first = _runs(table_day, c_k)
+    coup_shift = np.repeat(np.arange(len(shift_first)), np.diff(np.r_[shift_first, n_coups]))
+    s_table, s_day, s_k = c_table[shift_first], c_day[shift_first], c_k[shift_first]
+    s_start = c_open[shift_first] + s_k * shift_us
+    s_end = np.minimum(s_start + shift_us, openings[s_day - first_day + 1])
+    # sittings: a player's entries at a table-day, split where they pause past the session gap
+    by_player = np.lexsort((entry_rank, entry_player, table_day[entry_rank]))
+    e_time = c_time[entry_rank[by_player]]
+    gap = round(cage.session_gap_minutes * 60 * 1_000_000)
+    new = np.ones(len(by_player), bool)
+    new[1:] = (
+        (entry_player[by_player][1:] != entry_player[by_player][:-1])
+        | (table_day[entry_rank[by_player]][1:] != table_day[entry_rank[by_player]][:-1])
+        | (e_time[1:] - e_time[:-1] > gap)
+    )
+    entry_first, entry_last = np.zeros(len(by_player), bool), np.zeros(len(by_player), bool)
+    entry_first[by_player] = new
+    entry_last[by_player] = np.r_[new[1:], True] if len(new) else new
+    shift_ids = [
+        f"{sim.start + dt.timedelta(days=int(day)):%Y%m%d}-{int(k) + 1}" for day, k in zip(s_day, s_k, strict=True)
+    ]
+    table_ids = [f"T{int(table) + 1:02d}" for table in s_table]
+    shifts = pl.DataFrame(
+        {"table_id": table_ids, "shift_id": shift_ids, "player_banked": player_banked[s_table]},
+        schema={"table_id": pl.String, "shift_id": pl.String, "player_banked": pl.Boolean},
+    )
+    fault = count_faults.pick(shifts, fault_rate, sim.seed)
+    (ev_shift, ev_kind, ev_time, ev_amount, ev_player, f_amount, f_coup, f_player, f_event, lowest) = count_table_days(
+        coup_shift, c_time, coup_net, coup_entries,
+        entry_player, entry_wager, entry_payout, entry_first, entry_last,
+        purses.buy_in_cents, purses.credit, purses.repays,
+        s_day * tables + s_table, s_start, s_end, fault, _params(cage),
+    )  # fmt: skip
+    dealers = _dealers(sim, s_table, s_day, s_k)
+    events = _frame(shifts, dealers, ev_shift, ev_kind, ev_time, ev_amount, ev_player)
+    labels = _labels(shifts, events, fault, f_amount, f_coup, f_player, f_event, rounds, order)
+    return Counted(events, labels, Decimal(int(lowest.min()) if len(lowest) else 0) / UNITS)
+
+
+def _params(cage: Cage) -> np.ndarray:
+    params = np.zeros(PARAMS, np.int64)
+    par = int(cage.par * UNITS)
+    params[PAR], params[LOW], params[HIGH] = par, int(par * cage.low_share), int(par * cage.high_share)
+    params[STEP], params[CHIP] = int(cage.slip_step * UNITS), int(cage.chip * UNITS)
+    params[FORCED_FILL] = int(count_faults.FORCED_FILL * UNITS)
+    for code, kind in enumerate(count_faults.KINDS, start=1):
+        params[FAULT_AMOUNTS + code] = int(count_faults.AMOUNTS[kind] * UNITS)
+    return params
+
+
+def _dealers(sim: Simulation, table: np.ndarray, day: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The dealer of each table-shift, as frames.rounds_table rotates them."""
+    shifts_per_day = int(np.ceil(24 / sim.shift_hours))
+    return (table * sim.dealers_per_table + day * shifts_per_day + k) % (sim.tables * sim.dealers_per_table)
+
+
+def _frame(shifts, dealers, ev_shift, ev_kind, ev_time, ev_amount, ev_player) -> pl.DataFrame:
+    """The events in the contract's columns; event ids number each shift's slips and counts in order."""
+    first = np.searchsorted(ev_shift, ev_shift)  # the kernel writes each shift's events together
+    kinds = np.array(EVENT_KINDS)[ev_kind]
+    cents = ev_amount // 100
+    counted = np.isin(ev_kind, [0, 1, FILL, FILL + 1])  # opener, closer, fill, credit carry chips
+    breakdown = np.full(len(cents), None, object)
+    breakdown[counted] = [denominations(int(value)) for value in cents[counted]]
+    frame = pl.DataFrame(
+        {
+            "_shift": ev_shift,
+            "_seq": np.arange(len(ev_shift)) - first + 1,
+            "event": kinds,
+            "recorded_at": ev_time,
+            "amount": pl.from_arrow(_decimal(cents, 2).cast(pa.decimal128(18, 2))),
+            "denominations": pl.Series(breakdown, dtype=pl.String),
+            "_player": ev_player,
+            "_dealer": dealers[ev_shift] if len(ev_shift) else np.zeros(0, np.int64),
+        }
+    )
+    ids = shifts.with_row_index("_shift").with_columns(pl.col("_shift").cast(pl.Int64))
+    return (
+        frame.join(ids, on="_shift", how="left", maintain_order="left")
+        .select(
+            "table_id",
+            "shift_id",
+            event_id=pl.format("{}-{}", pl.col("shift_id"), pl.col("_seq").cast(pl.String).str.zfill(4)),
+            event="event",
+            recorded_at=pl.from_epoch("recorded_at", time_unit="us").dt.replace_time_zone("UTC"),
+            amount="amount",
+            denominations="denominations",
+            player_id=pl.when(pl.col("_player") >= 0).then(
+                pl.format("PL{}", pl.col("_player").cast(pl.String).str.zfill(5))
+            ),
+            employee_id=pl.when(pl.col("event") == "drop")
+            .then(pl.lit(COUNT_TEAM))
+            .otherwise(pl.format("D{}", (pl.col("_dealer") + 1).cast(pl.String).str.zfill(3))),
+        )
+        .cast(EVENT_SCHEMA)
+    )
+
+
+def _labels(shifts, events, fault, f_amount, f_coup, f_player, f_event, rounds: pa.Table, order) -> pl.DataFrame:
+    """One label per fault the kernel played (a fault with no coup to play at is not labelled)."""
+    played = np.flatnonzero(f_amount != 0)
+    if not len(played):
+        return count_faults.empty_labels()
+    shoe_ids = rounds["shoe_id"].take(pa.array(order[f_coup[played]])).cast(pa.string()).to_pylist()
+    round_nos = rounds["round_no"].take(pa.array(order[f_coup[played]])).to_pylist()
+    rows = []
+    for i, s in enumerate(played):
+        kind = count_faults.KINDS[fault[s] - 1]
+        slip = None
+        if f_event[s] >= 0:
+            slip = (events["event_id"][int(f_event[s])], events["amount"][int(f_event[s])])
+        player = f"PL{f_player[s]:05d}" if f_player[s] >= 0 else None
+        where = f"{shoe_ids[i]}/{round_nos[i]}"
+        rows.append(
+            (
+                shifts["table_id"][int(s)],
+                shifts["shift_id"][int(s)],
+                kind,
+                Decimal(int(f_amount[s])) / UNITS,
+                count_faults.detail(kind, slip, where, player),
+            )
+        )
+    return pl.DataFrame(rows, schema=count_faults.LABEL_SCHEMA, orient="row")
