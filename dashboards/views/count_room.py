@@ -146,7 +146,9 @@ def statistical_report() -> None:
     )
     st.markdown(f"**Investigations due: {report.investigations.height}**")
     if report.investigations.is_empty():
-        st.success("None: every table and game lies within the applied rules.", icon=":material/verified:")
+        st.success(
+            "No investigation is due: every table and game lies within the applied rules.", icon=":material/verified:"
+        )
     else:
         fmt.table(
             report.investigations,

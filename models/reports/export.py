@@ -175,7 +175,7 @@ def pdf(report: Report) -> bytes:
     doc.ln(3)
     _section(doc, f"Investigations due ({report.investigations.height})")
     if report.investigations.is_empty():
-        _line(doc, "None: every table and game lies within the applied rules.")
+        _line(doc, "No investigation is due: every table and game lies within the applied rules.")
     for row in report.investigations.iter_rows(named=True):
         _line(doc, f"{row['table_id']} {row['game']}, {TITLES[row['rule']]}, as of {row['as_of']}: {row['explain']}.")
     doc.ln(3)

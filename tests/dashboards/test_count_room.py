@@ -94,7 +94,7 @@ def test_the_months_report_its_investigations_and_downloads(db, monkeypatch):
     labels = [button.proto.label for button in at.get("download_button")]
     assert labels == ["Download CSV", "Download XLSX", "Download PDF"]
     month.set_value(dt.date(2026, 10, 1)).run()  # October: one day of T01, nothing to investigate
-    assert not at.exception and at.success and "None" in at.success[0].value
+    assert not at.exception and at.success and "No investigation is due" in at.success[0].value
 
 
 def test_the_rules_setting_reaches_the_page(db, monkeypatch):
