@@ -47,6 +47,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--misdeal-rate", type=_rate, default=0.0, help="fraction of coups given a labelled fault (see faults_* files)"
     )
     parser.add_argument(
+        "--no-table-events",
+        action="store_true",
+        help="write no table events (the count room's openers, closers, fills, credits, drops and markers)",
+    )
+    parser.add_argument(
+        "--count-fault-rate",
+        type=_rate,
+        default=0.0,
+        help="share of table-shifts given one count fault (short fill, missing credit slip, walked chips, "
+        "overpaid wager), labelled in _faults/count_faults_* (default 0)",
+    )
+    parser.add_argument(
         "--advantage-share",
         type=_rate,
         default=0.0,
@@ -101,6 +113,15 @@ def run(args: argparse.Namespace) -> int:
     )
     progress = _progress_bar(sim.shoes) if sys.stderr.isatty() else None
     sharding = Sharding(args.shards) if args.shards else None
-    summary = write_simulation(sim, args.out, args.format, args.misdeal_rate, progress=progress, sharding=sharding)
+    summary = write_simulation(
+        sim,
+        args.out,
+        args.format,
+        args.misdeal_rate,
+        progress=progress,
+        sharding=sharding,
+        events=not args.no_table_events,
+        count_fault_rate=args.count_fault_rate,
+    )
     print(f"{summary.line()} -> {args.out}")
     return 0

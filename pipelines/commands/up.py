@@ -67,6 +67,10 @@ def _side_by_side(job, instance, tags: dict | None = None):
     return dg.execute_job(dg.reconstructable(job), instance, run_config=QUIET, tags=tags, raise_on_error=False)
 
 
+#: The demo month's share of table-shifts with a count fault, so the Count room page has some to find.
+DEMO_COUNT_FAULTS = 0.02
+
+
 def materialize_everything(args: argparse.Namespace) -> bool:
     """Run the jobs in this process against the project's Dagster instance, so the runs show in its UI."""
     import dagster as dg
@@ -78,7 +82,8 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     instance = dg.DagsterInstance.get()
     if not _landed(args.landing):
         print(f"nothing has landed in {args.landing}: dealing a demo month there (run: simulate_shoes)")
-        config = {**QUIET, "ops": {"simulated_shoes": {"config": {"days": args.demo_days}}}}
+        demo = {"days": args.demo_days, "count_fault_rate": DEMO_COUNT_FAULTS}
+        config = {**QUIET, "ops": {"simulated_shoes": {"config": demo}}}
         result = defs.resolve_job_def("simulate_shoes").execute_in_process(run_config=config, instance=instance)
         print("  " + result.asset_materializations_for_node("simulated_shoes")[0].metadata["summary"].value)
     ingest = _side_by_side(ingest_landing_job, instance)

@@ -95,3 +95,17 @@ def test_unwritable_output_folder(tmp_path):
     result = banco("simulate", "--shoes", "1", "--out", str(blocker))
     assert result.returncode == 2 and "is a file: name a folder" in result.stderr
     assert blocker.read_text() == "not a folder"
+
+
+def test_simulate_writes_table_events_unless_told_not_to(tmp_path):
+    common = ["simulate", "--shoes", "16", "--tables", "2", "--shoes-per-day", "8", "--seed", "5"]
+    result = banco(*common, "--out", str(tmp_path / "on"), "--count-fault-rate", "1")
+    assert result.returncode == 0, result.stderr
+    events = pl.read_parquet(next((tmp_path / "on").glob("table_events_*.parquet")))
+    labels = pl.read_parquet(next((tmp_path / "on" / "_faults").glob("count_faults_*.parquet")))
+    assert {"opener", "closer", "drop"} <= set(events["event"])
+    shifts = events.select("table_id", "shift_id").unique()
+    assert 0 < labels.height <= shifts.height  # every shift picked; a fault with no coup to fall on is not played
+    result = banco(*common, "--out", str(tmp_path / "off"), "--no-table-events")
+    assert result.returncode == 0, result.stderr
+    assert not list((tmp_path / "off").glob("table_events_*"))

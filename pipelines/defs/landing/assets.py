@@ -40,6 +40,12 @@ class SimulatedShoesConfig(dg.Config):
         description="share of the players who are advantage players (card counters, a perfect player, a wonger), "
         "labelled in the pool file `_players/`",
     )
+    count_fault_rate: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="share of table-shifts given one count fault, labelled in `_faults/count_faults_*`",
+    )
     format: str = "parquet"
     shards: int = Field(
         default_factory=lambda: Sharding.from_env().count,
@@ -77,6 +83,7 @@ def simulated_shoes(config: SimulatedShoesConfig, warehouse: Warehouse) -> dg.Ma
         fmt=config.format,
         misdeal_rate=config.misdeal_rate,
         sharding=Sharding(config.shards),
+        count_fault_rate=config.count_fault_rate,
     )
     return dg.MaterializeResult(
         metadata={
