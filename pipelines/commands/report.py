@@ -15,7 +15,6 @@ from models.warehouse.store import WarehouseError
 from pipelines.settings import Settings
 
 WHERE = "banco report"
-OUT = Path("data/reports")
 
 
 def _month(text: str) -> dt.date:
@@ -28,7 +27,8 @@ def _month(text: str) -> dt.date:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--month", type=_month, required=True, help="the month to report, e.g. 2026-11")
     parser.add_argument("--format", choices=export.FORMATS, default="pdf", help="pdf (the default), xlsx or csv")
-    parser.add_argument("--out", type=Path, help=f"the file to write (default {OUT}/statistical-report-MONTH.EXT)")
+    parser.add_argument("--out", type=Path, help="the file to write (default: statistical-report-MONTH.EXT in "
+                        "$BANCO_REPORTS, else data/reports)")  # fmt: skip
     parser.epilog = (
         "The rules applied follow BANCO_REPORT_RULES (maryland, kansas, ohio; default maryland), the name on "
         "the report BANCO_PROPERTY_NAME."
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     statistical = _read(db, monthly.STATISTICAL, args.month)
     shifts = _read(db, monthly.SHIFTS, args.month)
     report = monthly.report(statistical, shifts, args.month, settings.report_rules, settings.property_name)
-    path = export.write(report, args.format, args.out or OUT / export.file_name(report, args.format))
+    path = export.write(report, args.format, args.out or settings.reports / export.file_name(report, args.format))
     tables = report.tables.filter(level="table").height
     print(
         f"wrote {path}: {tables} tables, {report.investigations.height} investigations due, "
