@@ -45,9 +45,10 @@ COUNT_TEAM = "C01"
 
 def denominations(cents: int) -> str:
     """The chips making up an amount, `DENOMxCOUNT` tokens from the largest: a tray's usual stock of
-    each denomination first, the largest then taking the rest; odd cents as 0.01 chips."""
+    each denomination first, the smallest first (a tray keeps change for commissions and side bets),
+    the largest then taking the rest; odd cents as 0.01 chips."""
     counts, left = {}, cents
-    for value, cap in TRAY:
+    for value, cap in reversed(TRAY):
         worth = int(Decimal(value) * 100)
         counts[value] = min(cap, left // worth)
         left -= counts[value] * worth
@@ -56,7 +57,7 @@ def denominations(cents: int) -> str:
         more, left = divmod(left, worth)
         counts[value] += more
     counts[Decimal("0.01")] = left
-    return " ".join(f"{value}x{count}" for value, count in counts.items() if count)
+    return " ".join(f"{value}x{counts[value]}" for value in sorted(counts, reverse=True) if counts[value])
 
 
 @dataclass(frozen=True)

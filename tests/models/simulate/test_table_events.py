@@ -166,4 +166,5 @@ def test_events_are_what_the_contract_takes(clean):
         [(pl.col("event") == kind).sum().alias(kind) for kind in ("opener", "closer", "drop")]
     )
     assert (one_each.select("opener", "closer", "drop") == 1).to_numpy().all()
-    assert denominations(123_456_78) == "5000x10 1000x40 500x40 100x100 25x138 5x1 1x1 0.25x3 0.01x3"
+    # the small chips stocked first: a tray keeps change for commissions and side bets
+    assert denominations(123_456_78) == "5000x9 1000x42 500x40 100x103 25x201 5x201 1x101 0.25x103 0.01x3"
