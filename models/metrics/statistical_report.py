@@ -81,6 +81,9 @@ def statistical_report(count_room_days: pl.DataFrame, rules: Sequence[str] = DEF
     days = _with_rolling(days)
     half = Z95 * pl.col("mtd_win_variance").sqrt() / pl.col("mtd_drop").cast(pl.Float64) * 100
     measured = pl.col("md_base_hold_pct").is_not_null() & pl.col("mtd_hold_pct").is_not_null()
+    # no interval where the house staked nothing at risk (a player-banked game's wagers): its win is no
+    # sample of a game's edge, and a zero-width interval would flag every cent
+    interval = measured & (pl.col("mtd_win_variance") > 0)
     report = (
         days.with_columns(
             hold_pct=pct("win", "drop"),
@@ -90,12 +93,12 @@ def statistical_report(count_room_days: pl.DataFrame, rules: Sequence[str] = DEF
             oh_lifetime_hold_pct=pct("_life_win", "_life_drop"),
         )
         .with_columns(
-            md_ci_low=pl.when(measured).then(pl.col("md_base_hold_pct") - half),
-            md_ci_high=pl.when(measured).then(pl.col("md_base_hold_pct") + half),
+            md_ci_low=pl.when(interval).then(pl.col("md_base_hold_pct") - half),
+            md_ci_high=pl.when(interval).then(pl.col("md_base_hold_pct") + half),
             ks_base_hold_pct=pl.col("md_base_hold_pct"),
         )
         .with_columns(
-            md_flag=pl.when(measured).then(
+            md_flag=pl.when(interval).then(
                 (pl.col("mtd_hold_pct") < pl.col("md_ci_low")) | (pl.col("mtd_hold_pct") > pl.col("md_ci_high"))
             ),
             ks_flag=pl.when(measured).then((pl.col("mtd_hold_pct") - pl.col("ks_base_hold_pct")).abs() > KANSAS_POINTS),

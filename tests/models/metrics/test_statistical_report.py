@@ -146,3 +146,11 @@ def test_no_days_give_an_empty_report_and_an_unknown_rule_is_named():
     assert statistical_report(pl.DataFrame(schema=SCHEMA)).height == 0
     with pytest.raises(ValueError, match=r"^the report's rules are maryland, kansas, ohio, got nevada$"):
         statistical_report(pl.DataFrame(schema=SCHEMA), ["nevada"])
+
+
+def test_maryland_has_no_interval_where_the_house_staked_nothing():
+    # a player-banked table: the house's win is no sample of a game's edge, so no interval and no flag
+    report = statistical_report(days(("T9", dt.date(2025, 6, 1), "100000", "-500", 0.0), ("T9", NOV1, "50000", "0")))
+    got = row(report, "T9", NOV1)
+    assert got["md_base_hold_pct"] == pytest.approx(-0.5)
+    assert (got["md_ci_low"], got["md_ci_high"], got["md_flag"]) == (None, None, None)
