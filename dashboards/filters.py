@@ -16,7 +16,7 @@ from pipelines.settings import Settings
 #: Which columns a relation has decides how a filter reaches it: "stint" rows carry dealer_id, table_id,
 #: gaming_day and game (marts.dealer_pace); "day" rows a gaming_day alone (marts.player_bets), which
 #: only the days reach.
-Grain = Literal["table_day", "shoe", "dealer", "stint", "day", "round", "quarantine", "month"]
+Grain = Literal["table_day", "shoe", "dealer", "stint", "day", "round", "quarantine", "quarantined_event", "month"]
 DEALT_SHOES = "SELECT DISTINCT table_id, shoe_id FROM core.rounds WHERE list_contains($dealers, dealer_id)"
 DEALT_DAYS = f"SELECT table_id, gaming_day FROM marts.shoe_summary WHERE (table_id, shoe_id) IN ({DEALT_SHOES})"
 
@@ -25,6 +25,10 @@ def gaming_day() -> GamingDay:
     """The gaming day the marts were built with (BANCO_TIMEZONE, BANCO_DAY_START_HOUR, as for
     `banco build` and Dagster): rounds are picked by the instants its days span."""
     return Settings.from_env().gaming_day
+
+
+#: The quarantine grains, each with the field of its raw text that says when the row was played.
+QUARANTINED = {"quarantine": "started_at", "quarantined_event": "recorded_at"}
 
 
 def raw_field(name: str, alias: str = "") -> str:
@@ -54,8 +58,8 @@ class Filters:
         elif grain == "round":
             clauses.append(f"{a}started_at >= $since AND {a}started_at < $until")
             params |= dict(zip(("since", "until"), self.instants(), strict=True))
-        elif grain == "quarantine":  # a rejected row without a readable time is shown whatever the days
-            played = f"try_cast({raw_field('started_at', alias)} AS TIMESTAMPTZ)"
+        elif grain in QUARANTINED:  # a rejected row without a readable time is shown whatever the days
+            played = f"try_cast({raw_field(QUARANTINED[grain], alias)} AS TIMESTAMPTZ)"
             clauses.append(f"({played} IS NULL OR ({played} >= $since AND {played} < $until))")
             params |= dict(zip(("since", "until"), self.instants(), strict=True))
         elif grain == "month":  # marts.tenure_fit: one row per table, game and month
@@ -74,10 +78,10 @@ class Filters:
             else:
                 clauses.append(f"list_contains($tables, {a}table_id)")
             params["tables"] = list(self.tables)
-        if self.games and grain != "quarantine":
+        if self.games and grain not in QUARANTINED:
             clauses.append(f"list_contains($games, {a}game)")
             params["games"] = list(self.games)
-        if self.dealers and grain not in ("quarantine", "month"):
+        if self.dealers and grain not in (*QUARANTINED, "month"):
             clauses.append(
                 {
                     "round": f"list_contains($dealers, {a}dealer_id)",

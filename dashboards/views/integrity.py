@@ -8,21 +8,38 @@ import streamlit as st
 
 from dashboards import charts, filters, fmt, query
 
-#: When a rejected row was played, where its raw text says so; else when it was ingested.
-PLAYED = f"coalesce(try_cast({filters.raw_field('started_at')} AS TIMESTAMPTZ), ingested_at)"
+#: When a rejected row was played (a table event recorded), where its raw text says so; else when it
+#: was ingested.
+PLAYED = "coalesce(try_cast({field} AS TIMESTAMPTZ), ingested_at)"
+#: Each quarantine table: its kind, the filters' grain and the field its raw text is timed by.
+KINDS = (
+    ("rounds", "quarantine.rounds", "quarantine"),
+    ("bets", "quarantine.bets", "quarantine"),
+    ("table events", "quarantine.table_events", "quarantined_event"),
+)
+
+
+def _quarantined(f: filters.Filters, columns: str) -> tuple[str, dict]:
+    """Every quarantine table's rows in the filters, as `kind`, `played` and `columns`, and the parameters."""
+    parts, params = [], {}
+    for kind, table, grain in KINDS:
+        where, more = f.where(grain)
+        played = PLAYED.format(field=filters.raw_field(filters.QUARANTINED[grain]))
+        parts.append(f"SELECT '{kind}' AS kind, {played} AS played, {columns} FROM {table} WHERE {where}")
+        params |= more
+    return " UNION ALL ".join(parts), params
 
 
 def render() -> None:
     f = filters.current()
     st.title("Integrity")
     where, params = f.where("quarantine")
+    rejected, rejected_params = _quarantined(f, "reason, detail")
     day = filters.gaming_day()
     by_reason = query.frame(
-        f"SELECT kind, reason, (timezone($zone, {PLAYED}) - to_hours($opens))::DATE AS gaming_day, "
-        "count(*) AS rows FROM ("
-        f"SELECT 'rounds' AS kind, * FROM quarantine.rounds WHERE {where} UNION ALL "
-        f"SELECT 'bets' AS kind, * FROM quarantine.bets WHERE {where}) GROUP BY ALL ORDER BY ALL",
-        params | {"zone": day.timezone, "opens": day.start_hour},
+        "SELECT kind, reason, (timezone($zone, played) - to_hours($opens))::DATE AS gaming_day, "
+        f"count(*) AS rows FROM ({rejected}) GROUP BY ALL ORDER BY ALL",
+        rejected_params | {"zone": day.timezone, "opens": day.start_hour},
     )
     ingest = query.frame(
         "SELECT count(*) AS files, count(*) FILTER (WHERE status = 'failed') AS failed, "
@@ -54,10 +71,9 @@ def render() -> None:
             .properties(height=160)
         )
         totals = query.frame(
-            f"SELECT 'rounds' AS kind, reason, count(*) AS rows, any_value(detail) AS example FROM quarantine.rounds "
-            f"WHERE {where} GROUP BY ALL UNION ALL SELECT 'bets', reason, count(*), any_value(detail) "
-            f"FROM quarantine.bets WHERE {where} GROUP BY ALL ORDER BY kind DESC, rows DESC",
-            params,
+            "SELECT kind, reason, count(*) AS rows, any_value(detail) AS example "
+            f"FROM ({rejected}) GROUP BY ALL ORDER BY kind DESC, rows DESC",
+            rejected_params,
         )
         fmt.table(totals, hide_index=True, column_config=fmt.columns(counts=("rows",)))
 

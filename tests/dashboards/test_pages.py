@@ -222,7 +222,9 @@ def test_shoe_explorer_shows_the_chosen_shoe(warehouse, monkeypatch):
 def test_integrity_counts_the_quarantine(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch, "integrity")
     rejected = scalar(
-        warehouse, "SELECT (SELECT count(*) FROM quarantine.rounds) + (SELECT count(*) FROM quarantine.bets)"
+        warehouse,
+        "SELECT (SELECT count(*) FROM quarantine.rounds) + (SELECT count(*) FROM quarantine.bets) "
+        "+ (SELECT count(*) FROM quarantine.table_events)",
     )
     assert rejected > 0
     assert metric(at, "Rows quarantined (filtered)") == fmt.count(rejected)

@@ -56,3 +56,18 @@ def test_the_shoe_explorer_draws_every_shoe_even_one_too_short_for_a_road(sample
         app.selectbox(key="explorer_table").set_value(table).run()
         app.selectbox(key="explorer_shoe").set_value(shoe).run()
         assert not app.exception, (table, shoe, [e.value for e in app.exception])
+
+
+def test_the_integrity_page_counts_quarantined_table_events(samples, app):
+    con = read(samples)
+    rejected = con.sql(
+        "SELECT (SELECT count(*) FROM quarantine.rounds) + (SELECT count(*) FROM quarantine.bets), "
+        "(SELECT count(*) FROM quarantine.table_events)"
+    ).fetchall()[0]
+    con.close()
+    assert rejected[1] > 0  # the samples' table events hold a row for every reason
+    app.switch_page("views/integrity.py").run()
+    (shown,) = [m.value for m in app.metric if m.label == "Rows quarantined (filtered)"]
+    assert shown == f"{sum(rejected):,}"
+    kinds = set(app.dataframe[0].value["kind"])
+    assert {"rounds", "bets", "table events"} <= kinds
