@@ -99,3 +99,21 @@ def roads(outcomes: Sequence[str]) -> Roads:
         small_road=place([(mark, 0) for mark in derived(columns, 2)]),
         cockroach_pig=place([(mark, 0) for mark in derived(columns, 3)]),
     )
+
+
+#: The derived roads by name, with how many columns back each looks.
+DERIVED = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
+
+
+def ask(outcomes: Sequence[str]) -> dict[str, dict[str, str | None]]:
+    """The ask cells (問路): the mark each derived road would add if the next coup were Banker, and if
+    it were Player, found by appending the coup and recomputing the road (None: no mark added yet).
+    A tie adds no mark to a derived road, so after a tie the cells are those of the last decision."""
+    before = big_road_columns(outcomes)
+    cells: dict[str, dict[str, str | None]] = {name: {} for name in DERIVED}
+    for side in ("B", "P"):
+        after = big_road_columns([*outcomes, side])
+        for name, back in DERIVED.items():
+            old, new = derived(before, back), derived(after, back)
+            cells[name][side] = new[-1] if len(new) > len(old) else None
+    return cells
