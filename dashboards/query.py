@@ -76,6 +76,11 @@ def _run(sql: str, params: dict[str, Any], db: str, version: int) -> pl.DataFram
     )
 
 
+def version() -> int:
+    """The serving snapshot's version: the key for a cache of figures computed from all of it."""
+    return _version(warehouse())
+
+
 def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
     """Rows of `sql` with `params` bound to its `$name` placeholders (values never enter the text)."""
     db = warehouse()

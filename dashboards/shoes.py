@@ -1,4 +1,5 @@
-"""Picking one shoe within the filters, and reading its coups: shared by the shoe explorer and the odds lab."""
+"""Picking one shoe within the filters, and reading its coups: shared by the shoe explorer and the odds lab; the
+patterns' calibration over every shoe, beside the shoe explorer's ask cells."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ import polars as pl
 import streamlit as st
 
 from dashboards import filters, query
+from models.systems import calibration as calibrations
 
 COUPS = (
     "SELECT round_no, started_at, dealer_id, player_cards, banker_cards, player2_cards, player_total, banker_total, "
     'player2_total, outcome, outcome2, "natural", player_pair, banker_pair, has_cards '
     "FROM core.rounds WHERE table_id = $table AND shoe_id = $shoe ORDER BY round_no"
+)
+
+#: Every shoe's outcomes in order, with its game and decks (the largest logged, as marts.shoe_summary says).
+OUTCOMES = (
+    "SELECT table_id, shoe_id, any_value(game) AS game, max(decks) AS decks, list(outcome ORDER BY round_no) "
+    "AS outcomes FROM core.rounds GROUP BY table_id, shoe_id"
 )
 
 
@@ -45,3 +53,16 @@ def pick(f: filters.Filters, key: str) -> Shoe:
 
 def coups(shoe: Shoe) -> pl.DataFrame:
     return query.frame(COUPS, {"table": shoe.table_id, "shoe": shoe.shoe_id})
+
+
+@st.cache_data(max_entries=2, show_spinner="Testing the road patterns on every shoe in the warehouse…")
+def _calibration(db: str, version: int) -> tuple[pl.DataFrame, int]:
+    """`version` (the snapshot's) is only the cache key: computed once per published snapshot."""
+    shoes = query.frame(OUTCOMES)
+    return calibrations.pooled(calibrations.calibration(shoes)), shoes.height
+
+
+def calibration() -> tuple[pl.DataFrame, int]:
+    """Each pattern's calls over every shoe in the warehouse, its sides pooled (models/systems/calibration.py),
+    and the number of shoes."""
+    return _calibration(str(query.warehouse()), query.version())

@@ -1,11 +1,16 @@
-"""Shoe explorer: any shoe's roads (bead plate, big road, the three derived roads) and its cards coup by coup."""
+"""Shoe explorer: any shoe's roads (bead plate, big road, the three derived roads) with the derived roads' ask
+cells and how betting them has fared over every shoe, and its cards coup by coup."""
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, shoes
-from models.metrics.roads import roads
+from models.metrics.roads import BLUE, RED, ask, roads
+
+MARKS = {RED: ":red[●] red", BLUE: ":blue[●] blue"}
+HONEST = "The roads record what happened; they do not predict the next coup."
 
 
 def render() -> None:
@@ -26,16 +31,26 @@ def render() -> None:
         f"{fmt.count(s['cards_dealt'])} cards dealt · {fmt.count(s['naturals'])} naturals · "
         f"pairs P {fmt.count(s['player_pairs'])} / B {fmt.count(s['banker_pairs'])}"
     )
-    drawn = roads(dealt["outcome"].to_list())
+    outcomes = dealt["outcome"].to_list()
+    drawn = roads(outcomes)
     st.subheader("Roads")
     charts.show(charts.road(drawn.bead_plate, "Bead plate"), stretch=False)
     charts.show(charts.road(drawn.big_road, "Big road (ties counted in green)"), stretch=False)
-    for cells, title in (
-        (drawn.big_eye_boy, "Big eye boy"),
-        (drawn.small_road, "Small road"),
-        (drawn.cockroach_pig, "Cockroach pig"),
+    asked = ask(outcomes)
+    pooled, shoe_count = shoes.calibration()
+    for cells, name, title in (
+        (drawn.big_eye_boy, "big_eye_boy", "Big eye boy"),
+        (drawn.small_road, "small_road", "Small road"),
+        (drawn.cockroach_pig, "cockroach_pig", "Cockroach pig"),
     ):
-        charts.show(charts.road(cells, title, derived=True, cell_size=12), stretch=False)
+        left, right = st.columns([3, 2])
+        with left:
+            charts.show(charts.road(cells, title, derived=True, cell_size=12), stretch=False)
+        right.markdown(ask_cells(asked[name]))
+        right.caption(calibration_words(pooled, name, title.lower(), shoe_count))
+    st.caption(
+        f"Ask cells (問路) show the mark each derived road would add if the next coup were Banker, or Player. {HONEST}"
+    )
     st.subheader("Coup by coup")
     shown = dealt.drop("has_cards")
     if dealt["player2_cards"].is_null().all():
@@ -43,6 +58,27 @@ def render() -> None:
     fmt.table(shown, hide_index=True, height=420)
     if not dealt["has_cards"].all():
         st.caption("Rows without cards are scoreboard rows: the log gave only their outcome.")
+
+
+def ask_cells(cells: dict[str, str | None]) -> str:
+    """The ask cells in a line: the mark a Banker, then a Player, would add."""
+    if cells["B"] is None:
+        return "**Ask** · no mark yet: the road has not started"
+    return f"**Ask** · Banker next: {MARKS[cells['B']]} · Player next: {MARKS[cells['P']]}"
+
+
+def calibration_words(pooled: pl.DataFrame, road: str, name: str, shoe_count: int) -> str:
+    """How betting the side this road's red ask cell names has fared over every shoe, in plain words."""
+    found = pooled.filter(pl.col("road") == road)
+    shoes_said = f"{fmt.count(shoe_count)} shoe{'' if shoe_count == 1 else 's'}"
+    if found.is_empty() or not found["calls"][0]:
+        return f"No decided coup in the {shoes_said} of this warehouse has been called by the {name}'s ask cells yet."
+    row = found.row(0, named=True)
+    return (
+        f"Over the {shoes_said} in this warehouse, betting the side the {name}'s red ask cell names won "
+        f"{fmt.percent(row['win_rate'], 1)} of {fmt.count(row['calls'])} decided coups; chance alone (the exact "
+        f"odds) gives {fmt.percent(row['expected_rate'], 1)} for that mix of Banker and Player. {HONEST}"
+    )
 
 
 render()

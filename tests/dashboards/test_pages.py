@@ -19,7 +19,9 @@ from models.game.cards import parse_hand
 from models.game.paytable import DEFAULT_PAYTABLE
 from models.game.shoe import Composition
 from models.metrics.money import table_day
+from models.metrics.roads import ask
 from models.odds.exact import exact_odds
+from models.systems.calibration import calibration, pooled
 from models.warehouse.ingest import ingest
 from models.warehouse.settlement import house_expectation
 
@@ -217,6 +219,34 @@ def test_shoe_explorer_shows_the_chosen_shoe(warehouse, monkeypatch):
     assert metric(at, "Coups") == fmt.count(coups)
     assert len(at.dataframe[0].value) == coups
     assert len(at.get("vega_lite_chart")) == 5  # the five roads
+
+
+def test_shoe_explorer_asks_each_derived_road_and_says_how_asking_fared(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "shoe")
+    table, shoe = at.selectbox(key="explorer_table").value, at.selectbox(key="explorer_shoe").value
+    outcomes = [o for (o,) in rows(warehouse, f"SELECT outcome FROM core.rounds WHERE table_id = '{table}' "
+                                              f"AND shoe_id = '{shoe}' ORDER BY round_no")]  # fmt: skip
+    marks = {"R": ":red[●] red", "B": ":blue[●] blue"}
+    asked = [m.value for m in at.markdown if m.value.startswith("**Ask**")]
+    assert asked == [
+        f"**Ask** · Banker next: {marks[cells['B']]} · Player next: {marks[cells['P']]}"
+        for cells in ask(outcomes).values()
+    ]  # a simulated shoe is long enough for every derived road
+    shoes = rows(warehouse, "SELECT list(outcome ORDER BY round_no), any_value(game), max(decks) FROM core.rounds "
+                            "GROUP BY table_id, shoe_id")  # fmt: skip
+    frame = pl.DataFrame(
+        shoes, schema={"outcomes": pl.List(pl.String), "game": pl.String, "decks": pl.Int8}, orient="row"
+    )
+    said = [c.value for c in at.caption if "ask cell names won" in c.value]
+    for (road, name), words in zip((("big_eye_boy", "big eye boy"), ("small_road", "small road"),
+                                    ("cockroach_pig", "cockroach pig")), said, strict=True):  # fmt: skip
+        row = pooled(calibration(frame)).filter(pl.col("road") == road).row(0, named=True)
+        assert words.startswith(
+            f"Over the {fmt.count(len(shoes))} shoes in this warehouse, betting the side the {name}'s"
+        )
+        assert f"won {fmt.percent(row['win_rate'], 1)} of {fmt.count(row['calls'])} decided coups" in words
+        assert f"gives {fmt.percent(row['expected_rate'], 1)} for that mix" in words
+        assert words.endswith("they do not predict the next coup.")
 
 
 def test_integrity_counts_the_quarantine(warehouse, monkeypatch):
