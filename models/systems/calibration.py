@@ -37,15 +37,17 @@ SCHEMA = {
 
 def shoe_outcomes(shoes: pl.DataFrame | Sequence[Sequence[str]]) -> pl.DataFrame:
     """One row per shoe: its outcomes in order (a list), game and decks, from coups (table_id, shoe_id,
-    round_no, outcome, and game and decks when known) or from lists of outcomes."""
+    round_no, outcome, and game and decks when known), from shoes (a list column `outcomes`, and game
+    and decks when known) or from lists of outcomes."""
     if not isinstance(shoes, pl.DataFrame):
         return pl.DataFrame(
             {"outcomes": [list(shoe) for shoe in shoes]}, schema={"outcomes": pl.List(pl.String)}
         ).with_columns(game=pl.lit(DEFAULT_GAME), decks=pl.lit(DEFAULT_DECKS, pl.Int8))
-    known = [
-        pl.col(c).first() if c in shoes.columns else pl.lit(d).alias(c)
-        for c, d in (("game", DEFAULT_GAME), ("decks", DEFAULT_DECKS))
-    ]
+    defaults = {"game": DEFAULT_GAME, "decks": DEFAULT_DECKS}
+    if "outcomes" in shoes.columns:
+        given = [pl.col(c) if c in shoes.columns else pl.lit(d).alias(c) for c, d in defaults.items()]
+        return shoes.select("outcomes", *given).with_columns(pl.col("decks").cast(pl.Int8))
+    known = [pl.col(c).first() if c in shoes.columns else pl.lit(d).alias(c) for c, d in defaults.items()]
     return (
         shoes.sort("table_id", "shoe_id", "round_no")
         .group_by("table_id", "shoe_id", maintain_order=True)

@@ -48,6 +48,9 @@ def test_given_odds_and_each_games_odds():
     mixed = sum(o.p_banker / (o.p_banker + o.p_player) for o in rates) / 2
     found = row(calibration(coups), "follow-winner", "B")
     assert (found["calls"], found["wins"]) == (4, 2) and found["expected_rate"] == pytest.approx(mixed)
+    # the same shoes as lists of outcomes, one row a shoe (as the warehouse's shoes are read), give the same rows
+    shoes = pl.DataFrame({"outcomes": [list("BBP")] * 2, "game": ["punto_banco", "chemin_de_fer"], "decks": [8, 6]})
+    assert calibration(shoes).equals(calibration(coups))
 
 
 def test_on_simulated_shoes_no_pattern_beats_chance():
