@@ -29,8 +29,9 @@ from models.game.games import Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PayTable, bet_result, settlement_grid
 from models.game.shoe import Composition
 from models.odds.exact import exact_odds
-from models.systems.rules import BET_NAMES, Limits, System, Table, play, settle, side_letter, system_of
+from models.systems.rules import BET_NAMES, Limits, System, Table, settle, side_letter, system_of
 
+DEFAULT_LIMITS = Limits()
 ENDS = ("goal", "stop-loss", "ruin", "horizon")
 #: One representative coup of each outcome, for probabilities given without the cards (nets by outcome).
 _REPRESENTATIVE = {"B": Coup(0, 7, 2, 2), "P": Coup(7, 0, 2, 2), "T": Coup(5, 5, 2, 2)}
@@ -309,7 +310,7 @@ def _summarise(system, bet, limits, odds, scale, exact, n, live, done, bets, wag
 def session_distributions(
     system: str | System,
     bet: str,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
     p=None,
     payout: dict | None = None,
     *,
@@ -344,7 +345,7 @@ def session_distributions(
 def session_distribution(
     system: str | System,
     bet: str,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
     p=None,
     payout: dict | None = None,
     *,
