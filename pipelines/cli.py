@@ -9,7 +9,21 @@ from collections.abc import Sequence
 
 from models.contract import DEFAULT_DB
 from models.warehouse.store import WarehouseError
-from pipelines.commands import bench, build, cluster, dashboard, ingest, migrate, odds, report, simulate, sql, up, users
+from pipelines.commands import (
+    bench,
+    build,
+    cluster,
+    dashboard,
+    ingest,
+    migrate,
+    odds,
+    report,
+    simulate,
+    sql,
+    systems,
+    up,
+    users,
+)
 from pipelines.services import ServiceError
 
 COMMANDS = {
@@ -21,6 +35,7 @@ COMMANDS = {
     "sql": sql,
     "report": report,
     "odds": odds,
+    "systems": systems,
     "dashboard": dashboard,
     "users": users,
     "bench": bench,

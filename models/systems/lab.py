@@ -1,0 +1,262 @@
+"""The systems lab: one question (a system, a bet, the limits, a game) answered exactly and back-tested on
+shoes, as plain data and one chart; what `banco systems` and the dashboard's Systems lab page show."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from models.game.games import Game
+from models.game.paytable import DEFAULT_PAYTABLE
+from models.game.shoe import Composition
+from models.odds.exact import exact_odds
+from models.odds.summary import odds_summary
+from models.systems import calibration
+from models.systems import exact as exacts
+from models.systems.patterns import PATTERNS
+from models.systems.rules import SYSTEMS, Limits, Table
+
+#: The bets a system may back, as the command and the page name them, and the outcome each backs.
+BETS = {"banker": "B", "player": "P", "tie": "T"}
+#: A session's result in bands, worst first; a band a setting does not apply to is left out.
+RUIN, STOP, DOWN, EVEN, UP, GOAL = "lost the bankroll", "hit the stop-loss", "down", "even", "up", "reached the goal"
+BANDS = (RUIN, STOP, DOWN, EVEN, UP, GOAL)
+#: The serving snapshot's shoes of one game and deck count, each as its outcomes in order.
+WAREHOUSE_SHOES = (
+    "SELECT table_id, shoe_id, list(outcome ORDER BY round_no) AS outcomes FROM core.rounds "
+    "WHERE game = $game AND decks = $decks{where} GROUP BY table_id, shoe_id ORDER BY table_id, shoe_id"
+)
+#: Bins the chart sorts the results into (a Martingale's session has thousands of distinct results).
+CHART_BINS = 60
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the lab is asked: a system backing a bet under limits, at a game and deck count."""
+
+    system: str
+    bet: str = "banker"
+    limits: Limits = field(default_factory=Limits)
+    game: Game = Game.PUNTO_BANCO
+    decks: int = 8
+
+    def __post_init__(self) -> None:
+        if self.system not in SYSTEMS:
+            raise ValueError(f"unknown system {self.system!r}: choose one of {', '.join(SYSTEMS)}")
+        if self.bet not in BETS:
+            raise ValueError(f"unknown bet {self.bet!r}: choose banker, player or tie")
+        if self.bet == "tie" and self.system in PATTERNS:
+            raise ValueError(
+                f"{self.system} backs the side its pattern calls, Banker or Player: a tie bet makes no sense with it"
+            )
+
+    @property
+    def follower(self) -> bool:
+        """Whether the system follows a pattern (it picks its side; calibration applies)."""
+        return self.system in PATTERNS
+
+
+@lru_cache(maxsize=64)
+def odds(game: Game, decks: int) -> dict[str, Any]:
+    """The exact odds and edges of a full shoe (the independent-coup model's probabilities)."""
+    return odds_summary(exact_odds(Composition.full(decks), game), DEFAULT_PAYTABLE)
+
+
+def exact(question: Question):
+    """The exact distribution of the session's result on a full shoe's exact odds (models/systems/exact.py)."""
+    return exacts.session_distribution(
+        question.system, question.bet, question.limits, game=question.game, decks=question.decks
+    )
+
+
+def band(result: Decimal | float, limits: Limits) -> str:
+    """The band of one session's result: why it stopped (rules.Table.ended), else its sign."""
+    ended = Table.of(limits).ended(Fraction(Decimal(str(result))))
+    if ended is not None:
+        return {"goal": GOAL, "stop-loss": STOP, "ruin": RUIN}[ended]
+    return DOWN if result < 0 else UP if result > 0 else EVEN
+
+
+def bands_of(limits: Limits) -> tuple[str, ...]:
+    """The bands that apply under `limits`: no ruin without a bankroll, no goal without one."""
+    absent = {RUIN: limits.bankroll is None, STOP: limits.stop_loss is None, GOAL: limits.goal is None}
+    return tuple(name for name in BANDS if not absent.get(name, False))
+
+
+def exact_bands(distribution: Mapping[Any, float], limits: Limits) -> dict[str, float]:
+    """The probability of each band, from the distribution of the result (value -> probability)."""
+    shares = dict.fromkeys(bands_of(limits), 0.0)
+    for value, probability in distribution.items():
+        shares[band(Decimal(str(value)), limits)] += float(probability)
+    return shares
+
+
+def sampled_bands(results: Iterable, limits: Limits) -> dict[str, float]:
+    """The share of sessions in each band."""
+    counts = dict.fromkeys(bands_of(limits), 0)
+    for value in results:
+        counts[band(Decimal(str(value)), limits)] += 1
+    total = sum(counts.values())
+    return {name: (count / total if total else math.nan) for name, count in counts.items()}
+
+
+def simulated_shoes(shoes: int, seed: int, game: Game, decks: int) -> list[list[str]]:
+    """`shoes` shoes dealt by the simulator (outcomes only, reproducible from `seed`)."""
+    from models.simulate.config import Simulation
+    from models.simulate.engine import simulate
+
+    sim = Simulation(shoes=shoes, seed=seed, decks=decks, games=(game,), tables=1, shoes_per_day=10, bets=False)
+    rounds = pl.concat([pl.from_arrow(chunk.rounds_table) for chunk in simulate(sim)])
+    return outcomes_by_shoe(rounds)
+
+
+def outcomes_by_shoe(rounds: pl.DataFrame) -> list[list[str]]:
+    """Rounds (table_id, shoe_id, round_no, outcome) as each shoe's outcomes in order."""
+    shoes = (
+        rounds.select(pl.col("table_id", "shoe_id").cast(pl.String), "round_no", pl.col("outcome").cast(pl.String))
+        .sort("table_id", "shoe_id", "round_no")
+        .group_by("table_id", "shoe_id", maintain_order=True)
+        .agg("outcome")
+    )
+    return shoes["outcome"].to_list()
+
+
+def _number(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def summary(question: Question, result, tested: pl.DataFrame | None = None, source: str | None = None) -> dict:
+    """The question, its exact answer and (when given) the back-test's, as plain JSON-able data."""
+    o = odds(question.game, question.decks)
+    limits = question.limits
+    out: dict[str, Any] = {
+        "system": question.system,
+        "bet": question.bet,
+        "game": question.game.value,
+        "decks": question.decks,
+        "limits": {
+            name: (str(value) if isinstance(value, Decimal) else value) for name, value in _limits(limits).items()
+        },
+        "p": {"banker": o["p_banker"], "player": o["p_player"], "tie": o["p_tie"]},
+        "exact": figures(result, question),
+    }
+    if tested is not None:
+        out["backtest"] = backtested(tested, result, question, source)
+    return out
+
+
+def _limits(limits: Limits) -> dict[str, Any]:
+    names = ("unit", "bankroll", "goal", "stop_loss", "max_bet", "min_bet", "coups")
+    return {name: getattr(limits, name) for name in names}
+
+
+def figures(result, question: Question) -> dict[str, Any]:
+    """The exact answer's key figures: the bands, the expectations and the edge x action identity."""
+    limits = question.limits
+    wagered = float(result.expected_wagered)
+    loss = -float(result.expected_result)
+    return {
+        "bands": exact_bands(result.distribution, question.limits),
+        "expected_result": float(result.expected_result),
+        "expected_bets": float(result.expected_bets),
+        "expected_wagered": wagered,
+        "house_edge": float(result.edge),
+        "expected_loss": loss,
+        # no goal set: no chance of reaching one to speak of; no bankroll or stop-loss: no ruin
+        "p_goal": None if limits.goal is None else _number(result.p_goal),
+        "risk_of_ruin": None if limits.bankroll is None and limits.stop_loss is None else _number(result.risk_of_ruin),
+        "distribution": [
+            {"result": float(value), "probability": float(p)} for value, p in sorted(result.distribution.items())
+        ],
+    }
+
+
+def backtested(tested: pl.DataFrame, result, question: Question, source: str | None) -> dict[str, Any]:
+    """The back-test's sessions summed: bands beside the exact ones, with each share's z."""
+    shares = sampled_bands(tested["result"].to_list(), question.limits)
+    expected = exact_bands(result.distribution, question.limits)
+    n = tested.height
+    rows = []
+    for name, share in shares.items():
+        p = expected[name]
+        spread = math.sqrt(p * (1 - p) / n) if n else math.nan
+        rows.append({"band": name, "share": share, "exact": p, "z": (share - p) / spread if spread else None})
+    return {
+        "source": source,
+        "sessions": n,
+        "bands": rows,
+        "mean_result": float(tested["result"].cast(pl.Float64).mean()) if n else None,
+        "mean_bets": float(tested["bets"].mean()) if n else None,
+        "mean_wagered": float(tested["wagered"].cast(pl.Float64).mean()) if n else None,
+    }
+
+
+def run_backtest(question: Question, shoes: Sequence[Sequence[str]]) -> pl.DataFrame:
+    """One session per shoe (models/systems/backtest.py)."""
+    from models.systems import backtest as backtests  # written beside this module
+
+    return backtests.backtest(SYSTEMS[question.system](), BETS[question.bet], question.limits, shoes)
+
+
+def with_limits(question: Question, **changes) -> Question:
+    return replace(question, limits=replace(question.limits, **changes))
+
+
+def chart(data: dict, title: str) -> alt.LayerChart | alt.Chart:
+    """The session result's distribution (a summary's `exact`, and its `backtest` when there is one): exact
+    probabilities in bins as bars, the back-test's shares as points."""
+    exact_rows = pl.DataFrame(data["exact"]["distribution"], schema={"result": pl.Float64, "probability": pl.Float64})
+    low, high = exact_rows["result"].min(), exact_rows["result"].max()
+    width = max((high - low) / CHART_BINS, 1e-9) if exact_rows.height else 1.0
+
+    def binned(frame: pl.DataFrame, weight: pl.Expr, series: str) -> pl.DataFrame:
+        start = ((pl.col("result") - low) / width).floor().clip(0, CHART_BINS - 1) * width + low
+        return (
+            frame.group_by(start.alias("from"))
+            .agg(weight.sum().alias("probability"))
+            .with_columns(to=pl.col("from") + width, series=pl.lit(series))
+            .sort("from")
+        )
+
+    bars = binned(exact_rows, pl.col("probability"), "exact")
+    layers = [
+        alt.Chart(bars)
+        .mark_bar(color="#5d6d7e", opacity=0.8)
+        .encode(
+            x=alt.X("from:Q", title="session result", axis=alt.Axis(format=",.0f")),
+            x2="to:Q",
+            y=alt.Y("probability:Q", axis=alt.Axis(format=".1%"), title="probability"),
+            tooltip=[
+                alt.Tooltip("from:Q", format=",.2f"),
+                alt.Tooltip("to:Q", format=",.2f"),
+                alt.Tooltip("probability:Q", format=".3%"),
+            ],
+        )
+    ]
+    results = data.get("backtest_results")
+    if results:
+        sessions = pl.DataFrame({"result": results}, schema={"result": pl.Float64})
+        points = binned(sessions, pl.lit(1.0 / sessions.height), "back-test").with_columns(
+            middle=pl.col("from") + width / 2
+        )
+        layers.append(
+            alt.Chart(points)
+            .mark_point(color="#c0392b", filled=True, size=40)
+            .encode(x="middle:Q", y="probability:Q", tooltip=[alt.Tooltip("probability:Q", format=".3%")])
+        )
+    return alt.layer(*layers, title=title).properties(width=640, height=300)
+
+
+def calibrate(shoes: Sequence[Sequence[str]], game: Game, decks: int) -> pl.DataFrame:
+    """Every pattern's "prediction" against what it won on these shoes of `game` and `decks`, at their exact
+    odds (models/systems/calibration.py)."""
+    o = odds(game, decks)
+    return calibration.calibration(shoes, o["p_banker"], o["p_player"])

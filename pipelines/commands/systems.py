@@ -1,0 +1,218 @@
+"""What a betting system does to a session: its result's exact distribution, back-tested on shoes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from models.game.games import Game
+from models.systems import lab
+from models.systems.rules import SYSTEMS, Limits
+from models.warehouse import reader
+from pipelines.commands import arguments
+from pipelines.settings import Settings
+
+WHERE = "banco systems"
+#: The files --plot writes: no runtime dependency renders Vega-Lite to SVG or PNG.
+PLOTS = (".html", ".json")
+
+
+def _amount(text: str) -> Decimal:
+    try:
+        amount = Decimal(text)
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"not an amount: {text!r}") from None
+    if not (amount.is_finite() and amount > 0):
+        raise argparse.ArgumentTypeError(f"an amount is above 0, got {text}")
+    return amount
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number from 1, got {text!r}")
+    return int(text)
+
+
+def _system(text: str) -> str:
+    if text not in SYSTEMS:
+        raise argparse.ArgumentTypeError(f"unknown system {text!r}: choose one of {', '.join(SYSTEMS)}")
+    return text
+
+
+def _plot(text: str) -> Path:
+    path = Path(text)
+    if path.suffix.lower() not in PLOTS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the plot is written as .html (a page drawing the chart) or .json (its Vega-Lite spec)"
+        )
+    return path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    defaults = Limits()
+    parser.add_argument("--system", type=_system, required=True, help=f"one of {', '.join(SYSTEMS)}")
+    parser.add_argument(
+        "--bet",
+        choices=lab.BETS,
+        required=True,
+        help="the bet the system backs (a pattern follower backs Banker or Player as its pattern calls: not tie)",
+    )
+    parser.add_argument("--unit", type=_amount, default=defaults.unit, help="the base stake (default %(default)s)")
+    parser.add_argument("--bankroll", type=_amount, help="what the player brings (default: unlimited)")
+    parser.add_argument("--goal", type=_amount, help="stop when the session is up this much (default: no goal)")
+    parser.add_argument("--stop-loss", type=_amount, help="stop when the session is down this much (default: none)")
+    parser.add_argument("--max-bet", type=_amount, help="the table maximum (default: $BANCO_MAX_BET, else 5000)")
+    parser.add_argument(
+        "--min-bet", type=_amount, default=defaults.min_bet, help="the table minimum (default %(default)s)"
+    )
+    parser.add_argument(
+        "--coups",
+        type=_count,
+        default=defaults.coups,
+        help="the session's length in coups, ties included (default %(default)s, about a shoe)",
+    )
+    parser.add_argument("--game", type=arguments.game, default=Game.PUNTO_BANCO, help="default punto_banco")
+    parser.add_argument("--decks", type=int, default=8, help="decks in the shoe, 1..8 (default 8)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--exact", action="store_true", help="the exact distribution alone (the default)")
+    mode.add_argument("--shoes", type=_count, help="back-test on N simulated shoes beside the exact distribution")
+    mode.add_argument("--warehouse", action="store_true",
+                      help="back-test on the serving snapshot's shoes of the game and deck count beside the exact "
+                      "distribution (pattern followers: with the calibration of every pattern)")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, help="the simulated shoes' seed (with --shoes; default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--plot", type=_plot, help="write the distribution chart: FILE.html (a page that draws it, "
+                        "loading Vega from its CDN) or FILE.json (the Vega-Lite spec)")  # fmt: skip
+    parser.epilog = (
+        "Every setting but the system and the bet has a default: `banco systems --system 1-3-2-6 --bet player` is a "
+        "whole question. A progression the table maximum or the bankroll cuts short is lost: that coup's stake is the "
+        "most allowed, and the system starts again after it."
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    limits = Limits(
+        unit=args.unit,
+        bankroll=args.bankroll,
+        goal=args.goal,
+        stop_loss=args.stop_loss,
+        max_bet=args.max_bet or Settings.from_env().max_bet,
+        min_bet=args.min_bet,
+        coups=args.coups,
+    )
+    question = lab.Question(args.system, args.bet, limits, args.game, args.decks)
+    exact = lab.exact(question)
+    tested, source, calibration = None, None, None
+    if args.shoes:
+        tested = lab.run_backtest(question, lab.simulated_shoes(args.shoes, args.seed, args.game, args.decks))
+        source = f"{args.shoes} simulated shoes (seed {args.seed})"
+    elif args.warehouse:
+        shoes = warehouse_shoes(Path(args.db), args.game, args.decks)
+        tested = lab.run_backtest(question, shoes)
+        source = f"{len(shoes)} shoes of the warehouse ({args.game.value}, {args.decks} decks)"
+        if question.follower:
+            calibration = lab.calibrate(shoes, args.game, args.decks)
+    summary = lab.summary(question, exact, tested, source)
+    if calibration is not None:
+        summary["calibration"] = calibration.to_dicts()
+    if args.plot:
+        plotted = {**summary, "backtest_results": None if tested is None else tested["result"].to_list()}
+        lab.chart(plotted, f"{question.system} on {question.bet}: the session's result").save(str(args.plot))
+    print(json.dumps(summary, indent=2, default=str) if args.json else render(summary))
+    if args.plot:  # beside the one JSON object, not in it
+        print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def warehouse_shoes(db: Path, game: Game, decks: int) -> list[list[str]]:
+    """The serving snapshot's shoes of `game` and `decks`, read-only as `banco sql` reads."""
+    sql = lab.WAREHOUSE_SHOES.format(where="")
+    frame = reader.run(db, sql, lambda r: r.pl(), where=WHERE, params={"game": game.value, "decks": decks}, user=False)
+    if frame.is_empty():
+        raise ValueError(f"the warehouse at {db} holds no {game.value} shoe of {decks} decks")
+    return [list(outcomes) for outcomes in frame["outcomes"].to_list()]
+
+
+def _money(value: float | None) -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.2f}"
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value * 100:8.3f} %"
+
+
+def _z(z: float | None) -> str:
+    return "—" if z is None else "0.00" if abs(z) < 0.005 else f"{z:+.2f}"
+
+
+def render(summary: dict) -> str:
+    """The outcomes as a table for people."""
+    limits, exact = summary["limits"], summary["exact"]
+    said = " · ".join(
+        f"{name.replace('_', ' ')} {'none' if value is None else value}"
+        for name, value in limits.items()
+        if name != "coups"
+    )
+    lines = [
+        f"{summary['system']} on {summary['bet']} · {summary['game']} {summary['decks']} decks · "
+        f"{limits['coups']} coups · {said}",
+        "",
+    ]
+    tested = summary.get("backtest")
+    header = f"{'the session':<22}{'exact':>12}"
+    if tested:
+        header += f"{'back-test':>12}{'z':>8}"
+    lines.append(header)
+    rows = {row["band"]: row for row in tested["bands"]} if tested else {}
+    for name, p in exact["bands"].items():
+        line = f"{name:<22}{_percent(p):>12}"
+        if tested:
+            z = rows[name]["z"]
+            line += f"{_percent(rows[name]['share']):>12}{_z(z):>8}"
+        lines.append(line)
+    lines += [
+        "",
+        f"{'expected result':<28}{_money(exact['expected_result']):>14}",
+        f"{'expected bets':<28}{exact['expected_bets']:>14.2f}",
+        f"{'expected amount wagered':<28}{_money(exact['expected_wagered']):>14}",
+        f"{'house edge x action':<28}{_percent(exact['house_edge']).strip():>14} x {_money(exact['expected_wagered'])}"
+        f" = {_money(exact['expected_loss'])} expected loss",
+        f"{'P(goal)':<28}{_percent(exact['p_goal']):>14}",
+        f"{'risk of ruin':<28}{_percent(exact['risk_of_ruin']):>14}",
+    ]
+    if tested:
+        lines += [
+            "",
+            f"back-test on {tested['source']}: {tested['sessions']:,} sessions, mean result "
+            f"{_money(tested['mean_result'])}, mean bets {tested['mean_bets']:.2f}, mean wagered "
+            f"{_money(tested['mean_wagered'])}",
+        ]
+    if "calibration" in summary:
+        lines += ["", "does the pattern predict? (its calls on the warehouse's shoes against the exact odds)", ""]
+        lines.append(_rows(summary["calibration"]))
+    return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return "—" if math.isnan(value) else f"{value:.4g}"
+    return "—" if value is None else str(value)
+
+
+def _rows(rows: list[dict]) -> str:
+    """Rows of plain values as aligned columns, numbers on the right."""
+    if not rows:
+        return "  no pattern made a call"
+    names = list(rows[0])
+    cells = [[_cell(row[name]) for name in names] for row in rows]
+    sizes = [max(len(name), *(len(row[i]) for row in cells)) for i, name in enumerate(names)]
+    right = [isinstance(rows[0][name], int | float) for name in names]
+
+    def line(values):
+        return "  ".join(v.rjust(s) if r else v.ljust(s) for v, s, r in zip(values, sizes, right, strict=True))
+
+    return "\n".join([line(names), *(line(row) for row in cells)])
