@@ -1,0 +1,159 @@
+"""Systems lab: what a betting system does to a session, exactly and back-tested on the filtered shoes, and
+how often a pattern's "prediction" wins beside the rate chance gives."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import polars as pl
+import streamlit as st
+
+from dashboards import charts, filters, fmt, query
+from models.game.games import Game
+from models.systems import lab
+from models.systems.rules import SYSTEMS, Limits
+from pipelines.settings import Settings
+
+PLAIN_WORDS = (
+    "No betting system changes the house edge: every bet it places carries the same edge, so the expected loss is "
+    "the edge times the amount wagered, whatever the order of the stakes. A system only reshapes the spread, "
+    "often many small wins against a rare large loss. The coups are independent: a pattern's "
+    '"prediction" wins at the rate chance gives that side, no more.'
+)
+
+
+@st.cache_data(max_entries=64, show_spinner="Working the session out exactly…")
+def exact(question: lab.Question) -> dict:
+    return lab.summary(question, lab.exact(question))
+
+
+@st.cache_data(ttl=query.TTL_SECONDS, max_entries=32, show_spinner="Back-testing on the filtered shoes…")
+def backtest(question: lab.Question, shoes: tuple[tuple[str, ...], ...]) -> tuple[dict, list[float]]:
+    tested = lab.run_backtest(question, shoes)
+    return lab.summary(question, lab.exact(question), tested, f"{len(shoes)} shoes"), tested["result"].to_list()
+
+
+@st.cache_data(ttl=query.TTL_SECONDS, max_entries=16, show_spinner="Calibrating the patterns…")
+def calibration(shoes: tuple[tuple[str, ...], ...], game: Game, decks: int) -> pl.DataFrame:
+    return lab.calibrate(shoes, game, decks)
+
+
+def _amount(value: float | None) -> Decimal | None:
+    return None if value is None else Decimal(str(value))
+
+
+def ask() -> lab.Question:
+    """The system and its settings, with the command's defaults."""
+    defaults = Limits()
+    a, b, c, d = st.columns(4)
+    system = a.selectbox("System", list(SYSTEMS), key="systems_system")
+    follower = system in lab.PATTERNS
+    bets = [bet for bet in lab.BETS if not (follower and bet == "tie")]
+    bet = b.selectbox("Bet", bets, key="systems_bet", help="A pattern follower backs Banker or Player as it reads")
+    game = c.selectbox("Game", [g.value for g in Game], key="systems_game")
+    decks = d.slider("Decks", 1, 8, 8, key="systems_decks")
+    a, b, c, d, e, g, h = st.columns(7)
+    unit = a.number_input("Unit", min_value=1.0, value=float(defaults.unit), step=5.0, key="systems_unit")
+    bankroll = b.number_input("Bankroll", min_value=1.0, value=None, step=100.0, placeholder="unlimited",
+                              key="systems_bankroll")  # fmt: skip
+    goal = c.number_input("Goal", min_value=1.0, value=None, step=50.0, placeholder="none", key="systems_goal")
+    stop = d.number_input("Stop-loss", min_value=1.0, value=None, step=50.0, placeholder="none", key="systems_stop")
+    maximum = e.number_input("Max bet", min_value=1.0, value=float(Settings.from_env().max_bet), step=100.0,
+                             key="systems_max")  # fmt: skip
+    minimum = g.number_input("Min bet", min_value=1.0, value=float(defaults.min_bet), step=5.0, key="systems_min")
+    coups = h.number_input("Coups", min_value=1, max_value=200, value=defaults.coups, key="systems_coups")
+    limits = Limits(
+        unit=_amount(unit),
+        bankroll=_amount(bankroll),
+        goal=_amount(goal),
+        stop_loss=_amount(stop),
+        max_bet=_amount(maximum),
+        min_bet=_amount(minimum),
+        coups=int(coups),
+    )
+    return lab.Question(system, bet, limits, Game(game), decks)
+
+
+def key_figures(figures: dict) -> None:
+    a, b, c, d, e = st.columns(5)
+    a.metric("Expected result", fmt.money(figures["expected_result"]))
+    b.metric("Expected bets", fmt.number(figures["expected_bets"]))
+    c.metric("P(goal)", fmt.percent(figures["p_goal"]))
+    d.metric("Risk of ruin", fmt.percent(figures["risk_of_ruin"]))
+    e.metric("Expected loss", fmt.money(figures["expected_loss"]), help="The house edge times the action")
+    st.caption(
+        f"Expected loss = house edge × expected amount wagered: {fmt.percent(figures['house_edge'], 3)} × "
+        f"{fmt.money(figures['expected_wagered'])} = {fmt.money(figures['expected_loss'])}."
+    )
+
+
+def bands(summary: dict) -> pl.DataFrame:
+    exact_bands = summary["exact"]["bands"]
+    tested = summary.get("backtest")
+    if tested is None:
+        return pl.DataFrame({"session": list(exact_bands), "exact": list(exact_bands.values())})
+    return (
+        pl.DataFrame(tested["bands"])
+        .rename({"band": "session", "share": "back_test"})
+        .select("session", "exact", "back_test", "z")
+    )
+
+
+def filtered_shoes(question: lab.Question) -> tuple[tuple[str, ...], ...]:
+    """The filtered shoes of the question's game and deck count, each as its outcomes in order."""
+    f = filters.current()
+    where, params = f.shoes()
+    sql = lab.WAREHOUSE_SHOES.format(where="" if where == "TRUE" else f" AND {where}")
+    frame = query.frame(sql, {**params, "game": question.game.value, "decks": question.decks})
+    return tuple(tuple(outcomes) for outcomes in frame["outcomes"].to_list())
+
+
+def render() -> None:
+    st.title("Systems lab")
+    st.caption(PLAIN_WORDS)
+    try:
+        question = ask()
+        summary = exact(question)
+    except ValueError as error:
+        st.error(str(error))
+        return
+    st.subheader("Exactly, on independent coups")
+    key_figures(summary["exact"])
+    st.subheader("On the filtered shoes")
+    try:
+        shoes = filtered_shoes(question)
+    except query.Unavailable as error:
+        charts.show(lab.chart(summary, "The session's result, exactly"))
+        fmt.table(bands(summary), hide_index=True, column_config=fmt.columns(percent=("exact",)))
+        st.info(f"{error} Run `{error.command}` to back-test on the warehouse's shoes.")
+        return
+    except filters.Empty:
+        shoes = ()
+    if not shoes:
+        charts.show(lab.chart(summary, "The session's result, exactly"))
+        fmt.table(bands(summary), hide_index=True, column_config=fmt.columns(percent=("exact",)))
+        st.info(f"No {question.game.value} shoe of {question.decks} decks matches the filters: nothing to back-test.")
+        return
+    tested, results = backtest(question, shoes)
+    charts.show(lab.chart({**tested, "backtest_results": results}, "The session's result: exact bars, back-test dots"))
+    fmt.table(bands(tested), hide_index=True, column_config=fmt.columns(percent=("exact", "back_test"), z="%.2f"))
+    t = tested["backtest"]
+    st.caption(
+        f"One session per shoe, from the shoe's first coup, on {fmt.count(t['sessions'])} {question.game.value} shoes "
+        f"of {question.decks} decks: mean result {fmt.money(t['mean_result'])} (exactly "
+        f"{fmt.money(summary['exact']['expected_result'])}), mean amount wagered {fmt.money(t['mean_wagered'])}. "
+        "z: how many standard errors the shoes' share lies from the exact probability (within ±2 by chance alone, "
+        "about 19 times in 20)."
+    )
+    if question.follower:
+        st.subheader("Does the pattern predict?")
+        rows = calibration(shoes, question.game, question.decks)
+        fmt.table(rows, hide_index=True)
+        st.caption(
+            "Each pattern's call on these shoes: how often it won against the rate the exact odds give the side "
+            "it called, with the z and the exact binomial p-value. A small p-value on one row of many is what "
+            "chance gives too."
+        )
+
+
+render()
