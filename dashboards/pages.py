@@ -21,6 +21,7 @@ PAGES = (
     ("shoe.py", "Shoe explorer", ":material/style:"),
     ("integrity.py", "Integrity", ":material/rule:"),
     ("odds.py", "Odds lab", ":material/calculate:"),
+    ("systems.py", "Systems lab", ":material/science:"),
     ("sql.py", "SQL", ":material/terminal:"),
 )
 #: Pages only an analyst sees: the SQL console reads anything the snapshot holds, every wager of every player;

@@ -139,7 +139,8 @@ def render() -> None:
     fmt.table(bands(tested), hide_index=True, column_config=fmt.columns(percent=("exact", "back_test"), z="%.2f"))
     t = tested["backtest"]
     st.caption(
-        f"One session per shoe, from the shoe's first coup, on {fmt.count(t['sessions'])} {question.game.value} shoes "
+        f"One session per shoe (its first {question.limits.coups} coups, as the exact session) on "
+        f"{fmt.count(t['sessions'])} {question.game.value} shoes "
         f"of {question.decks} decks: mean result {fmt.money(t['mean_result'])} (exactly "
         f"{fmt.money(summary['exact']['expected_result'])}), mean amount wagered {fmt.money(t['mean_wagered'])}. "
         "z: how many standard errors the shoes' share lies from the exact probability (within ±2 by chance alone, "

@@ -200,10 +200,13 @@ def backtested(tested: pl.DataFrame, result, question: Question, source: str | N
 
 
 def run_backtest(question: Question, shoes: Sequence[Sequence[str]]) -> pl.DataFrame:
-    """One session per shoe (models/systems/backtest.py)."""
+    """One session per shoe over its first `limits.coups` coups, as long as the exact session
+    (models/systems/backtest.py)."""
     from models.systems import backtest as backtests  # written beside this module
 
-    return backtests.backtest(SYSTEMS[question.system](), BETS[question.bet], question.limits, shoes)
+    coups = question.limits.coups
+    played = [list(shoe)[:coups] for shoe in shoes]
+    return backtests.backtest(question.system, question.bet, question.limits, played, question.game)
 
 
 def with_limits(question: Question, **changes) -> Question:
