@@ -225,7 +225,7 @@ def test_landing_sensor_requests_each_new_file_once(tmp_path):
         first = landing_sensor(dg.build_sensor_context(instance=instance, resources={"warehouse": warehouse}))
         (request,) = first.run_requests
         paths = request.run_config["ops"]["ingest"]["config"]["paths"]
-        assert len(paths) == 2 and all("_faults" not in path for path in paths)  # rounds and bets, no labels
+        assert len(paths) == 3 and all("_faults" not in path for path in paths)  # rounds, bets, events; no labels
         for shard in SHARD_INGESTS:  # every shard's step sorts the same list
             assert request.run_config["ops"][shard.op.name]["config"]["paths"] == paths
         again = landing_sensor(
@@ -254,7 +254,7 @@ def test_landing_sensor_passes_over_files_already_ingested(tmp_path):
     settled(warehouse.landing_path)
     with dg.instance_for_test() as instance:
         result = landing_sensor(dg.build_sensor_context(instance=instance, resources={"warehouse": warehouse}))
-    assert not result.run_requests and len(json.loads(result.cursor)) == 2
+    assert not result.run_requests and len(json.loads(result.cursor)) == 3  # rounds, bets and table events
 
 
 def test_marts_follow_a_successful_ingest_over_the_days_it_touched(tmp_path):
