@@ -29,6 +29,7 @@ from models.game.games import Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PayTable, bet_result, settlement_grid
 from models.game.shoe import Composition
 from models.odds.exact import exact_odds
+from models.systems import kernel
 from models.systems.rules import BET_NAMES, Limits, System, Table, settle, side_letter, system_of
 
 DEFAULT_LIMITS = Limits()
@@ -252,6 +253,106 @@ class _Chain:
         yield coups, live, done, bets, wagered
 
 
+class _Interned:
+    """The system states met so far, numbered: each one's stake and side, and (filled as states are met)
+    the state after each event of a coup, uncapped and capped."""
+
+    def __init__(self, system: System, bet: str, events: int):
+        self.system, self.bet, self.events = system, bet, events
+        self.key = getattr(system, "key", lambda state: state)
+        self.states: list = []
+        self.number: dict = {}
+        self.units = np.zeros(0, np.int64)
+        self.side = np.zeros(0, np.int8)  # 0, 1, 2: B, P, T; -1: sits out
+        self.next = np.zeros((0, events, 2), np.int64)  # -1: not worked out yet
+
+    def of(self, state) -> int:
+        if state not in self.number:
+            self.number[state] = len(self.states)
+            self.states.append(state)
+        return self.number[state]
+
+    def grow(self) -> None:
+        """Stakes and sides of the states numbered since the last call."""
+        old = len(self.units)
+        if old == len(self.states):
+            return
+        plays = []
+        for state in self.states[old:]:
+            units = self.system.stake(state)
+            side = self.system.side(state, self.bet) if units > 0 else None
+            plays.append((units, -1 if side is None else "BPT".index(side)))
+        new = np.array(plays, np.int64).reshape(-1, 2)
+        self.units = np.concatenate([self.units, new[:, 0]])
+        self.side = np.concatenate([self.side, new[:, 1].astype(np.int8)])
+        self.next = np.concatenate([self.next, np.full((len(new), self.events, 2), -1, np.int64)])
+
+    def moves(self, present: np.ndarray, events: list) -> None:
+        """Work out the next states of the `present` states (numbers) wherever not done yet."""
+        todo = present[self.next[present, 0, 0] < 0]
+        for s in todo.tolist():
+            state, side = self.states[s], int(self.side[s])
+            for e, (outcome, nets) in enumerate(events):
+                net = None if side < 0 else nets[side]
+                for capped in (False, True):
+                    self.next[s, e, int(capped)] = self.of(self.key(settle(self.system, state, outcome, net, capped)))
+        self.grow()
+
+
+class _FastChain:
+    """The chain's walk with float probabilities, every live session at once: numpy arrays of the system
+    state (a number into `_Interned`), the result in ticks and the probability, equal (state, result)
+    pairs merged after each coup. The same walk as `_Chain` (its exact twin), at array speed."""
+
+    def __init__(self, system: System, bet: str, table: Table, odds: CoupOdds, max_states: int):
+        self.system, self.table, self.max_states = system, table, max_states
+        self.events = [(outcome, nets) for outcome, _, nets in odds.events]
+        self.weights = [float(weight) for _, weight, _ in odds.events]
+        # each event's net per unit on B, P, T, and 0 for sitting out (side -1: the last column)
+        nets = [[*nets, Fraction(0)] for _, nets in self.events]
+        self.num = np.array([[net.numerator for net in row] for row in nets], np.int64)
+        self.den = np.array([[net.denominator for net in row] for row in nets], np.int64)
+        self.interned = _Interned(system, bet, len(self.events))
+
+    def walk(self, coups: int):
+        """Yield before each coup n (and after the last): n, the live sessions (states, results,
+        probabilities), the absorbed {end: (results, probabilities)} so far, and the expected bets and
+        the expected amount wagered (ticks) by side so far."""
+        table, interned = self.table, self.interned
+        money = np.array([0 if x is None else x for x in (table.unit, table.max_bet, table.min_bet, table.bankroll,
+                                                           table.goal, table.stop_loss)], np.int64)  # fmt: skip
+        has = np.array([x is not None for x in (table.bankroll, table.goal, table.stop_loss)])
+        weights_of_events = np.array(self.weights)
+        absorbed = {end: (np.zeros(0, np.int64), np.zeros(0)) for end in ENDS[:3]}
+        states, results, weights = np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1)
+        end = table.ended(0)
+        if end:
+            absorbed[end] = (results, weights)
+            states, results, weights = states[:0], results[:0], weights[:0]
+        interned.of(interned.key(self.system.start()))
+        interned.grow()
+        bets, wagered = 0.0, np.zeros(3)
+        for n in range(coups):
+            yield n, (states, results, weights), absorbed, bets, wagered
+            present = states[np.flatnonzero(np.diff(states, prepend=-1))]  # sorted: each state once
+            interned.moves(present, self.events)
+            states, results, weights, codes, ended, moved, betting, staked = kernel.step(
+                states, results, weights, interned.units, interned.side, interned.next,
+                weights_of_events, self.num, self.den, money, has,
+            )  # fmt: skip
+            bets, wagered = bets + betting, wagered + staked
+            for code, name in enumerate(ENDS[:3]):
+                hit = codes == code
+                if hit.any():
+                    absorbed = {**absorbed, name: _merge([absorbed[name], (ended[hit], moved[hit])])}
+            if len(states) > self.max_states:
+                raise ValueError(
+                    f"{self.system.name}: over {self.max_states:,} states by coup {n + 1}; "
+                    "too large for an exact chain: back-test it on shoes instead"
+                )
+        yield coups, (states, results, weights), absorbed, bets, wagered
+
+
 def _coup_odds(p, payout, game: Game, decks: int, table: PayTable) -> CoupOdds:
     if isinstance(p, CoupOdds):
         return p
@@ -260,6 +361,59 @@ def _coup_odds(p, payout, game: Game, decks: int, table: PayTable) -> CoupOdds:
             raise ValueError("a payout needs its probabilities: give p as well")
         return CoupOdds.exact(game, decks, table)
     return CoupOdds.of(tuple(p), payout, game, table)
+
+
+def _decimals(values: list[int], scale: Fraction) -> list[Decimal]:
+    """Results in ticks as Decimal currency, as `_as_decimal` gives them; directly when the tick is a
+    whole number of decimal places (Decimal division is then exact)."""
+    den = scale.denominator
+    while den % 10 == 0:
+        den //= 10
+    while den % 2 == 0:
+        den //= 2
+    while den % 5 == 0:
+        den //= 5
+    if den != 1:
+        return [_as_decimal(r * scale) for r in values]
+    divisor = Decimal(scale.denominator)
+    return [Decimal(r * scale.numerator) / divisor for r in values]
+
+
+def _identity(expected_ticks, by_side: dict, edges: dict, exact: bool) -> float:
+    """Check E[result] = -sum of edge x E[wagered] by side (ticks); the amount wagered."""
+    identity = -sum(edges[s] * by_side[s] for s in "BPT")
+    wagered_ticks = sum(by_side.values())
+    tolerance = 0 if exact else 1e-9 * max(abs(expected_ticks), abs(identity)) + 1e-12 * wagered_ticks
+    if abs(expected_ticks - identity) > tolerance:
+        raise AssertionError(f"E[result] {expected_ticks} != -edge x E[wagered] {identity} (ticks)")
+    return wagered_ticks
+
+
+def _summarise_fast(system, bet, limits, odds, scale, n, live, absorbed, bets, wagered) -> Exact:
+    """`_summarise` of the fast walk's arrays."""
+    parts = [absorbed[end] for end in ENDS[:3]] + [live[1:]]
+    ends = {end: float(w.sum()) for end, (_, w) in zip(ENDS, parts, strict=True)}
+    values, probabilities = _merge(parts)
+    kept = probabilities != 0
+    values, probabilities = values[kept], probabilities[kept]
+    expected_ticks = float(np.dot(values.astype(float), probabilities))
+    edges = {side: odds.edge(side) for side in "BPT"}
+    by_side = dict(zip("BPT", wagered.tolist(), strict=True))
+    wagered_ticks = _identity(expected_ticks, by_side, edges, exact=False)
+    money = float(scale)
+    return Exact(
+        system=system.name,
+        bet=bet,
+        limits=limits,
+        coups=n,
+        distribution=dict(zip(_decimals(values.tolist(), scale), probabilities.tolist(), strict=True)),
+        ends=ends,
+        expected_result=expected_ticks * money,
+        expected_bets=float(bets),
+        expected_wagered=float(wagered_ticks) * money,
+        edge=float(-expected_ticks / wagered_ticks) if wagered_ticks else 0.0,
+        edges={side: float(edge) for side, edge in edges.items()},
+    )
 
 
 def _summarise(system, bet, limits, odds, scale, exact, n, live, done, bets, wagered) -> Exact:
@@ -286,11 +440,7 @@ def _summarise(system, bet, limits, odds, scale, exact, n, live, done, bets, wag
     by_side = {s: sum(prob(w[s], step) for step, w in enumerate(wagered[:n]) if s in w) for s in "BPT"}
     expected_ticks = sum(p * result for result, p in distribution.items())
     edges = {side: odds.edge(side) for side in "BPT"}
-    identity = -sum(edges[s] * by_side[s] for s in "BPT")
-    wagered_ticks = sum(by_side.values())
-    tolerance = 0 if exact else 1e-9 * max(abs(expected_ticks), abs(identity)) + 1e-12 * wagered_ticks
-    if abs(expected_ticks - identity) > tolerance:
-        raise AssertionError(f"E[result] {expected_ticks} != -edge x E[wagered] {identity} (ticks)")
+    wagered_ticks = _identity(expected_ticks, by_side, edges, exact)
     money = float(scale)
     return Exact(
         system=system.name,
@@ -319,7 +469,7 @@ def session_distributions(
     decks: int = 8,
     table: PayTable = DEFAULT_PAYTABLE,
     exact: bool = False,
-    max_states: int = 2_000_000,
+    max_states: int = 4_000_000,
 ) -> dict[int, Exact]:
     """`session_distribution` at several session lengths from one walk of the chain: {coups: Exact}."""
     system = system_of(system)
@@ -334,8 +484,14 @@ def session_distributions(
     if wanted[0] < 0:
         raise ValueError("a session length is a number of coups, 0 or more")
     scale = _tick(limits, odds)
-    chain = _Chain(system, side, Table.of(limits, scale), odds, max_states)
     out = {}
+    if not exact:  # the fast walk; `_Chain` with exact=True is its reference twin
+        fast = _FastChain(system, side, Table.of(limits, scale), odds, max_states)
+        for n, live, absorbed, bets, wagered in fast.walk(wanted[-1]):
+            if n in wanted:
+                out[n] = _summarise_fast(system, side, limits, odds, scale, n, live, absorbed, bets, wagered)
+        return out
+    chain = _Chain(system, side, Table.of(limits, scale), odds, max_states)
     for n, live, done, bets, wagered in chain.walk(wanted[-1]):
         if n in wanted:
             out[n] = _summarise(system, side, limits, odds, scale, exact, n, live, done, bets, wagered)
@@ -353,7 +509,7 @@ def session_distribution(
     decks: int = 8,
     table: PayTable = DEFAULT_PAYTABLE,
     exact: bool = False,
-    max_states: int = 2_000_000,
+    max_states: int = 4_000_000,
 ) -> Exact:
     """The exact distribution of one session's result: `system` backing `bet` for `limits.coups`
     coups or until its goal, stop-loss or ruin. `p` is (p_banker, p_player, p_tie) with `payout`

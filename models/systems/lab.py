@@ -91,19 +91,37 @@ def bands_of(limits: Limits) -> tuple[str, ...]:
     return tuple(name for name in BANDS if not absent.get(name, False))
 
 
+def _bander(limits: Limits):
+    """`band` for many results: the limits' thresholds once, compared exactly (as Decimal)."""
+    goal, stop, bankroll, least = limits.goal, limits.stop_loss, limits.bankroll, limits.min_bet
+
+    def band_of(value: Decimal) -> str:
+        if goal is not None and value >= goal:
+            return GOAL
+        if stop is not None and value <= -stop:
+            return STOP
+        if bankroll is not None and bankroll + value < least:
+            return RUIN
+        return DOWN if value < 0 else UP if value > 0 else EVEN
+
+    return band_of
+
+
 def exact_bands(distribution: Mapping[Any, float], limits: Limits) -> dict[str, float]:
     """The probability of each band, from the distribution of the result (value -> probability)."""
     shares = dict.fromkeys(bands_of(limits), 0.0)
+    band_of = _bander(limits)
     for value, probability in distribution.items():
-        shares[band(Decimal(str(value)), limits)] += float(probability)
+        shares[band_of(value if isinstance(value, Decimal) else Decimal(str(value)))] += float(probability)
     return shares
 
 
 def sampled_bands(results: Iterable, limits: Limits) -> dict[str, float]:
     """The share of sessions in each band."""
     counts = dict.fromkeys(bands_of(limits), 0)
+    band_of = _bander(limits)
     for value in results:
-        counts[band(Decimal(str(value)), limits)] += 1
+        counts[band_of(Decimal(str(value)))] += 1
     total = sum(counts.values())
     return {name: (count / total if total else math.nan) for name, count in counts.items()}
 

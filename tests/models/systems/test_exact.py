@@ -2,6 +2,7 @@
 
 import itertools
 from collections import defaultdict
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from models.systems.backtest import against_exact, backtest, session
-from models.systems.exact import CoupOdds, session_distribution
+from models.systems.exact import CoupOdds, session_distribution, session_distributions
 from models.systems.patterns import PATTERNS
 from models.systems.rules import SYSTEMS, Limits, OneThreeTwoSix, Table, system_of
 
@@ -209,3 +210,35 @@ def test_readybetgo_seven_baccarat_losses_in_a_row_about_one_in_116():
     exact = session_distribution("martingale", "player", limits)
     assert round(1 / float(exact.ends["stop-loss"])) == 116
     assert float(exact.ends["goal"] + exact.ends["stop-loss"]) == pytest.approx(1, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "bet", "limits"),
+    [
+        ("martingale", "banker", Limits(coups=12, bankroll=1000, goal=150, max_bet=400)),
+        ("labouchere", "player", Limits(coups=10, stop_loss=300)),
+        ("fibonacci", "tie", Limits(coups=9, bankroll=500)),
+        ("ask-small-road", "banker", Limits(coups=14, goal=100)),
+        ("dalembert", "banker", Limits(coups=11, unit=10, min_bet=5, bankroll=Decimal("87.5"))),
+    ],
+)
+def test_the_fast_walk_equals_its_exact_twin(name, bet, limits):
+    """The compiled walk in floats (the default) gives what the Fraction walk gives: the same results,
+    each with its probability, the same ends and expectations."""
+    fast, exact = (session_distribution(name, bet, limits, exact=e) for e in (False, True))
+    assert fast.distribution.keys() == exact.distribution.keys()
+    for value, p in exact.distribution.items():
+        assert fast.distribution[value] == pytest.approx(float(p), rel=1e-12, abs=1e-300)
+    for end, p in exact.ends.items():
+        assert fast.ends[end] == pytest.approx(float(p), rel=1e-12, abs=1e-15)
+    assert fast.expected_result == pytest.approx(exact.expected_result, rel=1e-12)
+    assert fast.expected_bets == pytest.approx(exact.expected_bets, rel=1e-12)
+    assert fast.expected_wagered == pytest.approx(exact.expected_wagered, rel=1e-12)
+
+
+def test_horizons_from_one_fast_walk_equal_separate_walks():
+    limits = Limits(coups=15, bankroll=600, goal=200)
+    walked = session_distributions("1-3-2-6", "banker", limits, horizons=[5, 15])
+    for n in (5, 15):
+        alone = session_distribution("1-3-2-6", "banker", replace(limits, coups=n))
+        assert walked[n].distribution == alone.distribution and walked[n].ends == alone.ends
