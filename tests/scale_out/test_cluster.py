@@ -32,11 +32,12 @@ MONTH = Simulation(shoes=150, tables=5, shoes_per_day=1, start=dt.date(2026, 10,
 #: The killed run waits for the dead worker's task this long before the daemon cancels it.
 KILLED_MAX_RUNTIME_SECONDS = 45
 SERVING_STEPS = {"ingest", "marts", "serving_snapshot"}
-CORE = ["core.rounds", "core.bets", "core.shoes", "quarantine.rounds", "quarantine.bets", "meta.ingest_log"]
+CORE = ["core.rounds", "core.bets", "core.table_events", "core.shoes", "quarantine.rounds", "quarantine.bets",
+        "quarantine.table_events", "meta.ingest_log"]  # fmt: skip
 MARTS = ["banker_streaks", "decision_runs", "tenure_fit", "commission", "commission_by_dealer", "commission_per_unit",
          "tie_frequency", "tie_frequency_by_shoe", "tie_frequency_by_dealer", "ties_by_total", "table_day",
          "dealer_day", "shoe_summary", "player_sessions", "player_day", "player_bets", "players", "side_bets",
-         "dealer_pace"]  # fmt: skip
+         "dealer_pace", "table_shift", "count_room", "statistical_report"]  # fmt: skip
 LOG = (
     "SELECT count(*), count(DISTINCT path), sum(rows_read), "
     "sum(rows_accepted + rows_quarantined + rows_duplicate), bool_and(status = 'ok') FROM meta.ingest_log"
@@ -68,7 +69,9 @@ def accounted(con: duckdb.DuckDBPyConnection, landing: Path) -> None:
     assert con.sql(LOG).fetchall()[0] == (len(files), len(files), rows_in(files), rows_in(files), True)
     logged = con.sql("SELECT sum(rows_accepted), sum(rows_quarantined) FROM meta.ingest_log").fetchall()[0]
     held = counts(con)
-    assert logged == (held["core.rounds"] + held["core.bets"], held["quarantine.rounds"] + held["quarantine.bets"])
+    accepted = held["core.rounds"] + held["core.bets"] + held["core.table_events"]
+    quarantined = held["quarantine.rounds"] + held["quarantine.bets"] + held["quarantine.table_events"]
+    assert logged == (accepted, quarantined)
 
 
 def marts_of(db: Path) -> dict[str, pl.DataFrame]:
