@@ -22,15 +22,22 @@ PLAIN_WORDS = (
 )
 
 
-@st.cache_data(max_entries=64, show_spinner="Working the session out exactly…")
+@st.cache_data(max_entries=16, show_spinner="Working the session out exactly…")
+def answer(question: lab.Question, max_states: int):
+    """The exact answer and None, or None and why it is omitted (too large a chain)."""
+    return lab.exact_or_note(question, max_states)
+
+
 def exact(question: lab.Question) -> dict:
-    return lab.summary(question, lab.exact(question))
+    result, note = answer(question, lab.MAX_STATES)
+    return lab.summary(question, result, note=note)
 
 
 @st.cache_data(ttl=query.TTL_SECONDS, max_entries=32, show_spinner="Back-testing on the filtered shoes…")
 def backtest(question: lab.Question, shoes: tuple[tuple[str, ...], ...]) -> tuple[dict, list[float]]:
     tested = lab.run_backtest(question, shoes)
-    return lab.summary(question, lab.exact(question), tested, f"{len(shoes)} shoes"), tested["result"].to_list()
+    result, note = answer(question, lab.MAX_STATES)
+    return lab.summary(question, result, tested, f"{len(shoes)} shoes", note), tested["result"].to_list()
 
 
 @st.cache_data(ttl=query.TTL_SECONDS, max_entries=16, show_spinner="Calibrating the patterns…")
@@ -88,8 +95,10 @@ def key_figures(figures: dict) -> None:
 
 
 def bands(summary: dict) -> pl.DataFrame:
-    exact_bands = summary["exact"]["bands"]
     tested = summary.get("backtest")
+    if summary["exact"] is None:  # too large a chain: the back-test alone
+        return pl.DataFrame(tested["bands"]).select(session="band", back_test="share")
+    exact_bands = summary["exact"]["bands"]
     if tested is None:
         return pl.DataFrame({"session": list(exact_bands), "exact": list(exact_bands.values())})
     return (
@@ -118,33 +127,43 @@ def render() -> None:
         st.error(str(error))
         return
     st.subheader("Exactly, on independent coups")
-    key_figures(summary["exact"])
+    known = summary["exact"] is not None
+    if known:
+        key_figures(summary["exact"])
+    else:
+        st.info(f"{summary['exact_omitted'].capitalize()}: the back-test below answers alone.")
     st.subheader("On the filtered shoes")
+    missing = f"No {question.game.value} shoe of {question.decks} decks matches the filters: nothing to back-test."
     try:
         shoes = filtered_shoes(question)
     except query.Unavailable as error:
-        charts.show(lab.chart(summary, "The session's result, exactly"))
-        fmt.table(bands(summary), hide_index=True, column_config=fmt.columns(percent=("exact",)))
-        st.info(f"{error} Run `{error.command}` to back-test on the warehouse's shoes.")
-        return
+        shoes, missing = (), f"{error} Run `{error.command}` to back-test on the warehouse's shoes."
     except filters.Empty:
         shoes = ()
     if not shoes:
-        charts.show(lab.chart(summary, "The session's result, exactly"))
-        fmt.table(bands(summary), hide_index=True, column_config=fmt.columns(percent=("exact",)))
-        st.info(f"No {question.game.value} shoe of {question.decks} decks matches the filters: nothing to back-test.")
+        if known:
+            charts.show(lab.chart(summary, "The session's result, exactly"))
+            fmt.table(bands(summary), hide_index=True, column_config=fmt.columns(percent=("exact",)))
+        st.info(missing)
         return
     tested, results = backtest(question, shoes)
-    charts.show(lab.chart({**tested, "backtest_results": results}, "The session's result: exact bars, back-test dots"))
-    fmt.table(bands(tested), hide_index=True, column_config=fmt.columns(percent=("exact", "back_test"), z="%.2f"))
+    title = "The session's result: exact bars, back-test dots" if known else "The session's result on the shoes"
+    charts.show(lab.chart({**tested, "backtest_results": results}, title))
+    columns = fmt.columns(percent=("exact", "back_test"), z="%.2f") if known else fmt.columns(percent=("back_test",))
+    fmt.table(bands(tested), hide_index=True, column_config=columns)
     t = tested["backtest"]
+    exactly = f" (exactly {fmt.money(summary['exact']['expected_result'])})" if known else ""
     st.caption(
         f"One session per shoe (its first {question.limits.coups} coups, as the exact session) on "
         f"{fmt.count(t['sessions'])} {question.game.value} shoes "
-        f"of {question.decks} decks: mean result {fmt.money(t['mean_result'])} (exactly "
-        f"{fmt.money(summary['exact']['expected_result'])}), mean amount wagered {fmt.money(t['mean_wagered'])}. "
-        "z: how many standard errors the shoes' share lies from the exact probability (within ±2 by chance alone, "
-        "about 19 times in 20)."
+        f"of {question.decks} decks: mean result {fmt.money(t['mean_result'])}{exactly}, mean amount wagered "
+        f"{fmt.money(t['mean_wagered'])}."
+        + (
+            " z: how many standard errors the shoes' share lies from the exact probability (within ±2 by chance "
+            "alone, about 19 times in 20)."
+            if known
+            else ""
+        )
     )
     if question.follower:
         st.subheader("Does the pattern predict?")

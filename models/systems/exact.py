@@ -38,6 +38,17 @@ ENDS = ("goal", "stop-loss", "ruin", "horizon")
 _REPRESENTATIVE = {"B": Coup(0, 7, 2, 2), "P": Coup(7, 0, 2, 2), "T": Coup(5, 5, 2, 2)}
 
 
+class TooLarge(ValueError):
+    """The chain outgrew its cap on live (state, result) pairs: the question needs a back-test."""
+
+    def __init__(self, system: str, max_states: int, coup: int):
+        self.system, self.max_states, self.coup = system, max_states, coup
+        super().__init__(
+            f"{system}: over {max_states:,} states by coup {coup}; too large for an exact chain: "
+            "back-test it on shoes instead"
+        )
+
+
 @dataclass(frozen=True)
 class CoupOdds:
     """One coup's events: (outcome, weight, net per unit staked on B, P, T); weights sum to `total`
@@ -243,10 +254,7 @@ class _Chain:
                             parts[self._next(state, outcome, num, was_capped)].append((after[keep], moved[keep]))
             live = {state: _merge(chunks) for state, chunks in parts.items()}
             if sum(len(r) for r, _ in live.values()) > self.max_states:
-                raise ValueError(
-                    f"{self.system.name}: over {self.max_states:,} states by coup {n + 1}; "
-                    "too large for an exact chain: back-test it on shoes instead"
-                )
+                raise TooLarge(self.system.name, self.max_states, n + 1)
             done.append(absorbed)
             bets.append(step_bets)
             wagered.append(step_wagered)
@@ -346,10 +354,7 @@ class _FastChain:
                 if hit.any():
                     absorbed = {**absorbed, name: _merge([absorbed[name], (ended[hit], moved[hit])])}
             if len(states) > self.max_states:
-                raise ValueError(
-                    f"{self.system.name}: over {self.max_states:,} states by coup {n + 1}; "
-                    "too large for an exact chain: back-test it on shoes instead"
-                )
+                raise TooLarge(self.system.name, self.max_states, n + 1)
         yield coups, (states, results, weights), absorbed, bets, wagered
 
 

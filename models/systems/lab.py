@@ -34,6 +34,8 @@ WAREHOUSE_SHOES = (
     "SELECT table_id, shoe_id, list(outcome ORDER BY round_no) AS outcomes FROM core.rounds "
     "WHERE game = $game AND decks = $decks{where} GROUP BY table_id, shoe_id ORDER BY table_id, shoe_id"
 )
+#: The exact chain's cap on live (state, result) pairs (models/systems/exact.py; about 0.7 GB at most).
+MAX_STATES = 4_000_000
 #: Bins the chart sorts the results into (a Martingale's session has thousands of distinct results).
 CHART_BINS = 60
 
@@ -70,11 +72,39 @@ def odds(game: Game, decks: int) -> dict[str, Any]:
     return odds_summary(exact_odds(Composition.full(decks), game), DEFAULT_PAYTABLE)
 
 
-def exact(question: Question):
-    """The exact distribution of the session's result on a full shoe's exact odds (models/systems/exact.py)."""
+def exact(question: Question, max_states: int | None = None):
+    """The exact distribution of the session's result on a full shoe's exact odds (models/systems/exact.py);
+    `exacts.TooLarge` past `max_states` (default MAX_STATES) live (state, result) pairs."""
     return exacts.session_distribution(
-        question.system, question.bet, question.limits, game=question.game, decks=question.decks
+        question.system,
+        question.bet,
+        question.limits,
+        game=question.game,
+        decks=question.decks,
+        max_states=MAX_STATES if max_states is None else max_states,
     )
+
+
+def too_large(error: exacts.TooLarge) -> str:
+    """One line for a question whose exact chain is too large."""
+    return (
+        f"the exact distribution is too large for these settings ({error.system} passes {error.max_states:,} "
+        f"states by coup {error.coup})"
+    )
+
+
+def exact_or_note(question: Question, max_states: int | None = None) -> tuple[Any, str | None]:
+    """The exact answer and None, or None and why it is omitted (the chain is too large): a back-test
+    still answers the question."""
+    try:
+        return exact(question, max_states), None
+    except exacts.TooLarge as error:
+        return None, omitted(error)
+
+
+def omitted(error: exacts.TooLarge) -> str:
+    """The note beside a back-test shown without its exact column."""
+    return f"{too_large(error)}: the exact column is omitted"
 
 
 def band(result: Decimal | float, limits: Limits) -> str:
@@ -151,8 +181,15 @@ def _number(value) -> float | None:
     return None if value is None else float(value)
 
 
-def summary(question: Question, result, tested: pl.DataFrame | None = None, source: str | None = None) -> dict:
-    """The question, its exact answer and (when given) the back-test's, as plain JSON-able data."""
+def summary(
+    question: Question,
+    result,
+    tested: pl.DataFrame | None = None,
+    source: str | None = None,
+    note: str | None = None,
+) -> dict:
+    """The question, its exact answer and (when given) the back-test's, as plain JSON-able data; `result`
+    None (`exact` null) with `note` saying why when the chain was too large."""
     o = odds(question.game, question.decks)
     limits = question.limits
     out: dict[str, Any] = {
@@ -164,8 +201,10 @@ def summary(question: Question, result, tested: pl.DataFrame | None = None, sour
             name: (str(value) if isinstance(value, Decimal) else value) for name, value in _limits(limits).items()
         },
         "p": {"banker": o["p_banker"], "player": o["p_player"], "tie": o["p_tie"]},
-        "exact": figures(result, question),
+        "exact": None if result is None else figures(result, question),
     }
+    if result is None:
+        out["exact_omitted"] = note or "the exact distribution is omitted"
     if tested is not None:
         out["backtest"] = backtested(tested, result, question, source)
     return out
@@ -200,13 +239,14 @@ def figures(result, question: Question) -> dict[str, Any]:
 def backtested(tested: pl.DataFrame, result, question: Question, source: str | None) -> dict[str, Any]:
     """The back-test's sessions summed: bands beside the exact ones, with each share's z."""
     shares = sampled_bands(tested["result"].to_list(), question.limits)
-    expected = exact_bands(result.distribution, question.limits)
+    expected = {} if result is None else exact_bands(result.distribution, question.limits)
     n = tested.height
     rows = []
     for name, share in shares.items():
-        p = expected[name]
-        spread = math.sqrt(p * (1 - p) / n) if n else math.nan
-        rows.append({"band": name, "share": share, "exact": p, "z": (share - p) / spread if spread else None})
+        p = expected.get(name)
+        spread = math.sqrt(p * (1 - p) / n) if n and p is not None else math.nan
+        z = (share - p) / spread if p is not None and spread else None
+        rows.append({"band": name, "share": share, "exact": p, "z": z})
     return {
         "source": source,
         "sessions": n,
@@ -234,9 +274,13 @@ def with_limits(question: Question, **changes) -> Question:
 def chart(data: dict, title: str) -> alt.LayerChart | alt.Chart:
     """The session result's distribution (a summary's `exact`, and its `backtest` when there is one): exact
     probabilities in bins as bars, the back-test's shares as points."""
-    exact_rows = pl.DataFrame(data["exact"]["distribution"], schema={"result": pl.Float64, "probability": pl.Float64})
-    low, high = exact_rows["result"].min(), exact_rows["result"].max()
-    width = max((high - low) / CHART_BINS, 1e-9) if exact_rows.height else 1.0
+    exact_rows = pl.DataFrame(
+        (data["exact"] or {}).get("distribution", []), schema={"result": pl.Float64, "probability": pl.Float64}
+    )
+    results = data.get("backtest_results")
+    spread = exact_rows["result"] if exact_rows.height or not results else pl.Series(results, dtype=pl.Float64)
+    low, high = (spread.min(), spread.max()) if len(spread) else (0.0, 0.0)
+    width = max((high - low) / CHART_BINS, 1e-9) if len(spread) else 1.0
 
     def binned(frame: pl.DataFrame, weight: pl.Expr, series: str) -> pl.DataFrame:
         start = ((pl.col("result") - low) / width).floor().clip(0, CHART_BINS - 1) * width + low
@@ -262,7 +306,6 @@ def chart(data: dict, title: str) -> alt.LayerChart | alt.Chart:
             ],
         )
     ]
-    results = data.get("backtest_results")
     if results:
         sessions = pl.DataFrame({"result": results}, schema={"result": pl.Float64})
         points = binned(sessions, pl.lit(1.0 / sessions.height), "back-test").with_columns(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from models.game.games import Game
 from models.systems import lab
+from models.systems.exact import TooLarge
 from models.systems.rules import SYSTEMS, Limits
 from models.warehouse import reader
 from pipelines.commands import arguments
@@ -83,6 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("--warehouse", action="store_true",
                       help="back-test on the serving snapshot's shoes of the game and deck count beside the exact "
                       "distribution (pattern followers: with the calibration of every pattern)")  # fmt: skip
+    parser.add_argument("--max-states", type=_count, default=lab.MAX_STATES, help="the exact chain's cap on live "
+                        "(state, result) pairs (default %(default)s; past it --exact stops, --shoes and --warehouse "
+                        "show the back-test alone)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="the simulated shoes' seed (with --shoes; default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", type=_plot, help="write the distribution chart: FILE.html (a page that draws it, "
@@ -105,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
         coups=args.coups,
     )
     question = lab.Question(args.system, args.bet, limits, args.game, args.decks)
-    exact = lab.exact(question)
+    try:
+        exact, note = lab.exact(question, args.max_states), None
+    except TooLarge as error:
+        if not (args.shoes or args.warehouse):
+            raise ValueError(f"{lab.too_large(error)}: back-test it instead with --shoes N (or --warehouse)") from None
+        exact, note = None, lab.omitted(error)
     tested, source, calibration = None, None, None
     if args.shoes:
         tested = lab.run_backtest(question, lab.simulated_shoes(args.shoes, args.seed, args.game, args.decks))
@@ -116,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         source = f"{len(shoes)} shoes of the warehouse ({args.game.value}, {args.decks} decks)"
         if question.follower:
             calibration = lab.calibrate(shoes, args.game, args.decks)
-    summary = lab.summary(question, exact, tested, source)
+    summary = lab.summary(question, exact, tested, source, note)
     if calibration is not None:
         summary["calibration"] = calibration.to_dicts()
     if args.plot:
@@ -163,27 +172,28 @@ def render(summary: dict) -> str:
         "",
     ]
     tested = summary.get("backtest")
-    header = f"{'the session':<22}{'exact':>12}"
+    header = f"{'the session':<22}" + (f"{'exact':>12}" if exact else "")
     if tested:
-        header += f"{'back-test':>12}{'z':>8}"
+        header += f"{'back-test':>12}" + (f"{'z':>8}" if exact else "")
     lines.append(header)
     rows = {row["band"]: row for row in tested["bands"]} if tested else {}
-    for name, p in exact["bands"].items():
-        line = f"{name:<22}{_percent(p):>12}"
+    names = exact["bands"] if exact else rows
+    for name in names:
+        line = f"{name:<22}" + (f"{_percent(exact['bands'][name]):>12}" if exact else "")
         if tested:
-            z = rows[name]["z"]
-            line += f"{_percent(rows[name]['share']):>12}{_z(z):>8}"
+            line += f"{_percent(rows[name]['share']):>12}" + (f"{_z(rows[name]['z']):>8}" if exact else "")
         lines.append(line)
-    lines += [
-        "",
-        f"{'expected result':<28}{_money(exact['expected_result']):>14}",
-        f"{'expected bets':<28}{exact['expected_bets']:>14.2f}",
-        f"{'expected amount wagered':<28}{_money(exact['expected_wagered']):>14}",
-        f"{'house edge x action':<28}{_percent(exact['house_edge']).strip():>14} x {_money(exact['expected_wagered'])}"
-        f" = {_money(exact['expected_loss'])} expected loss",
-        f"{'P(goal)':<28}{_percent(exact['p_goal']):>14}",
-        f"{'risk of ruin':<28}{_percent(exact['risk_of_ruin']):>14}",
-    ]
+    if exact:
+        lines += [
+            "",
+            f"{'expected result':<28}{_money(exact['expected_result']):>14}",
+            f"{'expected bets':<28}{exact['expected_bets']:>14.2f}",
+            f"{'expected amount wagered':<28}{_money(exact['expected_wagered']):>14}",
+            f"{'house edge x action':<28}{_percent(exact['house_edge']).strip():>14} x "
+            f"{_money(exact['expected_wagered'])} = {_money(exact['expected_loss'])} expected loss",
+            f"{'P(goal)':<28}{_percent(exact['p_goal']):>14}",
+            f"{'risk of ruin':<28}{_percent(exact['risk_of_ruin']):>14}",
+        ]
     if tested:
         lines += [
             "",
@@ -191,6 +201,8 @@ def render(summary: dict) -> str:
             f"{_money(tested['mean_result'])}, mean bets {tested['mean_bets']:.2f}, mean wagered "
             f"{_money(tested['mean_wagered'])}",
         ]
+    if "exact_omitted" in summary:
+        lines += ["", f"note: {summary['exact_omitted']}"]
     if "calibration" in summary:
         lines += ["", "does the pattern predict? (its calls on the warehouse's shoes against the exact odds)", ""]
         lines.append(_rows(summary["calibration"]))

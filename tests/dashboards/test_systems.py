@@ -61,3 +61,13 @@ def test_without_a_warehouse_the_exact_part_answers(tmp_path, monkeypatch):
     at = open_app(tmp_path / "banco.duckdb", monkeypatch, PAGE)
     assert metric(at, "Expected result") == fmt.money(lab.exact(defaults()).expected_result)
     assert "banco up" in at.info[0].value
+
+
+def test_too_large_a_chain_shows_the_back_test_with_a_note(warehouse, monkeypatch):
+    monkeypatch.setattr(lab, "MAX_STATES", 1000)  # the cap the page asks the chain for; labouchere passes it
+    at = open_app(warehouse, monkeypatch, PAGE)
+    at.selectbox(key="systems_system").set_value("labouchere").run()
+    assert not at.exception and not at.error
+    assert "the exact column is omitted" in at.info[0].value
+    assert list(at.dataframe[0].value.columns) == ["session", "back_test"]
+    assert len(at.get("vega_lite_chart")) == 1

@@ -124,3 +124,38 @@ def test_bad_arguments_give_one_line_and_non_zero_exit(args, message):
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+TOO_LARGE = ("--system", "labouchere", "--bet", "banker", "--max-states", "1000")
+
+
+def test_an_exact_chain_too_large_says_so_and_suggests_shoes():
+    result = systems(*TOO_LARGE, "--exact")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "the exact distribution is too large for these settings" in result.stderr and "--shoes N" in result.stderr
+
+
+def test_too_large_a_chain_shows_the_back_test_alone(db):
+    shown = as_json(*TOO_LARGE, "--shoes", "15")
+    assert shown["exact"] is None and "the exact column is omitted" in shown["exact_omitted"]
+    tested = shown["backtest"]
+    assert tested["sessions"] == 15 and all(row["exact"] is None and row["z"] is None for row in tested["bands"])
+    assert sum(row["share"] for row in tested["bands"]) == pytest.approx(1.0)
+    table = systems(*TOO_LARGE, "--shoes", "15")
+    assert table.returncode == 0, table.stderr
+    assert "back-test" in table.stdout and "the exact column is omitted" in table.stdout
+    assert "expected result" not in table.stdout
+    warehouse = as_json(*TOO_LARGE, "--warehouse", "--db", db)
+    assert warehouse["exact"] is None and warehouse["backtest"]["sessions"] == 12
+
+
+def test_the_warehouse_calls_are_rated_at_the_chosen_games_exact_odds(db):
+    """The warehouse's shoes here are 8-deck punto_banco: the calibration's expected rate is that game's
+    P(side) / (P(B) + P(P)), the same odds the summary states."""
+    shown = as_json("--system", "chop", "--bet", "banker", "--warehouse", "--db", db, "--coups", "10")
+    p = shown["p"]
+    rates = {"B": p["banker"] / (p["banker"] + p["player"]), "P": p["player"] / (p["banker"] + p["player"])}
+    assert shown["calibration"]
+    for row in shown["calibration"]:
+        assert row["expected_rate"] == pytest.approx(rates[row["side"]], rel=1e-12)
