@@ -1,0 +1,37 @@
+"""The lab's glue: calls rated at the chosen game's and deck count's exact odds; a chain too large
+answered by the back-test alone."""
+
+import pytest
+
+from models.game.games import Game
+from models.game.shoe import Composition
+from models.odds.exact import exact_odds
+from models.systems import lab
+from models.systems.rules import Limits
+
+SHOES = [list("BPBBPTPPBPBBBPPTBPBPPBBPTBBPBPPB") * 2, list("PPBPBBTBPBPPPBBPBTPBBPPBPB") * 2]
+
+
+@pytest.mark.parametrize(("game", "decks"), [(Game.PUNTO_BANCO, 8), (Game.EZ_BACCARAT, 6), (Game.PUNTO_BANCO, 1)])
+def test_calls_are_rated_at_the_chosen_games_exact_odds(game, decks):
+    odds = exact_odds(Composition.full(decks), game)
+    p_b, p_p = odds.p_banker, odds.p_player
+    rated = lab.calibrate(SHOES, game, decks)
+    assert rated.height
+    for row in rated.iter_rows(named=True):
+        expected = (p_b if row["side"] == "B" else p_p) / (p_b + p_p)
+        assert row["expected_rate"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_too_large_a_chain_leaves_the_back_test_to_answer():
+    question = lab.Question("labouchere", "banker", Limits(coups=30))
+    result, note = lab.exact_or_note(question, max_states=1000)
+    assert result is None and note.startswith("the exact distribution is too large for these settings")
+    tested = lab.run_backtest(question, SHOES)
+    summary = lab.summary(question, result, tested, "two shoes", note)
+    assert summary["exact"] is None and summary["exact_omitted"] == note
+    assert [row["exact"] for row in summary["backtest"]["bands"]] == [None] * 3
+    chart = lab.chart({**summary, "backtest_results": tested["result"].to_list()}, "back-test alone")
+    assert chart.to_dict()["layer"]
+    answered, none = lab.exact_or_note(lab.Question("flat", "banker", Limits(coups=30)))
+    assert none is None and answered.expected_bets == 30
