@@ -239,8 +239,15 @@ def figures(result, question: Question) -> dict[str, Any]:
 def backtested(tested: pl.DataFrame, result, question: Question, source: str | None) -> dict[str, Any]:
     """The back-test's sessions summed: bands beside the exact ones, with each share's z."""
     shares = sampled_bands(tested["result"].to_list(), question.limits)
-    expected = {} if result is None else exact_bands(result.distribution, question.limits)
     n = tested.height
+    lengths = tested["coups"].to_list()
+    shorter = bool(n) and min(lengths) < question.limits.coups
+    if result is None:
+        expected = {}
+    elif shorter:  # shoes shorter than the session: exact for each shoe's own length, mixed as they come
+        expected = exact_bands(_mixture(question, lengths), question.limits)
+    else:
+        expected = exact_bands(result.distribution, question.limits)
     rows = []
     for name, share in shares.items():
         p = expected.get(name)
@@ -250,11 +257,24 @@ def backtested(tested: pl.DataFrame, result, question: Question, source: str | N
     return {
         "source": source,
         "sessions": n,
+        # the exact column beside the back-test: the session as long as each shoe where shoes are shorter
+        "exact_lengths": "each shoe's own" if shorter and result is not None else "the session's",
         "bands": rows,
         "mean_result": float(tested["result"].cast(pl.Float64).mean()) if n else None,
         "mean_bets": float(tested["bets"].mean()) if n else None,
         "mean_wagered": float(tested["wagered"].cast(pl.Float64).mean()) if n else None,
     }
+
+
+def _mixture(question: Question, lengths: Sequence[int]) -> dict[float, float]:
+    """The exact distribution of a session as long as each shoe (backtest.exact_mixture), from one walk."""
+    from models.systems import backtest as backtests  # written beside this module
+
+    walks = exacts.session_distributions(
+        question.system, question.bet, question.limits, horizons=set(lengths), game=question.game,
+        decks=question.decks, max_states=MAX_STATES,
+    )  # fmt: skip
+    return backtests.exact_mixture(walks, lengths)
 
 
 def run_backtest(question: Question, shoes: Sequence[Sequence[str]]) -> pl.DataFrame:

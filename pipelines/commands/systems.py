@@ -179,7 +179,9 @@ def render(summary: dict) -> str:
     rows = {row["band"]: row for row in tested["bands"]} if tested else {}
     names = exact["bands"] if exact else rows
     for name in names:
-        line = f"{name:<22}" + (f"{_percent(exact['bands'][name]):>12}" if exact else "")
+        # beside a back-test, the exact share the back-test is tested against (for its shoes' lengths)
+        beside = rows[name]["exact"] if tested and rows[name]["exact"] is not None else exact and exact["bands"][name]
+        line = f"{name:<22}" + (f"{_percent(beside):>12}" if exact else "")
         if tested:
             line += f"{_percent(rows[name]['share']):>12}" + (f"{_z(rows[name]['z']):>8}" if exact else "")
         lines.append(line)
@@ -201,6 +203,8 @@ def render(summary: dict) -> str:
             f"{_money(tested['mean_result'])}, mean bets {tested['mean_bets']:.2f}, mean wagered "
             f"{_money(tested['mean_wagered'])}",
         ]
+        if tested.get("exact_lengths") == "each shoe's own":
+            lines.append("(shoes shorter than the session: the exact column beside them is for each shoe's length)")
     if "exact_omitted" in summary:
         lines += ["", f"note: {summary['exact_omitted']}"]
     if "calibration" in summary:

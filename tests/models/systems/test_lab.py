@@ -1,6 +1,8 @@
 """The lab's glue: calls rated at the chosen game's and deck count's exact odds; a chain too large
 answered by the back-test alone."""
 
+from decimal import Decimal
+
 import pytest
 
 from models.game.games import Game
@@ -35,3 +37,17 @@ def test_too_large_a_chain_leaves_the_back_test_to_answer():
     assert chart.to_dict()["layer"]
     answered, none = lab.exact_or_note(lab.Question("flat", "banker", Limits(coups=30)))
     assert none is None and answered.expected_bets == 30
+
+
+def test_shoes_shorter_than_the_session_are_compared_with_the_exact_session_of_their_length():
+    question = lab.Question("martingale", "banker", Limits(coups=30, bankroll=Decimal(500)))
+    shoes = lab.simulated_shoes(40, seed=3, game=Game.PUNTO_BANCO, decks=8)
+    short = [shoe[:12] for shoe in shoes]  # every shoe cut at 12 coups, under the session's 30
+    tested = lab.run_backtest(question, short)
+    summary = lab.summary(question, lab.exact(question), tested, "cut shoes")
+    twelve = lab.exact(lab.with_limits(question, coups=12))
+    assert summary["backtest"]["exact_lengths"] == "each shoe's own"
+    expected = lab.exact_bands(twelve.distribution, question.limits)
+    assert {row["band"]: row["exact"] for row in summary["backtest"]["bands"]} == pytest.approx(expected)
+    whole = lab.summary(question, lab.exact(question), lab.run_backtest(question, shoes), "whole shoes")
+    assert whole["backtest"]["exact_lengths"] == "the session's"
