@@ -11,6 +11,7 @@ import streamlit as st
 from dashboards import charts, filters, fmt, query
 from models.game.games import Game
 from models.systems import lab
+from models.systems.calibration import chart as calibrated_chart
 from models.systems.rules import SYSTEMS, Limits
 from pipelines.settings import Settings
 
@@ -168,6 +169,8 @@ def render() -> None:
     if question.follower:
         st.subheader("Does the pattern predict?")
         rows = calibration(shoes, question.game, question.decks)
+        if rows.height:
+            charts.show(calibrated_chart(rows))
         fmt.table(rows, hide_index=True)
         st.caption(
             "Each pattern's call on these shoes: how often it won against the rate the exact odds give the side "

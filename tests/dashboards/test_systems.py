@@ -55,6 +55,7 @@ def test_a_pattern_follower_shows_its_calibration(warehouse, monkeypatch):
     assert "tie" not in at.selectbox(key="systems_bet").options
     assert "Does the pattern predict?" in [s.value for s in at.subheader]
     assert len(at.dataframe) == 2  # the bands, then the calibration
+    assert len(at.get("vega_lite_chart")) == 2  # the session's result, then the calls against chance
 
 
 def test_without_a_warehouse_the_exact_part_answers(tmp_path, monkeypatch):
