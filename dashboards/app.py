@@ -32,7 +32,8 @@ def main() -> None:
             st.error(f"The dashboard cannot start: {error}", icon=":material/lock:")
         return
     # a page outside the role's list does not exist for its session, not even by its URL
-    page = st.navigation([st.Page(VIEWS / name, title=title, icon=icon) for name, title, icon in visible(who.role)])
+    pages = [st.Page(VIEWS / name, title=title, icon=icon) for name, title, icon in visible(who.role)]
+    page = st.navigation(pages, expanded=True)  # every page listed: collapsed, a "View more" hides the last ones
     try:
         st.session_state["filters"] = filters.sidebar()
     except query.Unavailable as error:  # the page decides whether it can do without the warehouse
