@@ -15,6 +15,7 @@ from decimal import Decimal
 import polars as pl
 
 from models.contract import MONEY
+from models.logs.denominations import smallest
 from models.metrics.gaming_day import GamingDay, gaming_day
 
 #: The count's amounts (the slips' and counts' own decimals).
@@ -156,7 +157,7 @@ def _counted(events: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
             drop_box=total("drop"),
             markers=total("marker"),
             marker_payments=total("marker_payment"),
-            smallest_chip=_smallest_chip(pl.col("denominations").filter(trays)),
+            smallest_chip=smallest(pl.col("denominations").filter(trays)).min().cast(MONEY),
         )
         .with_columns(
             drop=(pl.col("drop_box") + pl.col("markers") - pl.col("marker_payments")).cast(COUNT),
@@ -174,12 +175,6 @@ def _counted(events: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
         .collect()
     )
     return shifts
-
-
-def _smallest_chip(breakdowns: pl.Expr) -> pl.Expr:
-    """The smallest denomination among `DENOMxCOUNT` breakdowns, null where none is given."""
-    tokens = breakdowns.str.split(" ").explode()
-    return tokens.filter(tokens.str.contains("x")).str.split("x").list.first().cast(MONEY, strict=False).min()
 
 
 def _located(shifts: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:

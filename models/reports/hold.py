@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from models.reports.monthly import hold
+from models.metrics.count_room import pct
 
 #: marts.count_room's columns `by_day` reads.
 COLUMNS = ("gaming_day", "drop", "win", "theo")
@@ -15,4 +15,4 @@ def by_day(days: pl.DataFrame) -> pl.DataFrame:
     """Rows of marts.count_room (table x gaming day) pooled per gaming day: drop, win, theo, hold_pct
     (win / drop x 100) and theo_hold_pct (theo / drop x 100), null where nothing was dropped."""
     sums = days.group_by("gaming_day").agg(pl.col("drop", "win", "theo").sum()).sort("gaming_day")
-    return sums.with_columns(hold_pct=hold("win", "drop"), theo_hold_pct=hold("theo", "drop"))
+    return sums.with_columns(hold_pct=pct("win", "drop"), theo_hold_pct=pct("theo", "drop"))

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import polars as pl
 
+from models.metrics.count_room import pct
 from models.reports.rules import KANSAS_POINTS, OHIO_POINTS, RULES, TITLES, month_end
 
 MARTS = ("marts.statistical_report", "marts.table_shift", "marts.count_room")
@@ -102,12 +103,6 @@ class Report:
         ]
 
 
-def hold(win: str, drop: str) -> pl.Expr:
-    """win / drop as a percentage, null where nothing was dropped."""
-    drop_ = pl.col(drop).cast(pl.Float64)
-    return pl.when(drop_ != 0).then(pl.col(win).cast(pl.Float64) / drop_ * 100)
-
-
 def _any(flag: str) -> pl.Expr:
     """Whether `flag` was raised on any day; null when it was never known."""
     return pl.when(pl.col(flag).count() > 0).then(pl.col(flag).fill_null(False).any())
@@ -141,7 +136,7 @@ def _totals(stat: pl.DataFrame, tables: pl.DataFrame, by: tuple[str, ...]) -> pl
     days = stat.group_by(*by).agg(days=pl.col("gaming_day").n_unique().cast(pl.Int64)) if by else None
     sums = [pl.col(name).sum() for name in ("drop", "win", "ytd_drop", "ytd_win")]
     summed = tables.group_by(*by).agg(*sums) if by else tables.select(*sums)
-    summed = summed.with_columns(hold_pct=hold("win", "drop"), ytd_hold_pct=hold("ytd_win", "ytd_drop"))
+    summed = summed.with_columns(hold_pct=pct("win", "drop"), ytd_hold_pct=pct("ytd_win", "ytd_drop"))
     if by:
         return summed.join(days, on=list(by))
     return summed.with_columns(days=pl.lit(stat["gaming_day"].n_unique(), pl.Int64))

@@ -9,6 +9,7 @@ import polars as pl
 from models.metrics.gaming_day import gaming_day
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of, latest_ingest_start
+from pipelines.defs.core.checks import NOTHING_YET
 from pipelines.defs.metadata import preview
 from pipelines.defs.partitions import on_run_days
 from pipelines.defs.resources import Warehouse
@@ -47,7 +48,7 @@ def incomplete_shifts(shifts: pl.DataFrame, warehouse: Warehouse, now: dt.dateti
 def shifts_open_and_close(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     since = latest_ingest_start(context)
     if since is None:
-        return dg.AssetCheckResult(passed=True, metadata={"note": "nothing ingested yet"})
+        return NOTHING_YET
     with warehouse.latest() as con:
         shifts = con.sql(SHIFTS, params={"since": since}).pl()
     bad = incomplete_shifts(shifts, warehouse, dt.datetime.now(dt.UTC))
