@@ -17,6 +17,7 @@ import polars as pl
 from models.contract import MONEY
 from models.logs.denominations import smallest
 from models.metrics.gaming_day import GamingDay, gaming_day
+from models.ratios import pct
 
 #: The count's amounts (the slips' and counts' own decimals).
 COUNT = pl.Decimal(18, 2)
@@ -191,12 +192,6 @@ def _located(shifts: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
         )
         .select(*COUP, "shift_id", "game")
     )
-
-
-def pct(part: str, whole: str) -> pl.Expr:
-    """part / whole * 100 as a float; null where whole is 0 (no drop: no hold to speak of)."""
-    whole_ = pl.col(whole).cast(pl.Float64)
-    return pl.when(whole_ != 0).then(pl.col(part).cast(pl.Float64) / whole_ * 100)
 
 
 def count_room(table_shift: pl.DataFrame) -> pl.DataFrame:

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from models.metrics.count_room import COUNT, pct
+from models.metrics.count_room import COUNT
+from models.ratios import pct
 from models.reports.rules import DEFAULT_RULES, KANSAS_POINTS, OHIO_POINTS, RULES
 
 KEY = ("table_id", "game")

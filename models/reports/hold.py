@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from models.metrics.count_room import pct
+from models.ratios import pct
 
 #: marts.count_room's columns `by_day` reads.
 COLUMNS = ("gaming_day", "drop", "win", "theo")

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import polars as pl
 
-from models.metrics.count_room import pct
+from models.ratios import pct
 from models.reports.rules import KANSAS_POINTS, OHIO_POINTS, RULES, TITLES, month_end
 
 MARTS = ("marts.statistical_report", "marts.table_shift", "marts.count_room")
