@@ -78,22 +78,11 @@ class CelerySettings:
         return {
             "broker_url": self.broker,
             "result_backend": self.backend,
-            # a pool process that imports the code location at start (load_code_at_start) is up in
+            # a pool process that imports the code location at start (worker.load_code_at_start) is up in
             # seconds, not the 4 s Celery waits for by default before it kills and replaces it
             "worker_proc_alive_timeout": 120,
             **self.app_config(),
         }
-
-
-def load_code_at_start() -> None:
-    """Have each of a worker's pool processes import the code location as it starts, not at its first
-    step. Not before the fork (Celery's `include`): the import starts Polars' threads, and a process
-    forked after that hangs at its first Polars query."""
-    from celery.signals import worker_process_init
-
-    @worker_process_init.connect(weak=False)
-    def _import_code(**_) -> None:
-        import pipelines.definitions  # noqa: F401
 
 
 def executor_from_env(env: Mapping[str, str] = os.environ) -> dg.ExecutorDefinition:
