@@ -12,8 +12,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from benchmarks.bench_marts import simulated_warehouse
-from benchmarks.report import Row, publish
+from benchmarks.bench_marts import QUICK_COUPS, QUICK_TABLES, simulated_warehouse
+from benchmarks.report import Row, figure, publish, quick_requested
 from dashboards.pages import PAGES
 from models.metrics.build import build
 from models.warehouse.store import read
@@ -24,8 +24,8 @@ BUDGET_SECONDS = 1.0
 REPEAT = 3
 
 
-def render_seconds(page: str, interact=None) -> tuple[float, float]:
-    """The best of REPEAT cold renders of `page` (entry point, filters and page), and one warm one."""
+def render_seconds(page: str, interact=None) -> tuple[list[float], float]:
+    """REPEAT cold renders of `page` (entry point, filters and page), and one warm one."""
     at = AppTest.from_file(APP, default_timeout=600).run()  # imports and first-run costs, not timed
     at.switch_page(f"views/{page}").run()
     if interact:
@@ -40,7 +40,7 @@ def render_seconds(page: str, interact=None) -> tuple[float, float]:
             raise RuntimeError(f"{page}: {at.exception[0].value}")
     start = time.perf_counter()
     at.run()
-    return min(cold), time.perf_counter() - start
+    return cold, time.perf_counter() - start
 
 
 def pick_first_dealer(at: AppTest) -> None:
@@ -57,7 +57,8 @@ def round_commission_down(at: AppTest) -> None:
     at.radio(key="what_if_policy").set_value("down").run()
 
 
-def measure(db: Path) -> None:
+def measure(db: Path, quick: bool = False) -> None:
+    """Every page's cold render (the best of REPEAT; quick: their median) and warm one over `db`."""
     os.environ["BANCO_DB"] = str(db)
     con = read(db)
     coups, wagers = con.execute(
@@ -70,28 +71,33 @@ def measure(db: Path) -> None:
     cases.append(("tables.py", "Tables and dealers + a dealer drill-down", pick_first_dealer))
     cases.append(("players.py", "Players + the top player's profile", search_top_player))
     for name, title, interact in cases:
-        cold, warm = render_seconds(name, interact)
-        rows.append(Row(title, cold, BUDGET_SECONDS, "s", f"<= 1 s (warm {warm:.2f} s)"))
+        colds, warm = render_seconds(name, interact)
+        cold, spread = figure(colds, quick=quick)
+        rows.append(Row(title, cold, BUDGET_SECONDS, "s", f"<= 1 s (warm {warm:.2f} s)", spread=spread))
         print(f"  {title}: cold {cold:.3f} s, warm {warm:.3f} s", flush=True)
     publish(
         "dashboard",
-        f"Dashboard pages over {coups:,} coups and {wagers:,} wagers (AppTest, cold cache, best of {REPEAT})",
+        f"Dashboard pages over {coups:,} coups and {wagers:,} wagers (AppTest, cold cache, "
+        f"{'median' if quick else 'best'} of {REPEAT})",
         rows,
         "the 1 s budget per page (ratio > 1: within it)",
+        quick=quick,
     )
 
 
-def main() -> None:
+def main(quick: bool = False) -> None:
+    """Over BANCO_BENCH_DASHBOARD_DB, or a warehouse of BANCO_BENCH_DASHBOARD_COUPS made and built here
+    (quick: the marts benchmark's quick warehouse, never a kept one)."""
     existing = os.environ.get("BANCO_BENCH_DASHBOARD_DB")  # a built warehouse to reuse, e.g. from an earlier run
-    if existing:
+    if existing and not quick:
         measure(Path(existing))
         return
-    coups = int(os.environ.get("BANCO_BENCH_DASHBOARD_COUPS", 10_000_000))
+    coups = QUICK_COUPS if quick else int(os.environ.get("BANCO_BENCH_DASHBOARD_COUPS", 10_000_000))
     with tempfile.TemporaryDirectory(dir=ROOT / "data") as tmp:
-        db, _ = simulated_warehouse(Path(tmp), coups)
+        db, _ = simulated_warehouse(Path(tmp), coups, QUICK_TABLES if quick else 50)
         build(db)
-        measure(db)
+        measure(db, quick)
 
 
 if __name__ == "__main__":
-    main()
+    main(quick_requested())

@@ -12,7 +12,7 @@ from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
-from benchmarks.report import Row, publish
+from benchmarks.report import Row, figure, publish, quick_requested
 from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
@@ -22,6 +22,9 @@ from models.warehouse.store import read
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_COUPS = 200_000
+#: `--quick`: about 25,000 coups on 8 tables (4 gaming days; a kept warehouse is not used), the three
+#: builds three times over.
+QUICK_COUPS, QUICK_TABLES, QUICK_REPEAT = 25_000, 8, 3
 
 
 def per_row_marts(rounds: list[tuple], bets: list[tuple]) -> dict:
@@ -59,10 +62,10 @@ def baseline_seconds_per_coup(db: Path) -> float:
     return (time.perf_counter() - start) / len(rounds)
 
 
-def simulated_warehouse(work: Path, coups: int) -> tuple[Path, float]:
-    """A warehouse of about `coups` simulated coups with bets (50 tables) in `work`, ingested but
-    not built; returns its path and the ingest time in seconds."""
-    sim = Simulation(shoes=coups // 81 + 1, tables=50, shoes_per_day=10, seed=5)
+def simulated_warehouse(work: Path, coups: int, tables: int = 50) -> tuple[Path, float]:
+    """A warehouse of about `coups` simulated coups with bets (10 shoes a table and day) in `work`,
+    ingested but not built; returns its path and the ingest time in seconds."""
+    sim = Simulation(shoes=coups // 81 + 1, tables=tables, shoes_per_day=10, seed=5)
     write_simulation(sim, work / "landing")
     db = work / "banco.duckdb"
     start = time.perf_counter()
@@ -70,17 +73,17 @@ def simulated_warehouse(work: Path, coups: int) -> tuple[Path, float]:
     return db, time.perf_counter() - start
 
 
-def prepare(work: Path, coups: int) -> tuple[Path, str]:
+def prepare(work: Path, coups: int, tables: int = 50) -> tuple[Path, str]:
     """A warehouse of about `coups` simulated coups with bets, or the one named by
     BANCO_BENCH_MARTS_WAREHOUSE (`<folder>/banco.duckdb`, made there by the first run that names it:
     the simulation and ingest take minutes), its DuckDB file as the ingest left it."""
     kept = os.environ.get("BANCO_BENCH_MARTS_WAREHOUSE")
     if not kept:
-        db, seconds = simulated_warehouse(work, coups)
+        db, seconds = simulated_warehouse(work, coups, tables)
         return db, f"ingest took {seconds:.0f} s"
     db = Path(kept)
     if not db.exists():  # made where it is kept: its catalog names its files by their paths
-        made, seconds = simulated_warehouse(db.parent, coups)
+        made, seconds = simulated_warehouse(db.parent, coups, tables)
         shutil.rmtree(made.parent / "landing")
         if made != db:
             raise SystemExit(f"BANCO_BENCH_MARTS_WAREHOUSE names {kept}: a new one is made as {made}")
@@ -104,35 +107,48 @@ def timed(function) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
-def main() -> None:
-    coups = int(os.environ.get("BANCO_BENCH_MARTS_COUPS", 10_000_000))
+def main(quick: bool = False) -> None:
+    coups = QUICK_COUPS if quick else int(os.environ.get("BANCO_BENCH_MARTS_COUPS", 10_000_000))
+    tables, repeat = (QUICK_TABLES, QUICK_REPEAT) if quick else (50, 1)
+    if quick:
+        os.environ.pop("BANCO_BENCH_MARTS_WAREHOUSE", None)
     with tempfile.TemporaryDirectory(dir=ROOT / "data") as tmp:
-        db, origin = prepare(Path(tmp), coups)
+        db, origin = prepare(Path(tmp), coups, tables)
         con = read(db)
         stored, wagers, shoes, last_day = con.execute(
             "SELECT (SELECT count(*) FROM core.rounds), (SELECT count(*) FROM core.bets), "
             "(SELECT count(*) FROM core.shoes), (SELECT max(started_at - INTERVAL 6 HOUR)::DATE FROM core.rounds)"
         ).fetchall()[0]
         con.close()
-        full, _ = timed(lambda: build(db))
-        # the first day after a full rebuild, then the same day again (the steady state of a daily run)
-        one_day, rows = timed(lambda: build(db, days=[last_day]))
-        again, _ = timed(lambda: build(db, days=[last_day]))
+        times: dict[str, list[float]] = {"full": [], "one_day": [], "again": []}
+        for _ in range(repeat):
+            times["full"].append(timed(lambda: build(db))[0])
+            # the first day after a full rebuild, then the same day again (the steady state of a daily run)
+            one_day, rows = timed(lambda: build(db, days=[last_day]))
+            times["one_day"].append(one_day)
+            times["again"].append(timed(lambda: build(db, days=[last_day]))[0])
         baseline = baseline_seconds_per_coup(db)
         day_coups = rows["marts.shoe_summary"] * (stored / max(1, shoes))
     day_baseline = baseline * day_coups
+    (full, full_spread), (one_day, day_spread), (again, again_spread) = (
+        figure(times[name], quick=quick) for name in ("full", "one_day", "again")
+    )
+    rows = [
+        Row(f"full rebuild, {stored:,} coups", full, baseline * stored, "s", "<= 20", spread=full_spread,
+            key="full rebuild"),
+        Row(f"one gaming day after it, ~{day_coups:,.0f} coups", one_day, day_baseline, "s", "<= 1",
+            spread=day_spread, key="one gaming day after it"),
+        Row("the same gaming day again", again, day_baseline, "s", "<= 1", spread=again_spread),
+    ]  # fmt: skip
     publish(
         "marts",
         f"Mart rebuilds over {stored:,} coups and {wagers:,} wagers ({origin})",
-        [
-            Row(f"full rebuild, {stored:,} coups", full, baseline * stored, "s", "<= 20"),
-            Row(f"one gaming day after it, ~{day_coups:,.0f} coups", one_day, day_baseline, "s", "<= 1"),
-            Row("the same gaming day again", again, day_baseline, "s", "<= 1"),
-        ],
+        rows,
         "a per-row Python loop computing only tie counts, commission and table-day money (a lower bound of a "
         f"per-row build of every mart), timed on {BASELINE_COUPS:,} coups and scaled",
+        quick=quick,
     )
 
 
 if __name__ == "__main__":
-    main()
+    main(quick_requested())

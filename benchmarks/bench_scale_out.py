@@ -20,11 +20,12 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import sqlalchemy
 
-from benchmarks.report import RESULTS, Row, publish
+from benchmarks.report import RESULTS, Row, publish, quick_requested
 from benchmarks.scale_out_sizing import sizing, sizing_table
 from models.logs.read import kind_of
 from models.simulate.config import Population, Simulation
@@ -36,15 +37,43 @@ from models.warehouse.shards import Sharding
 ROOT = Path(__file__).resolve().parents[1]
 SHARDS = Sharding(4)
 SHOES_PER_DAY, PACE = 24, 120.0  # 500 tables x 24 shoes x ~81 coups: about 970,000 coups a gaming day
-TABLES = int(os.environ.get("BANCO_BENCH_SCALE_OUT_TABLES", 500))
+TABLES = 500
 #: The environment a local warehouse's workers get: no catalog or store settings from outside.
 SETTINGS = ("BANCO_CATALOG_URI", "BANCO_WAREHOUSE_URI")
 
 
-def landed(folder: Path, days: int) -> dict:
-    """Simulate `days` gaming days of TABLES tables into `folder`, a file pair per chunk and shard."""
+@dataclass(frozen=True)
+class Sizes:
+    """What a run deals and which of its parts it runs."""
+
+    tables: int = TABLES
+    days: int = 2
+    repeat: int = 2
+    #: the first chunk on PostgreSQL and moto's S3 (and through Celery), started on loopback
+    remote: bool = True
+    celery: bool = True
+    #: the first chunk's runs (storages, Dagster's executors) and the memory runs, for the sizing
+    subset: bool = True
+
+    @classmethod
+    def from_env(cls) -> Sizes:
+        env = os.environ.get
+        return cls(
+            int(env("BANCO_BENCH_SCALE_OUT_TABLES", TABLES)), int(env("BANCO_BENCH_SCALE_OUT_DAYS", 2)),
+            int(env("BANCO_BENCH_SCALE_OUT_REPEAT", 2)), env("BANCO_BENCH_SCALE_OUT_REMOTE", "1") != "0",
+            env("BANCO_BENCH_SCALE_OUT_CELERY", "1") != "0",
+        )  # fmt: skip
+
+
+#: `--quick`: the embedded part only (a local folder and SQLite, the worker processes, no servers, no
+#: Dagster runs, no sizing): 16 tables for one gaming day (about 31,000 coups), each run once.
+QUICK = Sizes(tables=16, days=1, repeat=1, remote=False, celery=False, subset=False)
+
+
+def landed(folder: Path, days: int, tables: int = TABLES) -> dict:
+    """Simulate `days` gaming days of `tables` tables into `folder`, a file pair per chunk and shard."""
     sim = Simulation(
-        shoes=TABLES * SHOES_PER_DAY * days, tables=TABLES, shoes_per_day=SHOES_PER_DAY, seed=7,
+        shoes=tables * SHOES_PER_DAY * days, tables=tables, shoes_per_day=SHOES_PER_DAY, seed=7,
         population=Population(coups_per_hour=PACE),
     )  # fmt: skip
     done = write_simulation(sim, folder, sharding=SHARDS)
@@ -143,11 +172,11 @@ def stage1(shards: list[str], days: list[str], run_id: str) -> list[dict]:
     return [{"kind": "stage1", "days": [day], "shard": shard, "run_id": run_id} for shard in shards for day in days]
 
 
-def marts_runs(db: Path, days: list[str], env: dict, work: Path, repeat: int) -> dict:
+def marts_runs(db: Path, days: list[str], env: dict, work: Path, repeat: int, memory: bool = True) -> dict:
     """Stage 1 for every (day, shard) with one worker and with two (alternately, the best of `repeat`
     each), then stage 2 twice (the first creates the marts in a file without any, the second replaces
-    the days' rows: the steady state); and for the memory of a partition, one shard's first day and
-    then its every day in one build, each in a fresh process."""
+    the days' rows: the steady state); and with `memory`, for the memory of a partition, one shard's
+    first day and then its every day in one build, each in a fresh process."""
     halves = split(SHARDS.names, 2)
     one, two = [], []
     for _ in range(repeat):
@@ -156,6 +185,8 @@ def marts_runs(db: Path, days: list[str], env: dict, work: Path, repeat: int) ->
     runs = {"stage1_one": best(one), "stage1_two": best(two)}
     runs["stage2_first"] = side_by_side(db, [[{"kind": "stage2", "days": days}]], env, work)
     runs["stage2"] = side_by_side(db, [[{"kind": "stage2", "days": days}]], env, work)
+    if not memory:
+        return runs
     shard = SHARDS.names[0]
     runs["memory_one_day"] = side_by_side(db, [stage1([shard], days[:1], "bench-memory")], env, work)
     every_day = [{"kind": "stage1", "days": days, "shard": shard, "run_id": "bench-memory"}]
@@ -348,7 +379,7 @@ def table(measured: dict, figures: dict) -> list[Row]:
     coups, wagers = measured["simulated"]["coups"], measured["simulated"]["wagers"]
     local, marts = measured["ingest_local"], measured["marts_local"]
     rows = _ingest_rows("local folder, SQLite catalog", local[1], local[2], coups, wagers)
-    small = measured["subset"]
+    small = measured.get("subset", {})
     if "remote" in small:
         remote, near = small["remote"], small["local"]
         rows += [
@@ -362,7 +393,7 @@ def table(measured: dict, figures: dict) -> list[Row]:
             marts["stage2_first"]["wall_s"], "s"),
     ]  # fmt: skip
     for executor in ("multiprocess", "celery"):
-        added = figures["subset"].get(executor)
+        added = figures.get("subset", {}).get(executor)
         if added and "error" not in added:
             rows += [
                 Row(f"first chunk: ingest job, {executor}, against direct", added["ingest_run_wall_s"],
@@ -373,18 +404,17 @@ def table(measured: dict, figures: dict) -> list[Row]:
     return rows
 
 
-def main() -> None:
-    days = int(os.environ.get("BANCO_BENCH_SCALE_OUT_DAYS", 2))
-    remote = os.environ.get("BANCO_BENCH_SCALE_OUT_REMOTE", "1") != "0"
-    repeat = int(os.environ.get("BANCO_BENCH_SCALE_OUT_REPEAT", 2))
+def main(quick: bool = False) -> None:
+    sizes = QUICK if quick else Sizes.from_env()
+    days, remote, repeat = sizes.days, sizes.remote, sizes.repeat
     for key in SETTINGS:  # the benchmark makes its own warehouses
         os.environ.pop(key, None)
     load_before, began = os.getloadavg(), time.perf_counter()
     with tempfile.TemporaryDirectory(dir=ROOT / "data", prefix="scale-out-") as tmp:
         work = Path(tmp)
         tasks = work / "tasks"
-        measured: dict = {"simulated": landed(work / "landing", days), "shards": SHARDS.count, "tables": TABLES,
-                          "repeat": repeat}  # fmt: skip
+        measured: dict = {"simulated": landed(work / "landing", days, sizes.tables), "shards": SHARDS.count,
+                          "tables": sizes.tables, "repeat": repeat}  # fmt: skip
         files = files_by_shard(work / "landing")
         local: dict[int, list[dict]] = {1: [], 2: []}
         for attempt in range(repeat):  # alternately, so that a disturbance hits both alike
@@ -394,40 +424,26 @@ def main() -> None:
         db = work / "local-2-0" / "banco.duckdb"
         measured["partitions"] = partitions(db, {})
         gaming_days = sorted({p["day"] for p in measured["partitions"]})
-        measured["marts_local"] = marts_runs(db, gaming_days, {}, tasks, repeat)
-        measured["stored_bytes"] = stored_bytes(db)
-        measured["serving_file_bytes"] = db.stat().st_size
-        # the first chunk's files, on each storage and through each executor
-        chosen, landing = subset(files, work / "landing-subset")
-        small = {"files": sum(len(paths) for kinds in chosen.values() for paths in kinds.values())}
-        small["local"] = {n: ingest_run(work / f"sub-local-{n}" / "banco.duckdb", chosen, n, {}, tasks) for n in (1, 2)}
-        db = work / "sub-local-2" / "banco.duckdb"
-        small["days"] = sorted({p["day"] for p in partitions(db, {})})
-        small["marts_local"] = small_marts(db, small["days"], {}, tasks)
-        if remote:
-            with remote_store() as (fresh, cpu_of_servers):
-                small["remote"] = {}
-                for n in (1, 2):
-                    before, env = cpu_of_servers(), fresh(f"s3_{n}")
-                    run = ingest_run(work / f"sub-s3-{n}" / "banco.duckdb", chosen, n, env, tasks)
-                    small["remote"][n] = {**run, "servers_cpu_s": cpu_of_servers() - before}
-                small["marts_remote"] = small_marts(work / "sub-s3-2" / "banco.duckdb", small["days"], env, tasks)
-        small["dagster"] = dagster_runs(work / "dagster" / "banco.duckdb", landing, work / "dagster")
-        if remote and os.environ.get("BANCO_BENCH_SCALE_OUT_CELERY", "1") != "0":
-            small["celery"] = celery_runs(landing, work / "celery")
-        measured["subset"] = small
+        measured["marts_local"] = marts_runs(db, gaming_days, {}, tasks, repeat, memory=sizes.subset)
+        if sizes.subset:
+            measured["stored_bytes"] = stored_bytes(db)
+            measured["serving_file_bytes"] = db.stat().st_size
+            measured["subset"] = first_chunk(files, work, tasks, remote, sizes.celery)
         shutil.rmtree(work, ignore_errors=True)
     measured["bench_seconds"] = time.perf_counter() - began
     measured["load"] = {"before": load_before, "after": os.getloadavg()}
-    figures = sizing(measured)
+    figures = sizing(measured) if sizes.subset else {}
     simulated = measured["simulated"]
     publish(
         "scale_out",
         f"Scale-out over {simulated['coups']:,} coups and {simulated['wagers']:,} wagers ({days} gaming days of "
-        f"{TABLES} tables, {SHARDS.count} shards)",
+        f"{sizes.tables} tables, {SHARDS.count} shards{'; quick: local, no servers, no Dagster' if quick else ''})",
         table(measured, figures),
         "one worker: the shards one after another in one process",
+        quick=quick,
     )
+    if quick:
+        return
     saved = RESULTS / "scale_out.json"
     payload = json.loads(saved.read_text())
     payload.update({"sizing": sizing_table(figures, measured), "figures": figures, "measured": measured})
@@ -435,5 +451,27 @@ def main() -> None:
     print(json.dumps(figures, indent=2))
 
 
+def first_chunk(files: dict, work: Path, tasks: Path, remote: bool, celery: bool) -> dict:
+    """The first chunk's files on each storage and through each executor."""
+    chosen, landing = subset(files, work / "landing-subset")
+    small = {"files": sum(len(paths) for kinds in chosen.values() for paths in kinds.values())}
+    small["local"] = {n: ingest_run(work / f"sub-local-{n}" / "banco.duckdb", chosen, n, {}, tasks) for n in (1, 2)}
+    db = work / "sub-local-2" / "banco.duckdb"
+    small["days"] = sorted({p["day"] for p in partitions(db, {})})
+    small["marts_local"] = small_marts(db, small["days"], {}, tasks)
+    if remote:
+        with remote_store() as (fresh, cpu_of_servers):
+            small["remote"] = {}
+            for n in (1, 2):
+                before, env = cpu_of_servers(), fresh(f"s3_{n}")
+                run = ingest_run(work / f"sub-s3-{n}" / "banco.duckdb", chosen, n, env, tasks)
+                small["remote"][n] = {**run, "servers_cpu_s": cpu_of_servers() - before}
+            small["marts_remote"] = small_marts(work / "sub-s3-2" / "banco.duckdb", small["days"], env, tasks)
+    small["dagster"] = dagster_runs(work / "dagster" / "banco.duckdb", landing, work / "dagster")
+    if remote and celery:
+        small["celery"] = celery_runs(landing, work / "celery")
+    return small
+
+
 if __name__ == "__main__":
-    main()
+    main(quick_requested())

@@ -17,7 +17,7 @@ from pathlib import Path
 import altair as alt
 import polars as pl
 
-from benchmarks.report import RESULTS
+from benchmarks.report import RESULTS, Row, publish, quick_requested
 from models.game.games import Game
 from models.metrics.build import build
 from models.simulate.config import Population, Simulation
@@ -29,15 +29,17 @@ PLOT = Path(__file__).resolve().parents[1] / "docs" / "surveillance-power.svg"
 #: Six tables of the house-banked games, eight shoes a day, for thirty days.
 HOUSE_GAMES = (Game.PUNTO_BANCO, Game.SUPER6, Game.EZ_BACCARAT)
 DAYS = 30
+#: `--quick`: a week of each month, its figures printed and saved as results/surveillance.quick.json (no plot).
+QUICK_DAYS = 7
 #: Hours an advantage player was watched on a day (rated at a house-banked table), in bins.
 HOURS = [0.5, 1, 2, 4]
 HOUR_LABELS = ["under 0.5 h", "0.5 to 1 h", "1 to 2 h", "2 to 4 h", "4 h or more"]
 
 
-def month(root: Path, share: float, seed: int) -> tuple[Path, Path]:
+def month(root: Path, share: float, seed: int, days: int = DAYS) -> tuple[Path, Path]:
     """A month dealt with `share` of advantage players, ingested and built; (warehouse, pool file)."""
     sim = Simulation(
-        shoes=DAYS * 6 * 8, tables=6, shoes_per_day=8, games=HOUSE_GAMES, seed=seed,
+        shoes=days * 6 * 8, tables=6, shoes_per_day=8, games=HOUSE_GAMES, seed=seed,
         start=dt.date(2026, 11, 1), population=Population(advantage_share=share),
     )  # fmt: skip
     summary = write_simulation(sim, root / "landing")
@@ -56,7 +58,7 @@ def marts(db: Path) -> dict[str, pl.DataFrame]:
         con.close()
 
 
-def false_flags(tables: dict[str, pl.DataFrame]) -> dict:
+def false_flags(tables: dict[str, pl.DataFrame], days: int = DAYS) -> dict:
     """How the tests behave when nobody has an advantage: the p-values' tails and the flags."""
     sessions, days, flags = (tables[f"surveillance_{name}"] for name in ("sessions", "player_day", "flags"))
     tested, tested_days = sessions["p_value"].drop_nulls(), days["p_value"].drop_nulls()
@@ -68,7 +70,7 @@ def false_flags(tables: dict[str, pl.DataFrame]) -> dict:
         "tested_player_days": tested_days.len(),
         "player_days_p_at_most_0.05": float((tested_days <= 0.05).mean()),
         "player_days_p_at_most_0.01": float((tested_days <= 0.01).mean()),
-        "gaming_days": DAYS,
+        "gaming_days": days,
         "days_with_a_timing_flag": timing["gaming_day"].n_unique(),
         "timing_flags": timing.height,
         "zender_flags": flags.filter(rule="zender").height,
@@ -148,17 +150,36 @@ def plot(by_hours: pl.DataFrame) -> None:
     chart.save(str(PLOT))
 
 
-def main() -> None:
+def quick_rows(seconds: float, by_kind: pl.DataFrame, ordinary: dict) -> list[Row]:
+    """The quick run's figures: its time, and how many days it flags of those who had an edge and of
+    those who did not (fixed seeds: these move only when the code does)."""
+    power = float(by_kind["share_of_days_flagged"].mean())
+    false = ordinary["ordinary_flagged"] / max(1, ordinary["ordinary_player_days"])
+    return [
+        Row(f"two {QUICK_DAYS}-day months simulated, ingested, built", seconds, seconds, "s"),
+        Row("advantage players' days flagged (mean of kinds)", power, power, "of days", "", True),
+        Row("ordinary players' days flagged", false, false, "of days"),
+    ]
+
+
+def main(quick: bool = False) -> None:
     started = time.perf_counter()
+    days = QUICK_DAYS if quick else DAYS
     with tempfile.TemporaryDirectory(prefix="bench-surveillance-") as work:
-        null_db, _ = month(Path(work) / "null", 0.0, seed=31)
-        null = false_flags(marts(null_db))
-        injected_db, pool_file = month(Path(work) / "injected", 0.03, seed=32)
+        null_db, _ = month(Path(work) / "null", 0.0, seed=31, days=days)
+        null = false_flags(marts(null_db), days)
+        injected_db, pool_file = month(Path(work) / "injected", 0.03, seed=32, days=days)
         tables = marts(injected_db)
         by_hours, by_kind, ordinary = power(tables, pl.read_parquet(pool_file))
+    seconds = time.perf_counter() - started
+    if quick:
+        baseline = "none, not a speed benchmark (each figure is its own baseline)"
+        publish("surveillance", "Surveillance against the simulator's truth", quick_rows(seconds, by_kind, ordinary),
+                baseline, quick=True)  # fmt: skip
+        return
     plot(by_hours)
     pl.Config.set_tbl_rows(40)
-    print("A month without advantage players (6 house-banked tables, 30 days):")
+    print(f"A month without advantage players (6 house-banked tables, {days} days):")
     for name, value in null.items():
         print(f"  {name:<30}{value:.4f}" if isinstance(value, float) else f"  {name:<30}{value}")
     print("\nA month with 3 % advantage players: their days flagged, by hours watched")
@@ -170,7 +191,7 @@ def main() -> None:
     payload = {
         "benchmark": "surveillance",
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "seconds": time.perf_counter() - started,
+        "seconds": seconds,
         "null_month": null,
         "injected_month": {
             "by_hours": by_hours.with_columns(pl.col("hours_bin").cast(pl.String)).to_dicts(),
@@ -183,4 +204,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(quick_requested())

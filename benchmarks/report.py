@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import platform
+import statistics
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -22,6 +22,10 @@ class Row:
     unit: str
     target: str = ""
     higher_is_better: bool = False  # throughputs; times and memory are lower-is-better
+    #: (worst - best) / measured over the repeats the figure sums up: the run's own noise (0: one run).
+    spread: float = 0.0
+    #: What names the row from one run to the next where its case names a size the data decides.
+    key: str = ""
 
     @property
     def ratio(self) -> float:
@@ -30,19 +34,37 @@ class Row:
         return better / worse if worse else float("inf")
 
 
-def best_seconds(function: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
-    """The fastest of `repeat` timings of `number` calls, per call: the least noisy estimate."""
+def quick_requested(argv: Sequence[str] = sys.argv[1:]) -> bool:
+    """Whether a benchmark was started as `python -m benchmarks.bench_NAME --quick` (its small sizes)."""
+    return "--quick" in argv
+
+
+def timings(function: Callable[[], object], repeat: int = 5, number: int = 1) -> list[float]:
+    """`repeat` timings of `number` calls, each per call."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         for _ in range(number):
             function()
         times.append((time.perf_counter() - start) / number)
-    return float(np.min(times))
+    return times
 
 
-def publish(name: str, title: str, rows: list[Row], baseline_name: str) -> None:
-    """Print the table and save it as benchmarks/results/NAME.json."""
+def best_seconds(function: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
+    """The fastest of `repeat` timings of `number` calls, per call: the least noisy estimate."""
+    return min(timings(function, repeat, number))
+
+
+def figure(samples: Sequence[float], *, higher_is_better: bool = False, quick: bool = False) -> tuple[float, float]:
+    """The figure of several runs and their spread: a full run's best (the least disturbed), a quick
+    run's median (a quick run compares with the last one: an unlucky or lucky single run must not move it)."""
+    best = max(samples) if higher_is_better else min(samples)
+    value = statistics.median(samples) if quick else best
+    return value, (max(samples) - min(samples)) / value if value else 0.0
+
+
+def publish(name: str, title: str, rows: list[Row], baseline_name: str, *, quick: bool = False) -> None:
+    """Print the table and save it as benchmarks/results/NAME.json (NAME.quick.json for a quick run)."""
     print(f"\n{title}\n(baseline: {baseline_name}; ratio = how many times better than the baseline)")
     print(f"{'case':<46}{'measured':>12}{'baseline':>12}{'ratio':>10}  {'unit':<10}target")
     for row in rows:
@@ -52,9 +74,11 @@ def publish(name: str, title: str, rows: list[Row], baseline_name: str) -> None:
         "benchmark": name,
         "title": title,
         "baseline": baseline_name,
+        "quick": quick,
         "machine": {"python": platform.python_version(), "processor": platform.machine()},
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "rows": [{**asdict(row), "ratio": row.ratio} for row in rows],
     }
-    (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=2))
-    print(f"saved {RESULTS / f'{name}.json'}")
+    saved = RESULTS / f"{name}{'.quick' if quick else ''}.json"
+    saved.write_text(json.dumps(payload, indent=2))
+    print(f"saved {saved}")
