@@ -366,11 +366,14 @@ def subset(files: dict, folder: Path) -> tuple[dict, Path]:
 
 
 def _ingest_rows(label: str, one: dict, two: dict, coups: int, wagers: int) -> list[Row]:
+    case = f"ingest, {label}"
     return [
-        Row(f"ingest, {label}: coups/s", coups / two["wall_s"], coups / one["wall_s"], "coups/s", "", True),
-        Row("  wagers/s", wagers / two["wall_s"], wagers / one["wall_s"], "wagers/s", "", True),
-        Row("  wall time", two["wall_s"], one["wall_s"], "s"),
-        Row("  CPU of every worker process", two["cpu_s"], one["cpu_s"], "CPU-s"),
+        Row(f"{case}: coups/s", coups / two["wall_s"], coups / one["wall_s"], "coups/s", "", True),
+        Row(
+            "  wagers/s", wagers / two["wall_s"], wagers / one["wall_s"], "wagers/s", "", True, key=f"{case}: wagers/s"
+        ),
+        Row("  wall time", two["wall_s"], one["wall_s"], "s", key=f"{case}: wall time"),
+        Row("  CPU of every worker process", two["cpu_s"], one["cpu_s"], "CPU-s", key=f"{case}: CPU"),
     ]
 
 
@@ -388,7 +391,8 @@ def table(measured: dict, figures: dict) -> list[Row]:
         ]
     rows += [
         Row("marts stage 1, every (day, shard)", marts["stage1_two"]["wall_s"], marts["stage1_one"]["wall_s"], "s"),
-        Row("  CPU of every worker process", marts["stage1_two"]["cpu_s"], marts["stage1_one"]["cpu_s"], "CPU-s"),
+        Row("  CPU of every worker process", marts["stage1_two"]["cpu_s"], marts["stage1_one"]["cpu_s"], "CPU-s",
+            key="marts stage 1: CPU"),
         Row("marts stage 2, the days again, against its first", marts["stage2"]["wall_s"],
             marts["stage2_first"]["wall_s"], "s"),
     ]  # fmt: skip

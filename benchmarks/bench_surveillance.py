@@ -29,8 +29,8 @@ PLOT = Path(__file__).resolve().parents[1] / "docs" / "surveillance-power.svg"
 #: Six tables of the house-banked games, eight shoes a day, for thirty days.
 HOUSE_GAMES = (Game.PUNTO_BANCO, Game.SUPER6, Game.EZ_BACCARAT)
 DAYS = 30
-#: `--quick`: a week of each month, its figures printed and saved as results/surveillance.quick.json (no plot).
-QUICK_DAYS = 7
+#: `--quick`: five days of each month, its figures printed and saved as results/surveillance.quick.json (no plot).
+QUICK_DAYS = 5
 #: Hours an advantage player was watched on a day (rated at a house-banked table), in bins.
 HOURS = [0.5, 1, 2, 4]
 HOUR_LABELS = ["under 0.5 h", "0.5 to 1 h", "1 to 2 h", "2 to 4 h", "4 h or more"]

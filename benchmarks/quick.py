@@ -47,8 +47,8 @@ class Figure:
 
     @classmethod
     def of(cls, row: dict) -> Figure:
-        case = row["case"].strip()
-        return cls(row.get("key") or case, case, row["measured"], row["unit"], row["higher_is_better"],
+        case = row["case"]  # an indented case is a part of the row above it, printed so
+        return cls(row.get("key") or case.strip(), case, row["measured"], row["unit"], row["higher_is_better"],
                    row.get("target", ""), row.get("spread", 0.0))  # fmt: skip
 
 
@@ -185,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown benchmark {', '.join(unknown)}: choose from {', '.join(names())}")
     expected, here = load_expected(), commit()
     started, cpu = time.perf_counter(), _children_cpu()
-    print(f"banco bench --quick at {here}, load average {os.getloadavg()[0]:.1f} (2 cores: above 2 is contention)")
+    load = f"load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores: above that, contention)"
+    print(f"banco bench --quick at {here}, {load}")
     print(f"behind: worse than expected by more than {TOLERANCE:.0%} or the spread of its repeats, if wider")
     behind, failed = [], []
     for name in args.names or names():
