@@ -73,7 +73,8 @@ def measure(db: Path, quick: bool = False) -> None:
     for name, title, interact in cases:
         colds, warm = render_seconds(name, interact)
         cold, spread = figure(colds, quick=quick)
-        rows.append(Row(title, cold, BUDGET_SECONDS, "s", f"<= 1 s (warm {warm:.2f} s)", spread=spread))
+        target = "<= 1 s" if quick else f"<= 1 s (warm {warm:.2f} s)"  # a quick run's targets stay put
+        rows.append(Row(title, cold, BUDGET_SECONDS, "s", target, spread=spread))
         print(f"  {title}: cold {cold:.3f} s, warm {warm:.3f} s", flush=True)
     publish(
         "dashboard",
