@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     load = f"load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores: above that, contention)"
     print(f"banco bench --quick at {here}, {load}")
     print(f"behind: worse than expected by more than {TOLERANCE:.0%} or the spread of its repeats, if wider")
-    behind, failed = [], []
+    behind, failed, loads = [], [], [os.getloadavg()[0]]
     for name in args.names or names():
         print(f"\n{name} ...", end="", flush=True)
         try:
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         since = f"expected: {recorded['recorded']}, {recorded['commit']}" if recorded else "nothing recorded yet"
         print(f" {measured['seconds']:.0f} s, load {measured['load'][0]} to {measured['load'][1]}; {since}")
         print("\n".join(table(figures, recorded)))
-        cases = recorded.get("cases", {})
+        cases, loads = recorded.get("cases", {}), [*loads, *measured["load"], *recorded.get("load", [])]
         behind += [f"{name}: {f.case}" for f in figures if verdict(f, cases.get(f.key)) == "behind"]
         if args.record:
             expected["benchmarks"][name] = entry(figures, measured, here)
@@ -210,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         f"load average now {os.getloadavg()[0]:.1f}"
     )
     print(f"{len(behind)} behind" + (": " + "; ".join(behind) if behind else ""))
+    if behind and max(loads) > (os.cpu_count() or 1):
+        print(f"(load average up to {max(loads):.1f} on {os.cpu_count()} cores, now or when recorded: "
+              "run again on a quieter machine before reading a figure behind as a loss)")  # fmt: skip
     if failed:
         print(f"failed: {', '.join(failed)}")
     if args.record:
