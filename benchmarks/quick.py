@@ -85,7 +85,7 @@ def change(figure: Figure, recorded: dict | None) -> str:
     if recorded is None:
         return ""
     times = factor(figure, recorded)
-    if times == 1:
+    if f"{times:.2f}" == "1.00":  # the recorded figure keeps 4 digits
         return "same"
     return f"{times:.2f}x worse" if times > 1 else f"{1 / times:.2f}x better"
 
@@ -118,16 +118,16 @@ def run(name: str) -> tuple[list[Figure], dict]:
 def table(figures: list[Figure], recorded: dict) -> list[str]:
     """The printed lines: each figure beside the recorded one and its target, with its verdict."""
     cases = recorded.get("cases", {})
-    lines = [f"  {'case':<54}{'measured':>18}{'expected':>18}  {'change':<14}{'target (full size)':<22}verdict"]
+    lines = [f"  {'case':<54}{'measured':>20}  {'expected':>20}  {'change':<14}{'target (full size)':<22}verdict"]
     for figure in figures:
         then = cases.get(figure.key)
         expected = f"{_number(then['figure'])} {then['unit']}" if then else "-"
         lines.append(
-            f"  {figure.case[:53]:<54}{f'{_number(figure.value)} {figure.unit}':>18}{expected:>18}  "
+            f"  {figure.case[:53]:<54}{f'{_number(figure.value)} {figure.unit}':>20}  {expected:>20}  "
             f"{change(figure, then):<14}{figure.target[:21]:<22}{verdict(figure, then)}"
         )
     gone = sorted(set(cases) - {figure.key for figure in figures})
-    lines += [f"  {key[:53]:<54}{'not measured':>18}" for key in gone]
+    lines += [f"  {key[:53]:<54}{'not measured':>20}" for key in gone]
     return lines
 
 
