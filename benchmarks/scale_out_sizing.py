@@ -303,7 +303,7 @@ def document(saved: dict) -> dict:
         "when": saved["when"],
         "command": ".venv/bin/banco bench scale_out",
         "machine": f"2 cores, 24 GiB, shared: load average {load['before'][0]:.1f} before, {load['after'][0]:.1f} "
-        "after; docs/benchmarks.md, Scale-out, gives the other processes' share of the cores during each run",
+        "after; docs/benchmarks-history.md, Scale-out, gives the other processes' share of the cores during each run",
         "input": f"{simulated['coups']:,} simulated coups and {simulated['wagers']:,} wagers "
         f"({simulated['wagers'] / simulated['coups']:.2f} wagers a coup) of {measured['tables']} tables, "
         f"{measured['shards']} shards, {simulated['files']} Parquet files (a rounds and a bets file a chunk and shard)",

@@ -83,7 +83,7 @@ def _instant(frame: pl.DataFrame, name: str) -> pl.Expr:
         column = pl.col(name).dt.cast_time_unit("us")  # ns or ms sources compare equal to text ones
         return column.dt.convert_time_zone("UTC") if dtype.time_zone else column.dt.replace_time_zone("UTC")
     # `:60` in a time that parses is its seconds (a leap second): minutes or an offset of 60 do not
-    # parse anyway. A literal search is much cheaper than `LEAP_SECOND` (docs/benchmarks.md).
+    # parse anyway. A literal search is much cheaper than `LEAP_SECOND` (docs/benchmarks-history.md).
     leap = pl.col(name).cast(pl.String).str.contains(":60", literal=True)
     if (
         dtype == pl.String

@@ -40,7 +40,7 @@ def _number(text: str) -> _Number:
     return number
 
 
-#: One decoder for every line (`json.loads` with a hook would build one a line: docs/benchmarks.md).
+#: One decoder for every line (`json.loads` with a hook would build one a line: docs/benchmarks-history.md).
 _DECODER = json.JSONDecoder(parse_float=_number)
 
 
