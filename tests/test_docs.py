@@ -82,7 +82,8 @@ def _exists(path: str) -> bool:
 
 @functools.cache
 def python_files() -> frozenset[str]:
-    return frozenset(p.name for top in TOP for p in (ROOT / top).rglob("*.py")) | {"dev.py"}
+    """The names of the repository's Python files (not under data/, which may hold a large warehouse)."""
+    return frozenset(p.name for top in TOP if top != "data" for p in (ROOT / top).rglob("*.py")) | {"dev.py"}
 
 
 def slug(heading: str) -> str:
@@ -134,8 +135,6 @@ def _module_missing(dotted: str) -> bool:
             if module.exists():
                 if not rest:
                     return False
-                if len(rest) == 1 and (_defined(module, rest[0]) or (base / f"{rest[0]}.py").exists()):
-                    return False
                 return len(rest) > 1 or not _defined(module, rest[0])
     return True
 
@@ -185,16 +184,15 @@ def _flags(parser: argparse.ArgumentParser) -> set[str]:
 
 
 def _tokens(command: str, shell: bool) -> list[str]:
+    """A command's words; in a shell line also `|`, `&&`, `;` as words of their own, and no comment."""
     try:
-        return shlex.split(command, comments=shell) if not shell else _shell_tokens(command)
+        if not shell:
+            return shlex.split(command)
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        return list(lexer)
     except ValueError:  # a quote left open in a span of prose
         return command.split()
-
-
-def _shell_tokens(line: str) -> list[str]:
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    return list(lexer)
 
 
 def _banco_problems(tokens: list[str]) -> list[str]:
