@@ -1,4 +1,4 @@
-"""The round-log contract (data.md): column names and types of rounds and bets, in one place."""
+"""The round-log contract (docs/round-log-format.md): column names and types of rounds and bets, in one place."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ BET_SCHEMA = {
 NATURAL_KEY = ("table_id", "shoe_id", "round_no")
 #: The largest round number the warehouse holds (an INTEGER column).
 ROUND_NO_MAX = 2**31 - 1
-#: The columns a round log may carry (data.md); the rest of a file's columns are ignored.
+#: The columns a round log may carry (docs/round-log-format.md); the rest of a file's columns are ignored.
 ROUND_INPUT_COLUMNS = tuple(ROUND_SCHEMA)
 BET_INPUT_COLUMNS = tuple(BET_SCHEMA)
 
@@ -61,5 +61,5 @@ EVENT_KINDS = ("opener", "closer", "fill", "credit", "drop", "marker", "marker_p
 EVENT_KEY = ("table_id", "event_id")
 EVENT_INPUT_COLUMNS = tuple(EVENT_SCHEMA)
 
-#: Where the warehouse lives unless BANCO_DB or --db say otherwise (data.md).
+#: Where the warehouse lives unless BANCO_DB or --db say otherwise (docs/warehouse.md).
 DEFAULT_DB = "data/warehouse/banco.duckdb"

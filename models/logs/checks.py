@@ -1,4 +1,4 @@
-"""Row checks of data.md, in its order: fields, types, cards, hand sizes, tableau, outcome.
+"""Row checks of docs/round-log-format.md, in its order: fields, types, cards, hand sizes, tableau, outcome.
 
 `check_rounds`, `check_bets` and `check_events` take a batch as read (text or typed columns, `_line`), and return it
 with the typed, enriched columns and `reason`/`detail` (null when the row is good). The first failure
@@ -338,7 +338,7 @@ def _swept_columns(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
-    """Every check of data.md in order, for rows the sweep could not vouch for."""
+    """Every check of docs/round-log-format.md in order, for rows the sweep could not vouch for."""
     given = {f"_{name}": _given(frame, name) for name in ROUND_INPUT_COLUMNS}
     frame = frame.with_columns(**given, _started=_instant(frame, "started_at"))
     frame = frame.with_columns(

@@ -1,4 +1,4 @@
-"""Kernel arrays to round-log tables in the data contract (data.md): rounds and bets, as Arrow.
+"""Kernel arrays to round-log tables in the data contract (docs/round-log-format.md): rounds and bets, as Arrow.
 
 Identifier columns (tables, shoes, dealers, seats, bets, players, outcomes) are dictionary-encoded
 over labels known in advance, so neither building nor writing them formats or hashes a string per
@@ -184,7 +184,7 @@ def _shoe_starts(sim: Simulation, batch: ShoeBatch, last_micros: np.ndarray) -> 
 
 
 def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) -> pa.Table:
-    """One row per coup, columns as data.md's rounds (identifiers dictionary-encoded)."""
+    """One row per coup, columns as docs/round-log-format.md's rounds (identifiers dictionary-encoded)."""
     n, shoe = dealt.n_coups, dealt.shoe
     micros = np.round(dealt.seconds * 1e6).astype(np.int64)
     shoe_start, opening = _shoe_starts(sim, batch, micros[np.cumsum(n) - 1])
@@ -216,7 +216,7 @@ def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels
 
 
 def bets_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) -> pa.Table:
-    """One row per wager, columns as data.md's bets, with the payout the table made."""
+    """One row per wager, columns as docs/round-log-format.md's bets, with the payout the table made."""
     _, places = net_units(batch.game, sim.paytable)
     to_money = 10 ** (MONEY.scale - 2 - places)  # cents x grid units to the contract's money scale
     return pa.table(
