@@ -352,6 +352,16 @@ def test_an_unreadable_snapshot_is_a_message_not_a_traceback(warehouse, tmp_path
     assert "cannot be opened" in at.warning[0].value
 
 
+def test_a_mart_built_before_its_newest_column_asks_for_a_build(warehouse, tmp_path, monkeypatch):
+    db = tmp_path / "banco.duckdb"
+    shutil.copyfile(warehouse.with_name("banco.serving.duckdb"), db.with_name("banco.serving.duckdb"))
+    older = duckdb.connect(str(db.with_name("banco.serving.duckdb")))  # as an earlier release stored it
+    older.execute("ALTER TABLE marts.table_day DROP COLUMN win_over_handle")
+    older.close()
+    at = open_app(db, monkeypatch, "tables")
+    assert "built by an earlier release" in at.warning[0].value and at.code[0].value == "banco build"
+
+
 @pytest.mark.parametrize(
     "page",
     ["streaks", "commission", "ties", "tables", "players", "surveillance", "count_room", "shoe", "integrity", "sql"],
