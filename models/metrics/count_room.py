@@ -17,6 +17,7 @@ import polars as pl
 from models.contract import MONEY
 from models.logs.denominations import smallest
 from models.metrics.gaming_day import GamingDay, gaming_day
+from models.metrics.ratios import ratio
 
 #: The count's amounts (the slips' and counts' own decimals).
 COUNT = pl.Decimal(18, 2)
@@ -194,9 +195,9 @@ def _located(shifts: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
 
 
 def pct(part: str, whole: str) -> pl.Expr:
-    """part / whole * 100 as a float; null where whole is 0 (no drop: no hold to speak of)."""
-    whole_ = pl.col(whole).cast(pl.Float64)
-    return pl.when(whole_ != 0).then(pl.col(part).cast(pl.Float64) / whole_ * 100)
+    """part / whole * 100 as a float (hold over drop: `pct("win", "drop")`); null where whole is 0 (no
+    drop: no hold to speak of)."""
+    return ratio(part, whole) * 100
 
 
 def count_room(table_shift: pl.DataFrame) -> pl.DataFrame:

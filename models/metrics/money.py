@@ -10,6 +10,7 @@ import polars as pl
 
 from models.contract import MONEY
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
+from models.metrics.ratios import ratio, theo_over_handle, win_over_handle, win_vs_theo_z
 from models.metrics.theory import outcome_rates
 
 MAIN = ("banker", "player", "tie")
@@ -134,13 +135,6 @@ def commission_per_unit(
     )
 
 
-def win_vs_theo_z() -> pl.Expr:
-    """(house win - theo) / the win's standard deviation (`win_variance`); null where nothing could vary.
-    Sums of the three columns pool exactly, so any grouping of table_day rows gets its own z."""
-    deviation = pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64)
-    return pl.when(pl.col("win_variance") > 0).then(deviation / pl.col("win_variance").sqrt())
-
-
 def table_day(
     placed: pl.LazyFrame, variance: pl.DataFrame, by: Sequence[str] = ("table_id", "gaming_day")
 ) -> pl.DataFrame:
@@ -181,15 +175,17 @@ def table_day_sums(
 
 
 def table_day_totals(sums: pl.LazyFrame, by: Sequence[str]) -> pl.DataFrame:
-    """`table_day_sums` (of `by` or any finer grouping) totalled per `by` and game, with hold and z."""
+    """`table_day_sums` (of `by` or any finer grouping) totalled per `by` and game, with hold (`hold_pct`,
+    `win_over_handle`), `theo_over_handle` and z."""
     return (
         sums.group_by(*by, "game")
         .agg(pl.col(TABLE_DAY_SUMS).sum())
         .with_columns(
             pl.col("wagers").cast(pl.UInt32),
-            hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
+            hold_pct=ratio("house_win", "handle") * 100,  # win_over_handle x 100, for queries written against it
             win_vs_theo_z=win_vs_theo_z(),
         )
+        .with_columns(win_over_handle(), theo_over_handle())
         .sort(*by, "game")
         .collect()
     )

@@ -12,8 +12,8 @@ from decimal import Decimal
 
 import polars as pl
 
-from models.metrics.money import win_vs_theo_z
 from models.metrics.ratings import MONEY, THEO, Rated
+from models.metrics.ratios import win_vs_theo_z
 
 SESSION_ORDER = ("gaming_day", "table_id", "game", "player_id", "session")
 DAY_ORDER = ("gaming_day", "player_id")
