@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 from models.metrics.money import win_vs_theo_z
-from models.metrics.ratings import MONEY, THEO
+from models.money_units import MONEY_SUM, THEO_SUM
 
 ORDER = ("gaming_day", "table_id", "game", "bet")
 
@@ -18,7 +18,9 @@ def side_bets(cells: pl.DataFrame) -> pl.DataFrame:
     return (
         cells.lazy()
         .with_columns(
-            pl.col("wagers").cast(pl.Int64), pl.col("handle", "house_win").cast(MONEY), pl.col("theo").cast(THEO)
+            pl.col("wagers").cast(pl.Int64),
+            pl.col("handle", "house_win").cast(MONEY_SUM),
+            pl.col("theo").cast(THEO_SUM),
         )
         .with_columns(
             hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
