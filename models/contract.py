@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-#: Money in the warehouse: exact decimals to a ten-thousandth (commission on 0.25 chips and finer).
-MONEY = pl.Decimal(18, 4)
+from models.money_units import CENTS, MONEY
 
 #: Rounds as the simulator writes them and the warehouse reads them (times as UTC instants).
 ROUND_SCHEMA = {
@@ -29,7 +28,7 @@ BET_SCHEMA = {
     "round_no": pl.Int32,
     "seat": pl.String,
     "bet": pl.String,
-    "amount": pl.Decimal(18, 2),
+    "amount": CENTS,
     "player_id": pl.String,
     "payout": MONEY,
     "side": pl.Int8,
@@ -49,7 +48,7 @@ EVENT_SCHEMA = {
     "event_id": pl.String,  # the slip's or count's number, unique within the table
     "event": pl.String,  # one of EVENT_KINDS
     "recorded_at": pl.Datetime("us", "UTC"),
-    "amount": pl.Decimal(18, 2),
+    "amount": CENTS,
     "denominations": pl.String,  # optional chip breakdown, `DENOMxCOUNT` tokens: "1000x5 100x20 25x40"
     "player_id": pl.String,  # a marker's or a marker payment's player
     "employee_id": pl.String,  # who signed the slip or counted

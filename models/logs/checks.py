@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from models.contract import (
     BET_INPUT_COLUMNS,
@@ -29,6 +28,7 @@ from models.logs.arrow_text import SATURATED
 from models.logs.instants import instants
 from models.logs.parquet import NOT_UTF8
 from models.logs.rules import tableau_detail
+from models.money_units import decimal128
 
 GAMES = [game.value for game in Game]
 ISO_INSTANT = "%Y-%m-%dT%H:%M:%S%.f%z"
@@ -205,10 +205,7 @@ def _money(
         fault[read & (negative | ((units == 0) & ~too_fine))] = 1
     fault[~read & arrow_text.present(given)] = 0
     exact = read & ~too_large & ~too_fine
-    words = np.stack([units, units >> 63], axis=1)  # as Arrow holds a decimal: 128 bits, little-endian
-    money = pa.Array.from_buffers(
-        pa.decimal128(money.precision, money.scale), len(given), [pa.array(exact).buffers()[1], pa.py_buffer(words)]
-    )
+    money = decimal128(units, money.scale, precision=money.precision, valid=exact)
     return pl.Series(name, money), pl.Series(f"_{name}_fault", fault)
 
 

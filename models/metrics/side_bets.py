@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from models.metrics.ratings import MONEY, THEO
 from models.metrics.ratios import ratio, theo_over_handle, win_over_handle, win_vs_theo_z
+from models.money_units import MONEY_SUM, THEO_SUM
 
 ORDER = ("gaming_day", "table_id", "game", "bet")
 COLUMNS = (
@@ -21,7 +21,9 @@ def side_bets(cells: pl.DataFrame) -> pl.DataFrame:
     return (
         cells.lazy()
         .with_columns(
-            pl.col("wagers").cast(pl.Int64), pl.col("handle", "house_win").cast(MONEY), pl.col("theo").cast(THEO)
+            pl.col("wagers").cast(pl.Int64),
+            pl.col("handle", "house_win").cast(MONEY_SUM),
+            pl.col("theo").cast(THEO_SUM),
         )
         .with_columns(
             win_over_handle(), theo_over_handle(), win_vs_theo_z(), hold_pct=ratio("house_win", "handle") * 100
