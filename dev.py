@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The project's one entry point for people and CI: set up the environment, then run a task.
 
-    python3 dev.py up      # the main job (`banco up`)
-    python3 dev.py test    # lint and every test
-    python3 dev.py bench   # the benchmark suite
+    python3 dev.py up            # the main job (`banco up`)
+    python3 dev.py test          # lint and every test, spread over worker processes
+    python3 dev.py test --fast   # the daily loop: every test but those marked slow
+    python3 dev.py bench         # the benchmark suite (`--quick`: every benchmark, small)
+
+Arguments after the task go to the tool it runs (pytest, `banco up`, `banco bench`).
 
 On first use (and whenever pyproject.toml or constraints.txt change) it creates `.venv/` and
 installs the pinned dependencies; nothing else has to be on the machine but Python 3.11+.
@@ -76,7 +79,22 @@ def main(args: list[str]) -> int:
         return lint
     ensure_chromium()
     ensure_redis()
-    return run(str(BIN / "python"), "-m", "pytest", *rest)
+    return run(str(BIN / "python"), "-m", "pytest", *pytest_arguments(rest))
+
+
+#: pytest-xdist workers: more than the 2 cores, since the server, browser and Dagster tests mostly wait.
+WORKERS = 4
+
+
+def pytest_arguments(rest: list[str]) -> list[str]:
+    """What `dev.py test` passes to pytest: `--fast` leaves out the tests marked slow, and the suite is
+    spread over WORKERS processes, each test module on one of them (its module fixtures built once),
+    unless the caller chose (`-n 0` runs in this process, as a debugger wants)."""
+    fast = "--fast" in rest
+    rest = [word for word in rest if word != "--fast"]
+    chosen = any(word == "-n" or word.startswith(("-n", "--numprocesses")) for word in rest)
+    spread = [] if chosen else ["-n", str(WORKERS), "--dist", "loadscope"]
+    return [*spread, *(["-m", "not slow"] if fast else []), *rest]
 
 
 def ensure_chromium() -> None:

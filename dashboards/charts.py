@@ -22,8 +22,10 @@ def show(chart: alt.Chart, stretch: bool = True) -> None:
 
 
 def hold_against_theo(daily: pl.DataFrame, title: str) -> alt.Chart:
-    """Hold and theo as shares of handle by gaming day (columns gaming_day, hold, theo_rate)."""
-    held = daily.unpivot(["hold", "theo_rate"], index="gaming_day", variable_name="series", value_name="rate")
+    """Hold and theo as shares of handle by gaming day (columns gaming_day, win_over_handle, theo_over_handle)."""
+    held = daily.unpivot(
+        ["win_over_handle", "theo_over_handle"], index="gaming_day", variable_name="series", value_name="rate"
+    )
     return (
         alt.Chart(held, title=title)
         .mark_line(point=True)

@@ -11,14 +11,27 @@ import streamlit as st
 
 from dashboards import query
 from models.metrics.gaming_day import GamingDay
+from models.warehouse import schema
 from pipelines.settings import Settings
 
 #: Which columns a relation has decides how a filter reaches it: "stint" rows carry dealer_id, table_id,
 #: gaming_day and game (marts.dealer_pace); "day" rows a gaming_day alone (marts.player_bets), which
 #: only the days reach.
 Grain = Literal["table_day", "shoe", "dealer", "stint", "day", "round", "quarantine", "quarantined_event", "month"]
-DEALT_SHOES = "SELECT DISTINCT table_id, shoe_id FROM core.rounds WHERE list_contains($dealers, dealer_id)"
-DEALT_DAYS = f"SELECT table_id, gaming_day FROM marts.shoe_summary WHERE (table_id, shoe_id) IN ({DEALT_SHOES})"
+DEALT_SHOES = f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE list_contains($dealers, dealer_id)"
+DEALT_DAYS = (
+    f"SELECT table_id, gaming_day FROM {schema.MARTS_SHOE_SUMMARY} WHERE (table_id, shoe_id) IN ({DEALT_SHOES})"
+)
+#: The dealers who dealt at the filtered tables (how a table filter reaches rows keyed by dealer).
+TABLES_DEALERS = f"SELECT dealer_id FROM {schema.CORE_ROUNDS} WHERE list_contains($tables, table_id)"
+FILTERED_SHOES = f"SELECT table_id, shoe_id FROM {schema.MARTS_SHOE_SUMMARY} WHERE {{where}}"
+#: What the sidebar offers: the days, tables and games of the shoes, the dealers named on the coups.
+DAYS = f"SELECT min(gaming_day) AS first, max(gaming_day) AS last FROM {schema.MARTS_SHOE_SUMMARY}"
+GAMES = f"SELECT DISTINCT table_id, game FROM {schema.MARTS_SHOE_SUMMARY} ORDER BY ALL"
+DEALERS = (
+    f"SELECT DISTINCT dealer_id FROM {schema.MARTS_TIE_FREQUENCY_BY_DEALER} WHERE dealer_id IS NOT NULL ORDER BY 1"
+)
+BETS = f"SELECT count(*) AS n FROM {schema.CORE_BETS}"
 
 
 def gaming_day() -> GamingDay:
@@ -72,9 +85,7 @@ class Filters:
             return " AND ".join(clauses) or "TRUE", params
         if self.tables:
             if grain == "dealer":
-                clauses.append(
-                    f"{a}dealer_id IN (SELECT dealer_id FROM core.rounds WHERE list_contains($tables, table_id))"
-                )
+                clauses.append(f"{a}dealer_id IN ({TABLES_DEALERS})")
             else:
                 clauses.append(f"list_contains($tables, {a}table_id)")
             params["tables"] = list(self.tables)
@@ -105,7 +116,7 @@ class Filters:
         if where == "TRUE":
             return where, params
         a = f"{alias}." if alias else ""
-        return f"({a}table_id, {a}shoe_id) IN (SELECT table_id, shoe_id FROM marts.shoe_summary WHERE {where})", params
+        return f"({a}table_id, {a}shoe_id) IN ({FILTERED_SHOES.format(where=where)})", params
 
     def instants(self) -> tuple[dt.datetime, dt.datetime]:
         """The UTC instants the gaming days from `start` to `end` span."""
@@ -114,14 +125,12 @@ class Filters:
 
 def sidebar() -> Filters:
     """Draw the shared filters in the sidebar; their state is kept across pages."""
-    bounds = query.frame("SELECT min(gaming_day) AS first, max(gaming_day) AS last FROM marts.shoe_summary").row(0)
+    bounds = query.frame(DAYS).row(0)
     if bounds[0] is None:
         raise query.Unavailable("The warehouse holds no coups yet.", "banco ingest PATH && banco build")
     first, last = bounds
-    shoes = query.frame("SELECT DISTINCT table_id, game FROM marts.shoe_summary ORDER BY ALL")
-    dealers = query.frame(
-        "SELECT DISTINCT dealer_id FROM marts.tie_frequency_by_dealer WHERE dealer_id IS NOT NULL ORDER BY 1"
-    )
+    shoes = query.frame(GAMES)
+    dealers = query.frame(DEALERS)
     bar = st.sidebar
     bar.header("Filters")
     days = bar.date_input("Gaming days", value=(first, last), min_value=first, max_value=last, key="days")
@@ -163,7 +172,7 @@ class NoBets(Exception):
 
 
 def has_bets() -> bool:
-    return query.frame("SELECT count(*) AS n FROM core.bets")["n"][0] > 0
+    return query.frame(BETS)["n"][0] > 0
 
 
 def require_bets(frame):

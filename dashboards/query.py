@@ -95,6 +95,9 @@ def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
     except duckdb.CatalogException as error:  # ingested, but the marts were never built (or not all of them)
         detail = str(error).splitlines()[0].removeprefix("Catalog Error: ")
         raise Unavailable(f"The warehouse has no marts yet, or not all of them ({detail}).", "banco build") from None
+    except duckdb.BinderException as error:  # a mart's column added since this warehouse was built
+        detail = str(error).splitlines()[0].removeprefix("Binder Error: ")
+        raise Unavailable(f"This warehouse was built by an earlier release ({detail}).", "banco build") from None
     except duckdb.IOException as error:
         raise Unavailable(
             f"The serving snapshot is being replaced ({str(error).splitlines()[0]}): reload in a moment.", "banco build"

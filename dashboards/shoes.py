@@ -9,19 +9,8 @@ import polars as pl
 import streamlit as st
 
 from dashboards import filters, query
+from dashboards.queries import shoe as reads  # "shoe" names a Shoe here
 from models.systems import calibration as calibrations
-
-COUPS = (
-    "SELECT round_no, started_at, dealer_id, player_cards, banker_cards, player2_cards, player_total, banker_total, "
-    'player2_total, outcome, outcome2, "natural", player_pair, banker_pair, has_cards '
-    "FROM core.rounds WHERE table_id = $table AND shoe_id = $shoe ORDER BY round_no"
-)
-
-#: Every shoe's outcomes in order, with its game and decks (the largest logged, as marts.shoe_summary says).
-OUTCOMES = (
-    "SELECT table_id, shoe_id, any_value(game) AS game, max(decks) AS decks, list(outcome ORDER BY round_no) "
-    "AS outcomes FROM core.rounds GROUP BY table_id, shoe_id"
-)
 
 
 @dataclass(frozen=True)
@@ -35,10 +24,7 @@ class Shoe:
 
 def pick(f: filters.Filters, key: str) -> Shoe:
     """A table, then one of its shoes in the filtered gaming days, chosen in two select boxes."""
-    where, params = f.where("shoe")
-    shoes = filters.require(
-        query.frame(f"SELECT * FROM marts.shoe_summary WHERE {where} ORDER BY table_id, gaming_day, shoe_id", params)
-    )
+    shoes = filters.require(reads.shoes(f))
     left, right = st.columns(2)
     table = left.selectbox("Table", shoes["table_id"].unique(maintain_order=True).to_list(), key=f"{key}_table")
     at_table = shoes.filter(pl.col("table_id") == table)
@@ -52,13 +38,13 @@ def pick(f: filters.Filters, key: str) -> Shoe:
 
 
 def coups(shoe: Shoe) -> pl.DataFrame:
-    return query.frame(COUPS, {"table": shoe.table_id, "shoe": shoe.shoe_id})
+    return reads.coups(shoe.table_id, shoe.shoe_id)
 
 
 @st.cache_data(max_entries=2, show_spinner="Testing the road patterns on every shoe in the warehouse…")
 def _calibration(db: str, version: int) -> tuple[pl.DataFrame, int]:
     """`version` (the snapshot's) is only the cache key: computed once per published snapshot."""
-    shoes = query.frame(OUTCOMES)
+    shoes = reads.outcomes()
     return calibrations.pooled(calibrations.calibration(shoes)), shoes.height
 
 

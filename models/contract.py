@@ -1,11 +1,10 @@
-"""The round-log contract (data.md): column names and types of rounds and bets, in one place."""
+"""The round-log contract (docs/round-log-format.md): column names and types of rounds and bets, in one place."""
 
 from __future__ import annotations
 
 import polars as pl
 
-#: Money in the warehouse: exact decimals to a ten-thousandth (commission on 0.25 chips and finer).
-MONEY = pl.Decimal(18, 4)
+from models.money_units import CENTS, MONEY
 
 #: Rounds as the simulator writes them and the warehouse reads them (times as UTC instants).
 ROUND_SCHEMA = {
@@ -29,7 +28,7 @@ BET_SCHEMA = {
     "round_no": pl.Int32,
     "seat": pl.String,
     "bet": pl.String,
-    "amount": pl.Decimal(18, 2),
+    "amount": CENTS,
     "player_id": pl.String,
     "payout": MONEY,
     "side": pl.Int8,
@@ -37,7 +36,7 @@ BET_SCHEMA = {
 NATURAL_KEY = ("table_id", "shoe_id", "round_no")
 #: The largest round number the warehouse holds (an INTEGER column).
 ROUND_NO_MAX = 2**31 - 1
-#: The columns a round log may carry (data.md); the rest of a file's columns are ignored.
+#: The columns a round log may carry (docs/round-log-format.md); the rest of a file's columns are ignored.
 ROUND_INPUT_COLUMNS = tuple(ROUND_SCHEMA)
 BET_INPUT_COLUMNS = tuple(BET_SCHEMA)
 
@@ -49,7 +48,7 @@ EVENT_SCHEMA = {
     "event_id": pl.String,  # the slip's or count's number, unique within the table
     "event": pl.String,  # one of EVENT_KINDS
     "recorded_at": pl.Datetime("us", "UTC"),
-    "amount": pl.Decimal(18, 2),
+    "amount": CENTS,
     "denominations": pl.String,  # optional chip breakdown, `DENOMxCOUNT` tokens: "1000x5 100x20 25x40"
     "player_id": pl.String,  # a marker's or a marker payment's player
     "employee_id": pl.String,  # who signed the slip or counted
@@ -61,5 +60,5 @@ EVENT_KINDS = ("opener", "closer", "fill", "credit", "drop", "marker", "marker_p
 EVENT_KEY = ("table_id", "event_id")
 EVENT_INPUT_COLUMNS = tuple(EVENT_SCHEMA)
 
-#: Where the warehouse lives unless BANCO_DB or --db say otherwise (data.md).
+#: Where the warehouse lives unless BANCO_DB or --db say otherwise (docs/warehouse.md).
 DEFAULT_DB = "data/warehouse/banco.duckdb"

@@ -1,46 +1,41 @@
-"""The `banco` command line: argument parsing, dispatch, and the one place user errors are printed."""
+"""The `banco` command line: argument parsing, dispatch, and the one place user errors are printed.
+
+Only the chosen command's module is imported, so a command starts with what it needs and `banco
+--help` answers at once: the other commands are listed from their modules' docstrings, read as text.
+"""
 
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from types import ModuleType
 
 from models.contract import DEFAULT_DB
-from models.warehouse.store import WarehouseError
-from pipelines.commands import (
-    bench,
-    build,
-    cluster,
-    dashboard,
-    ingest,
-    migrate,
-    odds,
-    report,
-    simulate,
-    sql,
-    systems,
-    up,
-    users,
-)
 from pipelines.services import ServiceError
 
-COMMANDS = {
-    "up": up,
-    "simulate": simulate,
-    "ingest": ingest,
-    "build": build,
-    "migrate": migrate,
-    "sql": sql,
-    "report": report,
-    "odds": odds,
-    "systems": systems,
-    "dashboard": dashboard,
-    "users": users,
-    "bench": bench,
-    "cluster": cluster,
-}
+#: Every command, in the order `banco --help` lists them: each a module of pipelines/commands/.
+COMMANDS = (
+    "up",
+    "simulate",
+    "ingest",
+    "build",
+    "migrate",
+    "sql",
+    "report",
+    "odds",
+    "systems",
+    "dashboard",
+    "users",
+    "bench",
+    "cluster",
+)
 
 
 class UserError(Exception):
@@ -52,7 +47,20 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command(name: str) -> ModuleType:
+    """The module of command `name` (imported now, with all it needs)."""
+    return importlib.import_module(f"pipelines.commands.{name}")
+
+
+@cache
+def summary(name: str) -> str | None:
+    """A command's one-line help, its module's docstring, read without importing the module."""
+    spec = importlib.util.find_spec(f"pipelines.commands.{name}")
+    return ast.get_docstring(ast.parse(Path(spec.origin).read_text())) if spec and spec.origin else None
+
+
+def build_parser(detailed: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The parser with every command listed and the `detailed` ones' arguments added (all by default)."""
     parser = _Parser(prog="banco", description="Banco Analytics: baccarat-family analytics.")
     common = _Parser(add_help=False)
     common.add_argument(
@@ -61,23 +69,43 @@ def build_parser() -> argparse.ArgumentParser:
         help="warehouse file (default: $BANCO_DB or %(default)s)",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, module in COMMANDS.items():
-        module.add_arguments(commands.add_parser(name, parents=[common], help=module.__doc__))
+    for name in COMMANDS:
+        sub = commands.add_parser(name, parents=[common], help=summary(name))
+        if name in detailed:
+            command(name).add_arguments(sub)
     return parser
 
 
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command named on the line (the first word that is not an option), if it is one."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
+def _user_error(error: BaseException) -> bool:
+    """Whether `error` is a mistake to print as one line. A warehouse error can only come from a
+    command that imported the warehouse, so its class is looked up only then."""
+    store = sys.modules.get("models.warehouse.store")
+    kinds = (UserError, ValueError, OSError, ServiceError) + ((store.WarehouseError,) if store else ())
+    return isinstance(error, kinds)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
-        return COMMANDS[args.command].run(args)
+        chosen = _chosen(argv)
+        args = build_parser(detailed=(chosen,) if chosen else ()).parse_args(argv)
+        return command(args.command).run(args)
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
-    except (UserError, ValueError, OSError, WarehouseError, ServiceError) as error:
-        print(f"banco: error: {error}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as error:
+        if not _user_error(error):
+            raise
+        print(f"banco: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

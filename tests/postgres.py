@@ -1,4 +1,4 @@
-"""A PostgreSQL server of its own for a test: a fresh cluster in a temporary folder, on loopback."""
+"""A PostgreSQL server for tests: a fresh cluster in a temporary folder, on loopback, and databases on it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,3 +40,17 @@ def postgres() -> Iterator[str]:
         stop = ["pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop"]
         subprocess.run(_as_server_user(stop), check=False, capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def database(server_url: str, name: str | None = None) -> str:
+    """Create a database (a new name unless given) on the server at `server_url`; its URL."""
+    from sqlalchemy import create_engine, make_url, text
+
+    name = name or f"test_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        engine.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)

@@ -1,4 +1,4 @@
-"""An S3 endpoint of its own for a test: moto's standalone server on loopback, with one bucket."""
+"""An S3 endpoint for tests: moto's standalone server on loopback, with a bucket per user."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 
 from tests.dashboards.servers import free_port
@@ -17,9 +18,8 @@ KEYS = {"S3__ACCESS_KEY_ID": "banco", "S3__SECRET_ACCESS_KEY": "banco-secret", "
 
 
 @contextlib.contextmanager
-def s3(bucket: str = "banco") -> Iterator[dict[str, str]]:
-    """Start moto's server on 127.0.0.1 and create `bucket`; yields the environment a warehouse
-    on `s3://BUCKET/warehouse` needs (BANCO_WAREHOUSE_URI and pyiceberg's catalog settings)."""
+def s3_server() -> Iterator[str]:
+    """Start moto's server on 127.0.0.1 and yield its endpoint URL; killed afterwards."""
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
@@ -38,12 +38,25 @@ def s3(bucket: str = "banco") -> Iterator[dict[str, str]]:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise RuntimeError("moto's S3 server did not start") from None
                 time.sleep(0.1)
-        request = urllib.request.Request(f"{endpoint}/{bucket}", method="PUT")
-        urllib.request.urlopen(request, timeout=5).close()
-        env = {f"PYICEBERG_CATALOG__BANCO__{key}": value for key, value in KEYS.items()}
-        env["PYICEBERG_CATALOG__BANCO__S3__ENDPOINT"] = endpoint
-        env["BANCO_WAREHOUSE_URI"] = f"s3://{bucket}/warehouse"
-        yield env
+        yield endpoint
     finally:
         os.killpg(server.pid, 9)
         server.wait()
+
+
+def bucket(endpoint: str, name: str | None = None) -> dict[str, str]:
+    """Create a bucket (a new name unless given) on `endpoint`; the environment a warehouse on
+    `s3://BUCKET/warehouse` needs (BANCO_WAREHOUSE_URI and pyiceberg's catalog settings)."""
+    name = name or f"banco-{uuid.uuid4().hex[:12]}"
+    urllib.request.urlopen(urllib.request.Request(f"{endpoint}/{name}", method="PUT"), timeout=5).close()
+    env = {f"PYICEBERG_CATALOG__BANCO__{key}": value for key, value in KEYS.items()}
+    env["PYICEBERG_CATALOG__BANCO__S3__ENDPOINT"] = endpoint
+    env["BANCO_WAREHOUSE_URI"] = f"s3://{name}/warehouse"
+    return env
+
+
+@contextlib.contextmanager
+def s3(name: str = "banco") -> Iterator[dict[str, str]]:
+    """A server of its own with one bucket, for a test that needs the endpoint to itself."""
+    with s3_server() as endpoint:
+        yield bucket(endpoint, name)

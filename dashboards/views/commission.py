@@ -9,29 +9,20 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from dashboards import charts, filters, fmt, query
+from dashboards import charts, filters, fmt
+from dashboards.queries import commission
 from models.contract import MONEY
 from models.game.paytable import DEFAULT_PAYTABLE
 from models.metrics.money import Rounding
 from models.metrics.what_if import commission_what_if
 
-REVENUE = (
-    "sum(commission + cagnotte) AS revenue, sum(expected_commission) AS expected, "
-    "sum(banker_handle) AS banker_handle, sum(banker_won)::BIGINT AS banker_won, "
-    "sum(super6_reduction) AS super6_reduction, sum(ez_reduction) AS ez_reduction"
-)
 MONEY_COLUMNS = ("revenue", "expected", "banker_handle", "super6_reduction", "ez_reduction")
 
 
 def render() -> None:
     f = filters.current()
     st.title("Commission")
-    where, params = f.where("table_day")
-    by_day = filters.require_bets(
-        query.frame(
-            f"SELECT gaming_day, game, {REVENUE} FROM marts.commission WHERE {where} GROUP BY ALL ORDER BY ALL", params
-        )
-    )
+    by_day = filters.require_bets(commission.by_day(f))
     revenue, expected = by_day["revenue"].sum(), by_day["expected"].sum()
     a, b, c = st.columns(3)
     a.metric("Commission revenue", fmt.money(revenue), help="Banker commission plus the chemin_de_fer cagnotte")
@@ -49,28 +40,16 @@ def render() -> None:
             tooltip=["gaming_day:T", "game", alt.Tooltip("revenue:Q", format=",.2f")],
         )
     )
+    columns = fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",))
     left, right = st.columns(2)
     with left:
         st.subheader("By game")
-        by_game = query.frame(
-            f"SELECT game, {REVENUE} FROM marts.commission WHERE {where} GROUP BY game ORDER BY revenue DESC", params
-        )
-        fmt.table(by_game, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
+        fmt.table(commission.by_game(f), hide_index=True, column_config=columns)
     with right:
         st.subheader("By table")
-        by_table = query.frame(
-            f"SELECT table_id, game, {REVENUE} FROM marts.commission WHERE {where} GROUP BY ALL ORDER BY revenue DESC",
-            params,
-        )
-        fmt.table(by_table, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
+        fmt.table(commission.by_table(f), hide_index=True, column_config=columns)
     st.subheader("By dealer")
-    dealer_where, dealer_params = f.where("dealer")
-    by_dealer = query.frame(
-        f"SELECT dealer_id, {REVENUE} FROM marts.commission_by_dealer WHERE {dealer_where} GROUP BY dealer_id "
-        "ORDER BY revenue DESC",
-        dealer_params,
-    )
-    fmt.table(by_dealer, hide_index=True, column_config=fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",)))
+    fmt.table(commission.by_dealer(f), hide_index=True, column_config=columns)
 
     what_if(f)
 
@@ -89,12 +68,7 @@ def what_if(f: filters.Filters) -> None:
             "the rate or the rounding to recompute it from every winning Banker wager."
         )
         return
-    shoes, params = f.shoes()
-    won = query.frame(
-        "SELECT game, amount, count(*) AS wagers, sum(commission) AS logged FROM core.bets "
-        f"WHERE bet = 'banker' AND commission > 0 AND {shoes} GROUP BY game, amount",
-        params,
-    )
+    won = commission.won(f)
     if won.is_empty():
         st.info("No commission was taken in the filtered shoes (super6 and EZ Baccarat charge none).")
         return

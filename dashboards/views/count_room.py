@@ -10,21 +10,14 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from dashboards.queries import count_room
 from dashboards.signin import analysts_only
-from models.reports import export, hold, monthly
+from models.reports import export, monthly
 from models.reports.rules import TITLES
 from pipelines.settings import Settings
 
 analysts_only()  # the count against the wagers points at tables and their staff: analysts alone
 
-SHIFT_MONEY = ("opener", "closer", "fills", "credits", "drop", "win", "wagers_win", "difference", "tolerance")
-SHIFTS = (
-    "SELECT gaming_day, table_id, shift_id, game, status, opened_at, closed_at, coups, "
-    f"{', '.join(SHIFT_MONEY)}, hold_pct, theo_hold_pct FROM marts.table_shift WHERE {{where}} "
-    "ORDER BY gaming_day, table_id, opened_at, shift_id"
-)
-DAYS = f"SELECT {', '.join(hold.COLUMNS)} FROM marts.count_room WHERE {{where}}"
-MONTHS = "SELECT DISTINCT date_trunc('month', gaming_day)::DATE AS month FROM marts.statistical_report ORDER BY 1 DESC"
 #: The report's percentages are already in percent (win / drop x 100).
 PERCENT_COLUMNS = {"format": "%.2f"}
 HIGHLIGHT = "background-color: #fbe3e0"
@@ -34,14 +27,13 @@ DOWNLOADS = {"csv": ("CSV", "text/csv"), "xlsx": ("XLSX", export.XLSX_MIME), "pd
 def render() -> None:
     f = filters.current()
     st.title("Count room")
-    where, params = f.where("table_day")
     try:
-        shifts = query.frame(SHIFTS.format(where=where), params)
+        shifts = count_room.shifts(f)
     except query.Unavailable:
         query.require_marts(*monthly.MARTS)  # a warehouse built before the count room: say which marts it lacks
         raise
     if shifts.is_empty():
-        if query.frame("SELECT count(*) AS n FROM marts.table_shift")["n"][0] == 0:
+        if not count_room.any_shift():
             st.info(
                 "No table events are in this warehouse: the count room reads each table's opener, closer, fill, "
                 "credit, drop and marker slips (table-events files, ingested beside the round logs)."
@@ -63,15 +55,13 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
     c.metric("Drop", fmt.money(shifts["drop"].sum()))
     d.metric("Count win", fmt.money(shifts["win"].sum()))
     e.metric("Difference", fmt.money(shifts["difference"].sum()), help="The count's win less the wagers' win")
-    shown = shifts.select(
-        "gaming_day", "table_id", "shift_id", "game", "status", "coups", *SHIFT_MONEY, "hold_pct", "theo_hold_pct"
-    )
+    shown = shifts.drop("opened_at", "closed_at")
     # a Styler's own texts are what the browser shows of a styled table: each column is formatted here
     styled = (
         shown.to_pandas()
         .style.apply(lambda row: [HIGHLIGHT if row["status"] != "reconciled" else ""] * len(row), axis=1)
         .format(  # one call: a second would format every column it does not name by pandas' default again
-            {name: fmt.money for name in SHIFT_MONEY}
+            {name: fmt.money for name in count_room.SHIFT_MONEY}
             | {"coups": fmt.count, "hold_pct": fmt.number, "theo_hold_pct": fmt.number}
             | {"gaming_day": lambda day: f"{day:%Y-%m-%d}"},
             na_rep=fmt.MISSING,
@@ -88,8 +78,7 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
 
 def hold_over_time(f: filters.Filters) -> None:
     st.subheader("Hold against theoretical hold")
-    where, params = f.where("table_day")
-    daily = hold.by_day(query.frame(DAYS.format(where=where), params))
+    daily = count_room.days(f)
     lines = daily.unpivot(
         ["hold_pct", "theo_hold_pct"], index="gaming_day", variable_name="series", value_name="percent"
     ).drop_nulls("percent")
@@ -116,20 +105,13 @@ def _month_label(month: dt.date) -> str:
 
 def statistical_report() -> None:
     st.subheader("Monthly statistical report")
-    months = query.frame(MONTHS)["month"].to_list()
+    months = count_room.months()
     if not months:
         st.info("The statistical report has no gaming day yet.")
         return
     month = st.selectbox("Month", months, format_func=_month_label, key="count_room_month")
     settings = Settings.from_env()
-    period = monthly.window(month)
-    report = monthly.report(
-        query.frame(monthly.STATISTICAL, period),
-        query.frame(monthly.SHIFTS, period),
-        month,
-        settings.report_rules,
-        settings.property_name,
-    )
+    report = monthly.report(*count_room.report_rows(month), month, settings.report_rules, settings.property_name)
     st.caption(" · ".join(f"**{label}**: {value}" for label, value in report.header()))
     st.caption(
         "The whole property, whatever the filters: each table and game's month-to-date and year-to-date figures "

@@ -6,8 +6,9 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from dashboards import charts, filters, fmt, query
-from models.metrics.expectation import expected_shares
+from dashboards import charts, filters, fmt
+from dashboards.queries import overview
+from models.metrics.expectation import outcome_shares
 
 NAMES = {"B": "Banker", "P": "Player", "T": "Tie"}
 
@@ -15,28 +16,9 @@ NAMES = {"B": "Banker", "P": "Player", "T": "Tie"}
 def render() -> None:
     f = filters.current()
     st.title("Overview")
-    shoes, params = f.where("shoe")
-    days, day_params = f.where("table_day")
-    volume = filters.require(
-        query.frame(
-            "SELECT game, decks, sum(coups)::BIGINT AS coups, sum(banker)::BIGINT AS banker, "
-            "sum(player)::BIGINT AS player, "
-            "sum(ties)::BIGINT AS ties, count(*) AS shoes, list(DISTINCT table_id) AS tables, "
-            "list(DISTINCT gaming_day) AS days "
-            f"FROM marts.shoe_summary WHERE {shoes} GROUP BY game, decks",
-            params,
-        )
-    )
-    money = query.frame(
-        "SELECT sum(handle) AS handle, sum(house_win) AS house_win, sum(theo) AS theo "
-        f"FROM marts.table_day WHERE {days}",
-        day_params,
-    ).row(0, named=True)
-    revenue = query.frame(
-        "SELECT sum(commission) AS commission, sum(cagnotte) AS cagnotte, sum(expected_commission) AS expected "
-        f"FROM marts.commission WHERE {days}",
-        day_params,
-    ).row(0, named=True)
+    volume = filters.require(overview.volume(f))
+    money = overview.money(f)
+    revenue = overview.revenue(f)
 
     coups = int(volume["coups"].sum())
     tables = volume["tables"].explode().n_unique()
@@ -48,8 +30,7 @@ def render() -> None:
     d.metric("Shoes", fmt.count(int(volume["shoes"].sum())))
 
     handle, win, theo = money["handle"], money["house_win"], money["theo"]
-    hold = float(win / handle) if handle else None
-    theo_pct = float(theo / handle) if handle else None
+    hold, theo_pct = money["win_over_handle"], money["theo_over_handle"]
     a, b, c, d = st.columns(4)
     a.metric("Handle", fmt.money(handle))
     b.metric("House win", fmt.money(win), help="Commission included; for player-banked games, commission only")
@@ -67,18 +48,7 @@ def render() -> None:
     b.metric("Commission expected", fmt.money(revenue["expected"]))
 
     st.subheader("Banker, Player and Tie against the exact odds")
-    expected = expected_shares(volume.select("game", "decks", "coups"))
-    shares = pl.DataFrame(
-        {
-            "outcome": list(NAMES.values()),
-            "coups": [int(volume[column].sum()) for column in ("banker", "player", "ties")],
-            "expected": [expected[key] for key in NAMES],
-        }
-    ).with_columns(share=pl.col("coups") / coups)
-    shares = shares.with_columns(
-        z=(pl.col("coups") - coups * pl.col("expected"))
-        / (coups * pl.col("expected") * (1 - pl.col("expected"))).sqrt()
-    )
+    shares = outcome_shares(volume).with_columns(pl.col("outcome").replace_strict(NAMES))
     left, right = st.columns([2, 3])
     fmt.table(
         shares.select("outcome", "coups", "share", "expected", "z"),
@@ -102,19 +72,8 @@ def render() -> None:
     st.caption("Expected: the exact probabilities for each game and deck count, weighted by the coups dealt.")
 
     st.subheader("Trends by gaming day")
-    trend = query.frame(
-        "SELECT gaming_day, sum(handle) AS handle, sum(house_win) AS house_win, sum(theo) AS theo "
-        f"FROM marts.table_day WHERE {days} GROUP BY gaming_day ORDER BY gaming_day",
-        day_params,
-    ).with_columns(
-        hold=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64),
-        theo_rate=pl.col("theo").cast(pl.Float64) / pl.col("handle").cast(pl.Float64),
-    )
-    daily = query.frame(
-        "SELECT gaming_day, sum(coups)::BIGINT AS coups, sum(ties) / sum(coups) AS tie_rate FROM marts.shoe_summary "
-        f"WHERE {shoes} GROUP BY gaming_day ORDER BY gaming_day",
-        params,
-    )
+    trend = overview.trend(f)
+    daily = overview.daily(f)
     left, right = st.columns(2)
     with left:
         if trend.is_empty():

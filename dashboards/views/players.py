@@ -7,9 +7,9 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboards import charts, filters, fmt, query, ratings
+from dashboards import charts, filters, fmt, query
+from dashboards.queries import players
 from dashboards.signin import analysts_only
-from models.metrics.money import win_vs_theo_z
 
 analysts_only()  # every wager of a named player: the navigation offers this page to analysts alone
 
@@ -22,12 +22,12 @@ def render() -> None:
     f = filters.current()
     st.title("Players")
     left, right = st.columns(2)
-    rank = left.selectbox("Rank by", list(ratings.RANKS), key="players_rank")
+    rank = left.selectbox("Rank by", list(players.RANKS), key="players_rank")
     limit = right.selectbox("Players shown", SHOWN, index=1, key="players_shown")
     try:
-        ranking = ratings.top(f, ratings.RANKS[rank], limit)
+        ranking = players.top(f, players.RANKS[rank], limit)
     except query.Unavailable:
-        query.require_marts(*ratings.MARTS)  # an older warehouse: say which marts it lacks
+        query.require_marts(*players.MARTS)  # an older warehouse: say which marts it lacks
         raise
     listed = ranking.listed
     if listed.is_empty():
@@ -65,13 +65,13 @@ def pick(text: str) -> dict | None:
     if not text.strip():
         st.caption("Type a player id (or part of one) to see their profile.")
         return None
-    found = ratings.find(text)
+    found = players.find(text)
     if found.is_empty():
         st.warning(f"No rated player matches “{text.strip()}”: check the id, or copy one from the list above.")
         return None
     if found["exact"][0] or found.height == 1:
         return found.row(0, named=True)
-    more = " (the first of them)" if found.height == ratings.MATCHES else ""
+    more = " (the first of them)" if found.height == players.MATCHES else ""
     ids = found["player_id"].to_list()
     chosen = st.selectbox(f"{fmt.count(len(ids))} players match{more}", ids, key="player_match")
     return found.row(ids.index(chosen), named=True)
@@ -97,7 +97,7 @@ def profile(f: filters.Filters, whole: dict) -> None:
     d.metric("Theo per hour", fmt.money(whole["theo_per_hour"]))
     e.metric("Win against theo (z)", fmt.number(whole["win_vs_theo_z"]))
     st.caption("All time. The sessions, bets and charts below keep to the filters.")
-    played = ratings.sessions(f, player_id)
+    played = players.sessions(f, player_id)
     if played.is_empty():
         st.info(f"{player_id} did not play in the filtered days, tables or games.")
         return
@@ -122,22 +122,13 @@ def profile(f: filters.Filters, whole: dict) -> None:
 
 
 def bets_by_type(f: filters.Filters, player_id: str) -> None:
-    by_bet = ratings.bets(f, player_id)
-    handle = pl.col("handle").cast(pl.Float64)
-    by_bet = by_bet.with_columns(
-        share=handle / handle.sum(),
-        hold=pl.col("house_win").cast(pl.Float64) / handle,
-        theo_rate=pl.col("theo").cast(pl.Float64) / handle,
-        z=win_vs_theo_z(),
-    ).drop("win_variance")
+    by_bet = players.bets(f, player_id)
     st.markdown("**Bets by type**")
-    by_bet = by_bet.select("bet", "wagers", "handle", "share", "house_win", "theo", "hold", "theo_rate", "z")
+    rates = ("share", "win_over_handle", "theo_over_handle")
     fmt.table(
-        by_bet,
+        by_bet.select("bet", "wagers", "handle", "share", "house_win", "theo", *rates[1:], z="win_vs_theo_z"),
         hide_index=True,
-        column_config=fmt.columns(
-            money=("handle", "house_win", "theo"), percent=("share", "hold", "theo_rate"), counts=("wagers",), z="%.2f"
-        ),
+        column_config=fmt.columns(money=("handle", "house_win", "theo"), percent=rates, counts=("wagers",), z="%.2f"),
     )
     if f.narrowed():
         st.caption("Bets by type cover the filtered days at every table and game.")

@@ -7,7 +7,8 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from dashboards import charts, filters, fmt, query
+from dashboards import charts, filters, fmt
+from dashboards.queries import streaks
 from models.game.games import BankPassing, Game
 from models.metrics.expectation import tenure_hazard
 
@@ -18,14 +19,7 @@ FIXED_RULE = tuple(game.value for game in Game if game.passing in (BankPassing.R
 def render() -> None:
     f = filters.current()
     st.title("Banker-pass streaks")
-    where, params = f.where("shoe")
-    counts = filters.require(
-        query.frame(
-            "SELECT game, decks, decided::BIGINT AS decided, ended_by = 'pass' AS passed, count(*) AS tenures "
-            f"FROM marts.banker_streaks WHERE {where} GROUP BY ALL",
-            params,
-        )
-    )
+    counts = filters.require(streaks.counts(f))
     a, b, c = st.columns(3)
     a.metric("Tenures", fmt.count(int(counts["tenures"].sum())))
     b.metric("Passed", fmt.count(int(counts.filter("passed")["tenures"].sum())))
@@ -40,20 +34,11 @@ def render() -> None:
         geometric(hazard)
 
     st.subheader("Longest tenures")
-    longest = query.frame(
-        "SELECT table_id, shoe_id, game, holder, first_round, last_round, decided, coups, ties, ended_by, gaming_day "
-        f"FROM marts.banker_streaks WHERE {where} ORDER BY decided DESC, coups DESC LIMIT 20",
-        params,
-    )
-    fmt.table(longest, hide_index=True)
+    fmt.table(streaks.longest(f), hide_index=True)
 
     st.subheader("Fit per table and game, by month")
-    fit_where, fit_params = f.where("month")
-    fit = query.frame(
-        f"SELECT * FROM marts.tenure_fit WHERE {fit_where} ORDER BY p_value NULLS LAST, table_id", fit_params
-    )
     fmt.table(
-        fit,
+        streaks.fit(f),
         hide_index=True,
         column_config=fmt.columns(
             percent=("pass_rate", "expected_pass_rate", "q"),
@@ -64,12 +49,7 @@ def render() -> None:
     )
 
     st.subheader("Chemin de fer: the bank as it rides")
-    growth = query.frame(
-        "SELECT least(decided, 10) AS decided, count(*) AS tenures, avg(bank_last / bank_first)::DOUBLE AS growth, "
-        "median(bank_max)::DOUBLE AS median_bank_max, sum(levy) AS levy FROM marts.banker_streaks "
-        f"WHERE game = 'chemin_de_fer' AND bank_first > 0 AND {where} GROUP BY 1 ORDER BY 1",
-        params,
-    )
+    growth = streaks.growth(f)
     if growth.is_empty():
         st.info("No chemin_de_fer banks in the filtered shoes.")
         return

@@ -7,7 +7,8 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboards import charts, filters, fmt, query, ratings, surveillance
+from dashboards import charts, filters, fmt, query
+from dashboards.queries import players, surveillance
 from dashboards.signin import analysts_only
 from models.game.paytable import BETS, SIDE_BETS
 
@@ -105,7 +106,7 @@ def choose(found: pl.DataFrame) -> tuple[str, dict | None] | None:
     """The player to show: one typed in the search, else the chosen alert's; with the alert (if any)."""
     text = st.text_input("Player id", key="surveillance_search", placeholder="Any player id, or part of one")
     if text.strip():
-        matches = ratings.find(text)
+        matches = players.find(text)
         if matches.is_empty():
             st.warning(f"No rated player matches “{text.strip()}”: check the id, or pick an alert.")
             return None

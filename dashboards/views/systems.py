@@ -9,6 +9,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from dashboards.queries import systems
 from models.game.games import Game
 from models.systems import lab
 from models.systems.calibration import chart as calibrated_chart
@@ -109,15 +110,6 @@ def bands(summary: dict) -> pl.DataFrame:
     )
 
 
-def filtered_shoes(question: lab.Question) -> tuple[tuple[str, ...], ...]:
-    """The filtered shoes of the question's game and deck count, each as its outcomes in order."""
-    f = filters.current()
-    where, params = f.shoes()
-    sql = lab.WAREHOUSE_SHOES.format(where="" if where == "TRUE" else f" AND {where}")
-    frame = query.frame(sql, {**params, "game": question.game.value, "decks": question.decks})
-    return tuple(tuple(outcomes) for outcomes in frame["outcomes"].to_list())
-
-
 def render() -> None:
     st.title("Systems lab")
     st.caption(PLAIN_WORDS)
@@ -136,7 +128,7 @@ def render() -> None:
     st.subheader("On the filtered shoes")
     missing = f"No {question.game.value} shoe of {question.decks} decks matches the filters: nothing to back-test."
     try:
-        shoes = filtered_shoes(question)
+        shoes = systems.shoes(filters.current(), question.game.value, question.decks)
     except query.Unavailable as error:
         shoes, missing = (), f"{error} Run `{error.command}` to back-test on the warehouse's shoes."
     except filters.Empty:

@@ -7,33 +7,18 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from dashboards import charts, filters, fmt, query
+from dashboards import charts, filters, fmt
+from dashboards.queries import ties
 from models.metrics.expectation import funnel_limits
-
-#: Grouping -> (mart, its grain for the filters, the columns naming a group).
-GROUPS = {
-    "Table × gaming day": ("marts.tie_frequency", "table_day", "table_id, gaming_day"),
-    "Shoe": ("marts.tie_frequency_by_shoe", "shoe", "table_id, shoe_id, gaming_day"),
-    "Dealer × gaming day": ("marts.tie_frequency_by_dealer", "dealer", "dealer_id, gaming_day"),
-}
-STATS = "game, decks, coups, ties, tie_rate, expected_rate, ci_low, ci_high, z, p_value, flagged"
 
 
 def render() -> None:
     f = filters.current()
     st.title("Ties")
-    grouping = st.radio("Groups", list(GROUPS), horizontal=True, key="ties_groups")
-    mart, grain, names = GROUPS[grouping]
-    where, params = f.where(grain)
-    totals = filters.require(
-        query.frame(
-            "SELECT count(*) AS groups, sum(coups)::BIGINT AS coups, sum(ties)::BIGINT AS ties, "
-            "sum(coups * expected_rate) AS expected, count(*) FILTER (WHERE flagged) AS flagged "
-            f"FROM {mart} WHERE {where} HAVING count(*) > 0",
-            params,
-        )
-    ).row(0, named=True)
-    rate, expected = totals["ties"] / totals["coups"], totals["expected"] / totals["coups"]
+    grouping = st.radio("Groups", list(ties.GROUPS), horizontal=True, key="ties_groups")
+    names = ties.GROUPS[grouping][2]
+    totals = filters.require(ties.totals(f, grouping)).row(0, named=True)
+    rate, expected = totals["tie_rate"], totals["expected_rate"]
     a, b, c, d = st.columns(4)
     a.metric("Ties", fmt.count(totals["ties"]))
     b.metric("Tie rate", fmt.percent(rate), delta=f"{(rate - expected) * 100:+.2f} pts", delta_color="off")
@@ -41,11 +26,7 @@ def render() -> None:
     d.metric("Flagged groups", f"{fmt.count(totals['flagged'])} of {fmt.count(totals['groups'])}")
 
     # the flagged groups and those furthest from expected, if there are more than a chart can carry
-    points = query.frame(
-        f"SELECT {names}, {STATS} FROM {mart} WHERE {where} "
-        f"ORDER BY flagged DESC, abs(z) DESC LIMIT {charts.MAX_POINTS}",
-        params,
-    )
+    points = ties.furthest(f, grouping, charts.MAX_POINTS)
     low, high = int(points["coups"].min()), int(points["coups"].max())
     limits = funnel_limits(expected, range(max(1, low // 2), high + 1, max(1, high // 200)))
     band = alt.Chart(limits).mark_area(opacity=0.15).encode(x="coups:Q", y="low:Q", y2="high:Q")
@@ -78,12 +59,7 @@ def render() -> None:
     )
 
     st.subheader("Ties by total")
-    day_where, day_params = f.where("table_day")
-    by_total = query.frame(
-        "SELECT tie_total, sum(ties)::BIGINT AS ties, sum(expected_ties) AS expected_ties "
-        f"FROM marts.ties_by_total WHERE {day_where} GROUP BY tie_total ORDER BY tie_total",
-        day_params,
-    )
+    by_total = ties.by_total(f)
     bars = (
         alt.Chart(by_total)
         .mark_bar(color="#2e8b57")
@@ -100,9 +76,7 @@ def render() -> None:
     st.caption("Bars: ties seen on each total; black ticks: what the exact odds expect (coups with cards only).")
 
     st.subheader("Flagged groups")
-    flagged = query.frame(
-        f"SELECT {names}, {STATS} FROM {mart} WHERE flagged AND {where} ORDER BY p_value LIMIT 500", params
-    )
+    flagged = ties.flagged(f, grouping)
     if flagged.is_empty():
         st.success("No group is flagged after the false-discovery correction.")
     else:

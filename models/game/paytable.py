@@ -18,8 +18,6 @@ SIDE_BETS = ("player_pair", "banker_pair", "dragon7", "panda8")
 EGALITE_BETS = tuple(f"egalite_{total}" for total in range(10))
 BETS = MAIN_BETS + SIDE_BETS + EGALITE_BETS
 PAIR_BETS = ("player_pair", "banker_pair")
-#: Games whose Banker bet pays no commission but less on some wins.
-NO_COMMISSION_GAMES = (Game.SUPER6, Game.EZ_BACCARAT)
 
 DEFAULT_EGALITE = (150, 215, 225, 200, 120, 110, 45, 45, 80, 80)
 
@@ -51,8 +49,42 @@ class PayTable:
         if min(self.tie, self.pair, self.dragon7, self.panda8, *self.egalite) <= 0:
             raise ValueError("every pay-table entry must be positive")
 
+    def reduced_pays(self, game: Game) -> Decimal:
+        """What a Banker win of `REDUCED_WINS[game]` pays per unit staked."""
+        entry = REDUCED_WINS[game].pays
+        return Decimal(0) if entry is None else getattr(self, entry)
+
+    def reduction(self, game: Game) -> Decimal:
+        """What the house keeps per unit staked on a Banker win of `REDUCED_WINS[game]`, against even money."""
+        return Decimal(1) - self.reduced_pays(game)
+
 
 DEFAULT_PAYTABLE = PayTable()
+
+
+@dataclass(frozen=True)
+class ReducedWin:
+    """The Banker wins a no-commission game pays less than even money: a Banker `total`, whether the
+    Banker drew a third card (`drew`; None: either way), and the PayTable entry such a win pays
+    (`pays`; None: it pushes)."""
+
+    total: int
+    drew: bool | None = None
+    pays: str | None = None
+
+    def holds(self, banker_total, banker_drew):
+        """Whether a Banker win is one: ints and flags in, a bool out, or Polars expressions in and out."""
+        hit = banker_total == self.total
+        return hit if self.drew is None else hit & (banker_drew == self.drew)
+
+
+#: The games whose Banker bet pays no commission but less on some wins, and those wins: Super 6 a
+#: Banker six, EZ Baccarat a Banker three-card seven.
+REDUCED_WINS = {Game.SUPER6: ReducedWin(6, pays="super6_six"), Game.EZ_BACCARAT: ReducedWin(7, drew=True)}
+NO_COMMISSION_GAMES = tuple(REDUCED_WINS)
+#: The game whose Banker commission is the cagnotte, the house's levy on a player-held bank's wins:
+#: the marts count it apart from commission (the other player-banked games' levy is commission).
+CAGNOTTE_GAMES = (Game.CHEMIN_DE_FER,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +101,9 @@ LOSE, PUSH = Result(Decimal(-1)), Result(Decimal(0))
 def _banker_bet(game: Game, table: PayTable, coup: Coup) -> Result:
     if coup.outcome != BANKER:
         return PUSH if coup.outcome == TIE else LOSE
-    if game is Game.SUPER6:
-        return Result(table.super6_six if coup.banker_total == 6 else Decimal(1))
-    if game is Game.EZ_BACCARAT:
-        three_card_seven = coup.banker_cards == 3 and coup.banker_total == 7
-        return PUSH if three_card_seven else Result(Decimal(1))
+    if game in REDUCED_WINS:
+        reduced = REDUCED_WINS[game].holds(coup.banker_total, coup.banker_cards == 3)
+        return Result(table.reduced_pays(game) if reduced else Decimal(1))
     return Result(Decimal(1) - table.commission, table.commission)
 
 

@@ -1,4 +1,4 @@
-"""Row checks of data.md, in its order: fields, types, cards, hand sizes, tableau, outcome.
+"""Row checks of docs/round-log-format.md, in its order: fields, types, cards, hand sizes, tableau, outcome.
 
 `check_rounds`, `check_bets` and `check_events` take a batch as read (text or typed columns, `_line`), and return it
 with the typed, enriched columns and `reason`/`detail` (null when the row is good). The first failure
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from models.contract import (
     BET_INPUT_COLUMNS,
@@ -29,6 +28,7 @@ from models.logs.arrow_text import SATURATED
 from models.logs.instants import instants
 from models.logs.parquet import NOT_UTF8
 from models.logs.rules import tableau_detail
+from models.money_units import decimal128
 
 GAMES = [game.value for game in Game]
 ISO_INSTANT = "%Y-%m-%dT%H:%M:%S%.f%z"
@@ -205,10 +205,7 @@ def _money(
         fault[read & (negative | ((units == 0) & ~too_fine))] = 1
     fault[~read & arrow_text.present(given)] = 0
     exact = read & ~too_large & ~too_fine
-    words = np.stack([units, units >> 63], axis=1)  # as Arrow holds a decimal: 128 bits, little-endian
-    money = pa.Array.from_buffers(
-        pa.decimal128(money.precision, money.scale), len(given), [pa.array(exact).buffers()[1], pa.py_buffer(words)]
-    )
+    money = decimal128(units, money.scale, precision=money.precision, valid=exact)
     return pl.Series(name, money), pl.Series(f"_{name}_fault", fault)
 
 
@@ -338,7 +335,7 @@ def _swept_columns(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
-    """Every check of data.md in order, for rows the sweep could not vouch for."""
+    """Every check of docs/round-log-format.md in order, for rows the sweep could not vouch for."""
     given = {f"_{name}": _given(frame, name) for name in ROUND_INPUT_COLUMNS}
     frame = frame.with_columns(**given, _started=_instant(frame, "started_at"))
     frame = frame.with_columns(

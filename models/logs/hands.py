@@ -1,6 +1,6 @@
 """Hands as logged, read in bulk: the vectorised twin of `models.game.cards.parse_hand`.
 
-Tokens are normalised (upper case, `10` as `T`), checked against the three notations of data.md
+Tokens are normalised (upper case, `10` as `T`), checked against the three notations of docs/round-log-format.md
 (rank and suit, rank alone, point value alone) and decoded into point values, rank codes and card
 codes. Tests hold this module to `parse_card` on every token.
 """

@@ -110,7 +110,7 @@ def _plain_csv(path: Path, compression: str | None) -> Iterator[Path]:
 
 
 def _csv_batches(path: Path, compression: str | None) -> Iterator[pl.DataFrame]:
-    """Every column as text (an empty field is a null, as data.md has it)."""
+    """Every column as text (an empty field is a null, as docs/round-log-format.md has it)."""
     with _plain_csv(path, compression) as source:
         line = 2
         try:

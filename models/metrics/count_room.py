@@ -14,14 +14,13 @@ from decimal import Decimal
 
 import polars as pl
 
-from models.contract import MONEY
 from models.logs.denominations import smallest
 from models.metrics.gaming_day import GamingDay, gaming_day
+from models.money_units import CENTS, MONEY, THEO
 from models.ratios import pct
 
 #: The count's amounts (the slips' and counts' own decimals).
-COUNT = pl.Decimal(18, 2)
-THEO = pl.Decimal(18, 6)  # core.bets.theo
+COUNT = CENTS
 SHIFT = ("table_id", "shift_id")
 COUP = ("table_id", "shoe_id", "round_no")
 #: The tolerance where neither a setting nor the trays' denominations say: one unit.

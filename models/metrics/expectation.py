@@ -1,5 +1,5 @@
 """What theory expects of a mixed group of coups, for views that pool the marts' rows: outcome
-shares over a mix of games and shoes, a rate's funnel limits, the tenure hazard, a pooled z-score."""
+shares over a mix of games and shoes with their z-scores, a rate's funnel limits, the tenure hazard."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import polars as pl
 from scipy import stats
 
 from models.metrics.theory import outcome_rates
+from models.ratios import binomial_z, ratio
 
 
 def expected_shares(coups: pl.DataFrame) -> dict[str, float]:
@@ -21,6 +22,21 @@ def expected_shares(coups: pl.DataFrame) -> dict[str, float]:
         outcome: float((rated["coups"] * rated[column]).sum() / total) if total else float("nan")
         for outcome, column in (("B", "p_banker"), ("P", "p_player"), ("T", "p_tie"))
     }
+
+
+def outcome_shares(volume: pl.DataFrame) -> pl.DataFrame:
+    """Banker, Player and Tie (`outcome` B, P, T) over coups counted by game and decks (columns game, decks,
+    coups, banker, player, ties): each one's coups, its share of them, the share theory expects
+    (`expected_shares`) and the z of its count against that share."""
+    expected = expected_shares(volume.select("game", "decks", "coups"))
+    total = pl.lit(int(volume["coups"].sum()))
+    return pl.DataFrame(
+        {
+            "outcome": list(expected),
+            "coups": [int(volume[column].sum()) for column in ("banker", "player", "ties")],
+            "expected": list(expected.values()),
+        }
+    ).with_columns(share=ratio("coups", total), z=binomial_z("coups", total, "expected"))
 
 
 def funnel_limits(rate: float, volumes: Sequence[int], level: float = 0.95) -> pl.DataFrame:

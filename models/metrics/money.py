@@ -8,11 +8,21 @@ from decimal import Decimal
 
 import polars as pl
 
-from models.contract import MONEY
-from models.game.paytable import DEFAULT_PAYTABLE, PayTable
+from models.game.games import Game
+from models.game.paytable import (
+    CAGNOTTE_GAMES,
+    DEFAULT_PAYTABLE,
+    MAIN_BETS,
+    NO_COMMISSION_GAMES,
+    REDUCED_WINS,
+    PayTable,
+)
 from models.metrics.theory import outcome_rates
+from models.money_units import MONEY
+from models.ratios import ratio, theo_over_handle, win_over_handle, win_vs_theo_z
 
-MAIN = ("banker", "player", "tie")
+#: The marts' column of what each no-commission game keeps through its reduced Banker wins.
+REDUCTIONS = {"super6_reduction": Game.SUPER6, "ez_reduction": Game.EZ_BACCARAT}
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,18 @@ class Rounding:
         return (whole.cast(pl.Int64).cast(pl.Decimal(18, 0)) * self.unit).cast(MONEY)
 
 
+def reduced_win(game: Game) -> pl.Expr:
+    """Whether a coup of core.rounds is a Banker win of `game` that it pays less than even money
+    (`REDUCED_WINS`)."""
+    won = (pl.col("game") == game.value) & (pl.col("outcome") == "B")
+    return won & REDUCED_WINS[game].holds(pl.col("banker_total"), pl.col("banker_third").is_not_null())
+
+
+def cagnotte() -> pl.Expr:
+    """Whether a row's game levies the cagnotte rather than a commission (`CAGNOTTE_GAMES`)."""
+    return pl.col("game").is_in([game.value for game in CAGNOTTE_GAMES])
+
+
 def wagers(bets: pl.LazyFrame, rounds: pl.LazyFrame) -> pl.LazyFrame:
     """Each wager with the facts of its coup the money metrics need (join once, use for all)."""
     facts = rounds.select(
@@ -59,8 +81,8 @@ def commission(
 
 #: The sums `commission_sums` keeps per group; they pool exactly into any coarser grouping.
 COMMISSION_SUMS = (
-    "banker_handle", "banker_wagers", "banker_won", "banker_won_amount", "commission", "cagnotte",
-    "super6_reduction", "ez_reduction", "expected_commission",
+    "banker_handle", "banker_wagers", "banker_won", "banker_won_amount", "commission", "cagnotte", *REDUCTIONS,
+    "expected_commission",
 )  # fmt: skip
 
 
@@ -74,10 +96,11 @@ def commission_sums(
     the cent): one pass at the finest grouping serves every coarser one through `commission_totals`."""
     banker = placed.filter(pl.col("bet") == "banker")
     won = pl.col("outcome") == "B"
-    super6_six = won & (pl.col("game") == "super6") & (pl.col("banker_total") == 6)
-    ez_push = (
-        won & (pl.col("game") == "ez_baccarat") & (pl.col("banker_total") == 7) & pl.col("banker_third").is_not_null()
-    )
+    # what each no-commission game keeps on its reduced wins, wager by wager
+    kept = {
+        name: pl.col("amount").filter(reduced_win(game)) * pl.lit(table.reduction(game))
+        for name, game in REDUCTIONS.items()
+    }
     # the exact Banker probability depends on the game and decks only: applied per group, not per wager
     rates = outcome_rates(table).lazy().select("game", "decks", "p_banker")
     return (
@@ -88,10 +111,9 @@ def commission_sums(
             banker_wagers=pl.len(),
             banker_won=won.sum(),
             banker_won_amount=pl.col("amount").filter(won).sum(),
-            commission=pl.col("collected").filter(pl.col("game") != "chemin_de_fer").sum(),
-            cagnotte=pl.col("collected").filter(pl.col("game") == "chemin_de_fer").sum(),
-            super6_reduction=(pl.col("amount").filter(super6_six) * pl.lit(1 - table.super6_six)).sum(),
-            ez_reduction=pl.col("amount").filter(ez_push).sum(),
+            commission=pl.col("collected").filter(~cagnotte()).sum(),
+            cagnotte=pl.col("collected").filter(cagnotte()).sum(),
+            **{name: reduction.sum() for name, reduction in kept.items()},
         )
         .join(rates, on=["game", "decks"], how="left")
         .with_columns(
@@ -108,8 +130,8 @@ def commission_totals(sums: pl.LazyFrame, by: Sequence[str]) -> pl.DataFrame:
         .agg(pl.col(COMMISSION_SUMS).sum())
         .with_columns(
             pl.col("banker_wagers", "banker_won").cast(pl.UInt32),
-            pl.col("super6_reduction", "ez_reduction").cast(MONEY),
-            pl.when(pl.col("game").is_in(["super6", "ez_baccarat"]))
+            pl.col(*REDUCTIONS).cast(MONEY),
+            pl.when(pl.col("game").is_in([game.value for game in NO_COMMISSION_GAMES]))
             .then(0.0)
             .otherwise(pl.col("expected_commission"))
             .alias("expected_commission"),
@@ -134,13 +156,6 @@ def commission_per_unit(
     )
 
 
-def win_vs_theo_z() -> pl.Expr:
-    """(house win - theo) / the win's standard deviation (`win_variance`); null where nothing could vary.
-    Sums of the three columns pool exactly, so any grouping of table_day rows gets its own z."""
-    deviation = pl.col("house_win").cast(pl.Float64) - pl.col("theo").cast(pl.Float64)
-    return pl.when(pl.col("win_variance") > 0).then(deviation / pl.col("win_variance").sqrt())
-
-
 def table_day(
     placed: pl.LazyFrame, variance: pl.DataFrame, by: Sequence[str] = ("table_id", "gaming_day")
 ) -> pl.DataFrame:
@@ -154,7 +169,7 @@ def table_day(
 TABLE_DAY_SUMS = (
     "wagers",
     "handle",
-    *(f"handle_{bet}" for bet in MAIN),
+    *(f"handle_{bet}" for bet in MAIN_BETS),
     "handle_side",
     "house_win",
     "theo",
@@ -168,11 +183,11 @@ def table_day_sums(
     """The wagers' sums behind `table_day` per group and game: one pass at the finest grouping serves
     every coarser one through `table_day_totals`."""
     with_variance = placed.join(variance.lazy(), on=["game", "decks", "bet"], how="left")
-    side = ~pl.col("bet").is_in(MAIN)
+    side = ~pl.col("bet").is_in(MAIN_BETS)
     return with_variance.group_by(*by, "game").agg(
         wagers=pl.len(),
         handle=pl.col("amount").sum(),
-        **{f"handle_{bet}": pl.col("amount").filter(pl.col("bet") == bet).sum() for bet in MAIN},
+        **{f"handle_{bet}": pl.col("amount").filter(pl.col("bet") == bet).sum() for bet in MAIN_BETS},
         handle_side=pl.col("amount").filter(side).sum(),
         house_win=pl.col("house_net").sum(),
         theo=pl.col("theo").sum(),
@@ -181,15 +196,17 @@ def table_day_sums(
 
 
 def table_day_totals(sums: pl.LazyFrame, by: Sequence[str]) -> pl.DataFrame:
-    """`table_day_sums` (of `by` or any finer grouping) totalled per `by` and game, with hold and z."""
+    """`table_day_sums` (of `by` or any finer grouping) totalled per `by` and game, with hold (`hold_pct`,
+    `win_over_handle`), `theo_over_handle` and z."""
     return (
         sums.group_by(*by, "game")
         .agg(pl.col(TABLE_DAY_SUMS).sum())
         .with_columns(
             pl.col("wagers").cast(pl.UInt32),
-            hold_pct=pl.col("house_win").cast(pl.Float64) / pl.col("handle").cast(pl.Float64) * 100,
+            hold_pct=ratio("house_win", "handle") * 100,  # win_over_handle x 100, for queries written against it
             win_vs_theo_z=win_vs_theo_z(),
         )
+        .with_columns(win_over_handle(), theo_over_handle())
         .sort(*by, "game")
         .collect()
     )

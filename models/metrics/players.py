@@ -12,8 +12,9 @@ from decimal import Decimal
 
 import polars as pl
 
-from models.metrics.money import win_vs_theo_z
-from models.metrics.ratings import MONEY, THEO, Rated
+from models.metrics.ratings import Rated
+from models.money_units import MONEY_SUM, THEO_SUM
+from models.ratios import win_vs_theo_z
 
 SESSION_ORDER = ("gaming_day", "table_id", "game", "player_id", "session")
 DAY_ORDER = ("gaming_day", "player_id")
@@ -29,7 +30,7 @@ SESSION_COLUMNS = (
 
 def average_bet() -> pl.Expr:
     """Handle per decision (a coup wagered on), to the cent's hundredth."""
-    return (pl.col("handle") / pl.col("decisions")).cast(MONEY).alias("average_bet")
+    return (pl.col("handle") / pl.col("decisions")).cast(MONEY_SUM).alias("average_bet")
 
 
 def theo_per_hour() -> pl.Expr:
@@ -40,7 +41,7 @@ def theo_per_hour() -> pl.Expr:
 
 def comp_value(rate: Decimal) -> pl.Expr:
     """The comps the house gives back: theo x the reinvestment rate, to theo's places."""
-    return (pl.col("theo") * pl.lit(Decimal(rate), pl.Decimal(38, 6))).cast(THEO).alias("comp_value")
+    return (pl.col("theo") * pl.lit(Decimal(rate), THEO_SUM)).cast(THEO_SUM).alias("comp_value")
 
 
 def player_sessions(rated: Rated) -> pl.DataFrame:
@@ -73,8 +74,8 @@ def _totals(sessions: pl.LazyFrame, by: tuple[str, ...], comp_rate: Decimal, **f
 def _derived(sums: pl.LazyFrame, comp_rate: Decimal) -> pl.LazyFrame:
     """Totals of ratings in the marts' types, with average bet, theo per hour, comp value and z."""
     return sums.with_columns(
-        pl.col("handle", "handle_main", "handle_side", "house_win", "max_bet").cast(MONEY),
-        pl.col("theo").cast(THEO),
+        pl.col("handle", "handle_main", "handle_side", "house_win", "max_bet").cast(MONEY_SUM),
+        pl.col("theo").cast(THEO_SUM),
         pl.col("sessions", "tables", "decisions", "wagers").cast(pl.Int64),
     ).with_columns(average_bet(), theo_per_hour(), comp_value(comp_rate), win_vs_theo_z().alias("win_vs_theo_z"))
 
@@ -132,8 +133,8 @@ def player_bets(cells: pl.DataFrame) -> pl.DataFrame:
         "gaming_day",
         "bet",
         pl.col("wagers").cast(pl.Int64),
-        pl.col("handle", "house_win").cast(MONEY),
-        pl.col("theo").cast(THEO),
+        pl.col("handle", "house_win").cast(MONEY_SUM),
+        pl.col("theo").cast(THEO_SUM),
         "win_variance",
     )
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 from numba import njit
 
 from models.game.paytable import BETS
 from models.logs.arrow_text import label_codes
 from models.metrics.coups import SHOE, Coups, changes
+from models.money_units import MONEY_SCALE, MONEY_UNIT, THEO_SCALE, decimal_series, low_units
 
 #: Where a rating's coups are: a new table, gaming day or game is a new rating.
 CELL = ["gaming_day", "table_id", "game"]
@@ -30,9 +30,6 @@ COUP_KEY = [*SHOE, "round_no"]
 MAIN_HANDS = ("banker", "player")
 #: The bets by code: in name order, so that cells in code order are in the marts' order.
 LABELS = tuple(sorted(BETS))
-MONEY_SCALE, THEO_SCALE = 4, 6
-MONEY = pl.Decimal(38, MONEY_SCALE)
-THEO = pl.Decimal(38, THEO_SCALE)
 
 
 @dataclass(frozen=True)
@@ -166,7 +163,7 @@ def _wager_codes(bets: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, pl.DataFra
         unknown = sorted(set(bets["bet"].filter(pl.Series(bet < 0)).unique().to_list()))
         raise ValueError(f"core.bets holds bets no pay table knows: {', '.join(map(str, unknown))}")
     player_code, named = _player_codes(bets["player_id"])
-    return bet, player_code, named, [_units(bets[name]) for name in ("amount", "house_net", "theo")]
+    return bet, player_code, named, [low_units(bets[name]) for name in ("amount", "house_net", "theo")]
 
 
 def _player_codes(player_id: pl.Series) -> tuple[np.ndarray, pl.DataFrame]:
@@ -201,12 +198,12 @@ def _session_frame(
         ended_at=pl.Series(sessions["_last"] + length).cast(pl.Datetime("us")).dt.replace_time_zone("UTC"),
         minutes=pl.Series((sessions["_last"].to_numpy() + length - sessions["_first"].to_numpy()) / 60e6),
         wagers=pl.Series(sums[:, 0]),
-        handle=_decimal(sums[:, 1], MONEY_SCALE),
-        max_bet=_decimal(sums[:, 2], MONEY_SCALE),
-        handle_main=_decimal(sums[:, 3], MONEY_SCALE),
-        handle_side=_decimal(sums[:, 1] - sums[:, 3], MONEY_SCALE),
-        house_win=_decimal(sums[:, 4], MONEY_SCALE),
-        theo=_decimal(sums[:, 5], THEO_SCALE),
+        handle=decimal_series(sums[:, 1], MONEY_SCALE),
+        max_bet=decimal_series(sums[:, 2], MONEY_SCALE),
+        handle_main=decimal_series(sums[:, 3], MONEY_SCALE),
+        handle_side=decimal_series(sums[:, 1] - sums[:, 3], MONEY_SCALE),
+        house_win=decimal_series(sums[:, 4], MONEY_SCALE),
+        theo=decimal_series(sums[:, 5], THEO_SCALE),
         win_variance=pl.Series(squares),
     )
     return sessions.cast({"started_at": zone, "ended_at": zone}).drop("_player", "_cell", "_first", "_last")
@@ -230,9 +227,9 @@ def _cells_frame(groups: pl.DataFrame, sums: np.ndarray, squares: np.ndarray, n_
         {
             "bet": pl.Series(LABELS).gather(used % n_bets),
             "wagers": sums[used, 0],
-            "handle": _decimal(sums[used, 1], MONEY_SCALE),
-            "house_win": _decimal(sums[used, 2], MONEY_SCALE),
-            "theo": _decimal(sums[used, 3], THEO_SCALE),
+            "handle": decimal_series(sums[used, 1], MONEY_SCALE),
+            "house_win": decimal_series(sums[used, 2], MONEY_SCALE),
+            "theo": decimal_series(sums[used, 3], THEO_SCALE),
             "win_variance": squares[used],
         }
     )
@@ -344,7 +341,7 @@ def _add_wagers(
         if coup < 0:
             continue
         b = bet[i]
-        money = amount[i] / 10.0**4
+        money = amount[i] / MONEY_UNIT
         square = money * money * per_unit[coup_kind[coup], b]
         s = wager_session[i]
         if s >= 0:
@@ -369,25 +366,3 @@ def _add_wagers(
             side_bets[cell, 2] += house_net[i]
             side_bets[cell, 3] += theo[i]
             side_squares[cell] += square
-
-
-def _units(series: pl.Series) -> np.ndarray:
-    """A decimal column's values as int64 units of its last place (core.bets' DECIMAL(18, x) fit),
-    read chunk by chunk: each value's low word of its int128."""
-    filled = series.fill_null(0) if series.null_count() else series
-    out = np.empty(len(filled), np.int64)
-    done = 0
-    for chunk in filled.get_chunks():
-        array = chunk.to_arrow()
-        words = np.frombuffer(array.buffers()[1], np.int64).reshape(-1, 2)[array.offset : array.offset + len(array)]
-        out[done : done + len(array)] = words[:, 0]
-        done += len(array)
-    return out
-
-
-def _decimal(units: np.ndarray, scale: int) -> pl.Series:
-    """int64 units of 10**-scale as a Decimal(38, scale) series, exactly."""
-    words = np.stack([units, units >> 63], axis=1)
-    return pl.Series(
-        pl.from_arrow(pa.Array.from_buffers(pa.decimal128(38, scale), len(units), [None, pa.py_buffer(words)]))
-    )

@@ -13,7 +13,7 @@ from models.metrics.expectation import tenure_hazard
 from models.metrics.theory import outcome_rates
 
 SHOE = ["table_id", "shoe_id"]
-#: Whether a coup passes the bank, by game, when the log does not say who holds it (data.md).
+#: Whether a coup passes the bank, by game, when the log does not say who holds it (docs/metrics.md).
 PASSES = bank_passes_expr(pl.col("game"), pl.col("outcome"))
 
 

@@ -21,11 +21,11 @@ from models.game.paytable import BETS, MAIN_BETS
 from models.metrics.permutation import sequential_p_values
 from models.metrics.ratings import MAIN_HANDS
 from models.metrics.ties import q_values
+from models.money_units import MONEY
 
 KEY = ["player_id", "table_id", "gaming_day", "session"]
 COUP = ["table_id", "shoe_id", "round_no"]
 EDGES = tuple(f"edge_{bet}" for bet in BETS)
-MONEY = pl.Decimal(18, 4)
 #: As marts.player_sessions' handle_side: every bet but the main hands is a side bet, the tie included.
 SESSION_COLUMNS = (
     "player_id", "table_id", "gaming_day", "session", "started_at", "ended_at", "coups_present", "wagers",

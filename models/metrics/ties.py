@@ -9,6 +9,7 @@ import polars as pl
 from scipy import stats
 
 from models.metrics.theory import outcome_rates
+from models.ratios import binomial_z
 
 Z95 = 1.959963984540054
 
@@ -93,8 +94,7 @@ def tie_statistics(
         .with_columns(tie_rate=pl.col("ties") / pl.col("coups"))
         .with_columns(
             *_wilson(pl.col("ties"), pl.col("coups")),
-            z=(pl.col("ties") - pl.col("coups") * pl.col("expected_rate"))
-            / (pl.col("coups") * pl.col("expected_rate") * (1 - pl.col("expected_rate"))).sqrt(),
+            z=binomial_z("ties", "coups", "expected_rate"),
         )
         .sort(*by, "game", "decks")
         .collect()

@@ -14,23 +14,23 @@ import itertools
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 from numba import njit
 
 from models.game.games import Game
-from models.game.paytable import DEFAULT_PAYTABLE, PayTable
+from models.game.paytable import DEFAULT_PAYTABLE, MAIN_BETS, REDUCED_WINS, PayTable
 from models.logs.arrow_text import label_codes
 from models.metrics.coups import SHOE, Coups, changes
-from models.metrics.money import MAIN, Rounding
+from models.metrics.money import Rounding, cagnotte, reduced_win
 from models.metrics.theory import outcome_rates
+from models.money_units import MONEY_SCALE, MONEY_SUM, MONEY_UNIT, THEO_SCALE, decimal_series, words
 
 STINT = ["gaming_day", "dealer_id", "table_id"]
 GAMES = tuple(game.value for game in Game)
 #: Per cell, whole units: amount, house_net, commission collected, theo; then for wagers on a coup
-#: Banker won: the count, the amount, the amount on a Super 6 six, on an EZ Baccarat push.
+#: Banker won: the count, the amount, the amount on a Super 6 or EZ Baccarat reduced win (REDUCED_WINS).
 SUMS = ("amount", "house_net", "collected", "theo", "won", "won_amount", "super6_amount", "ez_amount")
-#: Bits of a coup's flags.
-WON, SIX, SEVEN_DRAWN = 1, 2, 4
+#: Bits of a coup's flags: Banker won; a win its game pays less than even money.
+WON, REDUCED = 1, 2
 #: The pass's verdicts.
 OK, CANNOT = 0, 1
 
@@ -50,11 +50,9 @@ def stint_sums(
     coup_game = label_codes(rounds["game"], GAMES, -1, -1)
     if coup_game.min(initial=0) < 0:
         return None
+    reduced = pl.any_horizontal(reduced_win(game) for game in REDUCED_WINS)
     flags = rounds.select(
-        (pl.col("outcome") == "B").cast(pl.Int8) * WON
-        + (pl.col("banker_total") == 6).fill_null(False).cast(pl.Int8) * SIX
-        + ((pl.col("banker_total") == 7) & pl.col("banker_third").is_not_null()).fill_null(False).cast(pl.Int8)
-        * SEVEN_DRAWN
+        (pl.col("outcome") == "B").cast(pl.Int8) * WON + reduced.fill_null(False).cast(pl.Int8) * REDUCED
     ).to_series()
     shape = (cells.height * len(bet_labels),)
     counts, sums = np.zeros(shape, np.int64), np.zeros((*shape, len(SUMS)), np.int64)
@@ -64,7 +62,7 @@ def stint_sums(
     collected = "commission" if rounding.policy == "exact" else "collected"
     placed = bets if collected == "commission" else bets.with_columns(collected=rounding.apply(pl.col("commission")))
     starts, bounds = _heads(placed, coups)
-    games = (GAMES.index("super6"), GAMES.index("ez_baccarat"))
+    games = (GAMES.index(Game.SUPER6), GAMES.index(Game.EZ_BACCARAT))
     coup_flags = flags.to_numpy()
     done, stretch = 0, 0
     for chunk in _chunks(placed.select("round_no", "game", "bet", "amount", "house_net", collected, "theo")):
@@ -76,7 +74,7 @@ def stint_sums(
             chunk["round_no"].to_numpy(),
             label_codes(chunk["game"], GAMES, -1, -1),
             label_codes(chunk["bet"], bet_labels, -1, -1),
-            *(_units(chunk[name]) for name in ("amount", "house_net", collected, "theo")),
+            *(words(chunk[name]) for name in ("amount", "house_net", collected, "theo")),
             coups.at,
             coup_cell,
             coup_game,
@@ -124,12 +122,6 @@ def _chunks(frame: pl.DataFrame) -> list[pl.DataFrame]:
         return [frame]
     bounds = np.cumsum([0, *(len(piece) for piece in frame.get_columns()[0].get_chunks())])
     return [frame.slice(int(a), int(b - a)).rechunk() for a, b in itertools.pairwise(bounds)]
-
-
-def _units(series: pl.Series) -> np.ndarray:
-    """A decimal column's values as int128 words (lo, hi) of its last place's units: int64 (n, 2)."""
-    array = series.to_arrow()
-    return np.frombuffer(array.buffers()[1], np.int64).reshape(-1, 2)[array.offset : array.offset + len(array)]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -182,34 +174,26 @@ def _add_wagers(
             value = amount[i, 0]
             sums[cell, 4] += 1
             sums[cell, 5] += value
-            if game[i] == super6 and flags & SIX:
+            if game[i] == super6 and flags & REDUCED:
                 sums[cell, 6] += value
-            if game[i] == ez and flags & SEVEN_DRAWN:
+            if game[i] == ez and flags & REDUCED:
                 sums[cell, 7] += value
-        money = amount[i, 0] / 1e4
+        money = amount[i, 0] / MONEY_UNIT
         squares[cell] += money * money
     return OK
-
-
-def _decimal(units: np.ndarray, scale: int) -> pl.Series:
-    """int64 units of 10**-scale as a Decimal(38, scale) series, exactly."""
-    words = np.stack([units, units >> 63], axis=1)
-    return pl.Series(
-        pl.from_arrow(pa.Array.from_buffers(pa.decimal128(38, scale), len(units), [None, pa.py_buffer(words)]))
-    )
 
 
 def _frames(cells, bet_labels, counts, sums, squares, variance, table) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """The pass's cells as `commission_sums` and `table_day_sums` would give them."""
     used = np.flatnonzero(counts)
     scales = {
-        "amount": 4,
-        "house_net": 4,
-        "collected": 4,
-        "theo": 6,
-        "won_amount": 4,
-        "super6_amount": 4,
-        "ez_amount": 4,
+        "amount": MONEY_SCALE,
+        "house_net": MONEY_SCALE,
+        "collected": MONEY_SCALE,
+        "theo": THEO_SCALE,
+        "won_amount": MONEY_SCALE,
+        "super6_amount": MONEY_SCALE,
+        "ez_amount": MONEY_SCALE,
     }
     found = pl.DataFrame(
         {
@@ -218,12 +202,12 @@ def _frames(cells, bet_labels, counts, sums, squares, variance, table) -> tuple[
             "_count": counts[used],
             "_won": sums[used, SUMS.index("won")],
             "_square": squares[used],
-            **{f"_{name}": _decimal(sums[used, SUMS.index(name)], scale) for name, scale in scales.items()},
+            **{f"_{name}": decimal_series(sums[used, SUMS.index(name)], scale) for name, scale in scales.items()},
         }
     ).join(cells, on="_cell")
     banker = found.filter(pl.col("bet") == "banker")
     rates = outcome_rates(table).select("game", "decks", "p_banker")
-    chemin = pl.col("game") == "chemin_de_fer"
+    levy = cagnotte()
     fees = banker.join(rates, on=["game", "decks"], how="left").select(
         *STINT,
         "game",
@@ -231,20 +215,20 @@ def _frames(cells, bet_labels, counts, sums, squares, variance, table) -> tuple[
         banker_wagers=pl.col("_count").cast(pl.UInt32),
         banker_won=pl.col("_won").cast(pl.UInt32),
         banker_won_amount="_won_amount",
-        commission=pl.when(~chemin).then(pl.col("_collected")).otherwise(_zero()),
-        cagnotte=pl.when(chemin).then(pl.col("_collected")).otherwise(_zero()),
-        super6_reduction=pl.col("_super6_amount") * pl.lit(1 - table.super6_six),
-        ez_reduction="_ez_amount",
+        commission=pl.when(~levy).then(pl.col("_collected")).otherwise(_zero()),
+        cagnotte=pl.when(levy).then(pl.col("_collected")).otherwise(_zero()),
+        super6_reduction=pl.col("_super6_amount") * pl.lit(table.reduction(Game.SUPER6)),
+        ez_reduction=pl.col("_ez_amount") * pl.lit(table.reduction(Game.EZ_BACCARAT)),
         expected_commission=pl.col("_amount").cast(pl.Float64) * pl.col("p_banker") * float(table.commission),
     )
-    side = ~pl.col("bet").is_in(MAIN)
+    side = ~pl.col("bet").is_in(MAIN_BETS)
     money = (
         found.join(variance, on=["game", "decks", "bet"], how="left")
         .group_by(*STINT, "game")
         .agg(
             wagers=pl.col("_count").sum().cast(pl.UInt32),
             handle=pl.col("_amount").sum(),
-            **{f"handle_{bet}": pl.col("_amount").filter(pl.col("bet") == bet).sum() for bet in MAIN},
+            **{f"handle_{bet}": pl.col("_amount").filter(pl.col("bet") == bet).sum() for bet in MAIN_BETS},
             handle_side=pl.col("_amount").filter(side).sum(),
             house_win=pl.col("_house_net").sum(),
             theo=pl.col("_theo").sum(),
@@ -255,4 +239,4 @@ def _frames(cells, bet_labels, counts, sums, squares, variance, table) -> tuple[
 
 
 def _zero() -> pl.Expr:
-    return pl.lit(0).cast(pl.Decimal(38, 4))
+    return pl.lit(0).cast(MONEY_SUM)

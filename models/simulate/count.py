@@ -17,7 +17,8 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from models.contract import EVENT_KINDS, EVENT_SCHEMA, MONEY
+from models.contract import EVENT_KINDS, EVENT_SCHEMA
+from models.money_units import CENT, CENT_SCALE, MONEY_SCALE, MONEY_UNIT, arrow_units, decimal64
 from models.simulate import count_faults
 from models.simulate.cage import DEFAULT_CAGE, Cage, Purses
 from models.simulate.config import Simulation
@@ -33,10 +34,9 @@ from models.simulate.count_kernel import (
     STEP,
     count_table_days,
 )  # fmt: skip
-from models.simulate.frames import _decimal, day_opening
-from models.simulate.house_net import house_net_units, money_units
+from models.simulate.frames import day_opening
+from models.simulate.house_net import house_net_units
 
-UNITS = 10**MONEY.scale  # ten-thousandths in a unit of money
 #: Chips a tray holds at most of each denomination before the larger ones take the rest.
 TRAY = ((5000, 10), (1000, 40), (500, 40), (100, 100), (25, 200), (5, 200), (1, 100), (Decimal("0.25"), 100))
 #: Who counts the drop box.
@@ -82,16 +82,6 @@ def _times(column: pa.ChunkedArray) -> np.ndarray:
     return np.concatenate([np.zeros(0, np.int64)] + [c.cast(pa.int64()).to_numpy() for c in column.chunks])
 
 
-def _cents(column: pa.ChunkedArray) -> np.ndarray:
-    """A decimal(18, 2) column as int64 cents."""
-    parts = [np.zeros(0, np.int64)]
-    for chunk in column.chunks:
-        if pa.types.is_decimal128(chunk.type):
-            chunk = chunk.cast(pa.decimal64(18, 2))
-        parts.append(np.frombuffer(chunk.buffers()[1], np.int64, count=chunk.offset + len(chunk))[chunk.offset :])
-    return np.concatenate(parts)
-
-
 def _runs(*keys: np.ndarray) -> np.ndarray:
     """Where each run of equal consecutive keys starts."""
     change = np.zeros(len(keys[0]), bool)
@@ -129,8 +119,8 @@ def table_events(
     b_rank = rank[by_key[np.searchsorted(key[by_key], b_key)]]
     b_player = _codes(bets["player_id"])
     net = house_net_units(rounds, bets, b_table, player_banked, sim.paytable)
-    payout = money_units(bets["payout"])
-    cents = _cents(bets["amount"])
+    payout = arrow_units(bets["payout"], MONEY_SCALE)
+    cents = arrow_units(bets["amount"], CENT_SCALE)
     # one entry per (coup, player): what they staked and won on it
     by_bet = np.lexsort((b_player, b_rank))
     starts = _runs(b_rank[by_bet], b_player[by_bet])
@@ -187,17 +177,17 @@ def table_events(
     dealers = _dealers(sim, s_table, s_day, s_k)
     events = _frame(shifts, dealers, ev_shift, ev_kind, ev_time, ev_amount, ev_player)
     labels = _labels(shifts, events, fault, f_amount, f_coup, f_player, f_event, rounds, order)
-    return Counted(events, labels, Decimal(int(lowest.min()) if len(lowest) else 0) / UNITS)
+    return Counted(events, labels, Decimal(int(lowest.min()) if len(lowest) else 0) / MONEY_UNIT)
 
 
 def _params(cage: Cage) -> np.ndarray:
     params = np.zeros(PARAMS, np.int64)
-    par = int(cage.par * UNITS)
+    par = int(cage.par * MONEY_UNIT)
     params[PAR], params[LOW], params[HIGH] = par, int(par * cage.low_share), int(par * cage.high_share)
-    params[STEP], params[CHIP] = int(cage.slip_step * UNITS), int(cage.chip * UNITS)
-    params[FORCED_FILL] = int(count_faults.FORCED_FILL * UNITS)
+    params[STEP], params[CHIP] = int(cage.slip_step * MONEY_UNIT), int(cage.chip * MONEY_UNIT)
+    params[FORCED_FILL] = int(count_faults.FORCED_FILL * MONEY_UNIT)
     for code, kind in enumerate(count_faults.KINDS, start=1):
-        params[FAULT_AMOUNTS + code] = int(count_faults.AMOUNTS[kind] * UNITS)
+        params[FAULT_AMOUNTS + code] = int(count_faults.AMOUNTS[kind] * MONEY_UNIT)
     return params
 
 
@@ -211,7 +201,7 @@ def _frame(shifts, dealers, ev_shift, ev_kind, ev_time, ev_amount, ev_player) ->
     """The events in the contract's columns; event ids number each shift's slips and counts in order."""
     first = np.searchsorted(ev_shift, ev_shift)  # the kernel writes each shift's events together
     kinds = np.array(EVENT_KINDS)[ev_kind]
-    cents = ev_amount // 100
+    cents = ev_amount // CENT
     counted = np.isin(ev_kind, [0, 1, FILL, FILL + 1])  # opener, closer, fill, credit carry chips
     breakdown = np.full(len(cents), None, object)
     breakdown[counted] = [denominations(int(value)) for value in cents[counted]]
@@ -221,7 +211,7 @@ def _frame(shifts, dealers, ev_shift, ev_kind, ev_time, ev_amount, ev_player) ->
             "_seq": np.arange(len(ev_shift)) - first + 1,
             "event": kinds,
             "recorded_at": ev_time,
-            "amount": pl.from_arrow(_decimal(cents, 2).cast(pa.decimal128(18, 2))),
+            "amount": pl.from_arrow(decimal64(cents, CENT_SCALE).cast(pa.decimal128(18, CENT_SCALE))),
             "denominations": pl.Series(breakdown, dtype=pl.String),
             "_player": ev_player,
             "_dealer": dealers[ev_shift] if len(ev_shift) else np.zeros(0, np.int64),
@@ -269,7 +259,7 @@ def _labels(shifts, events, fault, f_amount, f_coup, f_player, f_event, rounds: 
                 shifts["table_id"][int(s)],
                 shifts["shift_id"][int(s)],
                 kind,
-                Decimal(int(f_amount[s])) / UNITS,
+                Decimal(int(f_amount[s])) / MONEY_UNIT,
                 count_faults.detail(kind, slip, where, player),
             )
         )

@@ -12,6 +12,8 @@ from decimal import Decimal
 import numpy as np
 import polars as pl
 
+from models.money_units import CENTS
+
 KINDS = ("short_fill", "missing_credit_slip", "walked_chips", "overpaid_wager")
 #: What each fault takes from the tray: the count's win falls short of the wagers' by this much.
 AMOUNTS = {
@@ -26,7 +28,7 @@ LABEL_SCHEMA = {
     "table_id": pl.String,
     "shift_id": pl.String,
     "kind": pl.String,
-    "amount": pl.Decimal(18, 2),  # the count's win minus the wagers' win the fault causes
+    "amount": CENTS,  # the count's win minus the wagers' win the fault causes
     "detail": pl.String,
 }
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from models.money_units import CENT
+
 #: Event codes: the index of each kind in models.contract.EVENT_KINDS.
 OPENER, CLOSER, FILL, CREDIT, DROP, MARKER, MARKER_PAYMENT = range(7)
 #: Fault codes (count_faults.KINDS, from 1).
@@ -19,7 +21,6 @@ PAR, LOW, HIGH, STEP, CHIP, FORCED_FILL = range(6)
 #: params[FAULT_AMOUNTS + kind]: what a fault of that kind takes from the tray.
 FAULT_AMOUNTS = 6
 PARAMS = FAULT_AMOUNTS + 5
-CENT = 100  # ten-thousandths in a cent
 SECOND = 1_000_000
 #: Offsets from a coup's start: a fill before the buy-ins, the buy-ins before the cards, then the
 #: payments and credits after it (a coup lasts at least about 30 s at the default pace).

@@ -1,4 +1,4 @@
-"""Kernel arrays to round-log tables in the data contract (data.md): rounds and bets, as Arrow.
+"""Kernel arrays to round-log tables in the data contract (docs/round-log-format.md): rounds and bets, as Arrow.
 
 Identifier columns (tables, shoes, dealers, seats, bets, players, outcomes) are dictionary-encoded
 over labels known in advance, so neither building nor writing them formats or hashes a string per
@@ -16,9 +16,9 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from models.contract import MONEY
 from models.game.games import Game
 from models.game.paytable import BETS, PayTable, settlement_grid
+from models.money_units import CENT_SCALE, MONEY_SCALE, decimal64
 from models.simulate.config import MAX_SEATS, Simulation
 from models.simulate.dealing import B1, P1, Q1
 from models.simulate.kernels import dense_bets, dense_coups, hand_text
@@ -146,24 +146,14 @@ def _hand(cards: np.ndarray, first: int) -> pa.StringArray:
     return pa.StringArray.from_buffers(len(cards), pa.py_buffer(offsets), pa.py_buffer(data))
 
 
-def _decimal(units: np.ndarray, scale: int) -> pa.Array:
-    """Exact decimals from integers counted in 10**-scale currency units, without a copy.
-
-    Arrow's 64-bit decimal holds Decimal(18, s) exactly and is what Parquet stores; `as_frame`
-    widens it to the decimal128 Polars reads.
-    """
-    units = np.ascontiguousarray(units, dtype=np.int64)
-    return pa.Array.from_buffers(pa.decimal64(18, scale), len(units), [None, pa.py_buffer(units)])
-
-
 @lru_cache(maxsize=64)
 def net_units(game: Game, table: PayTable) -> tuple[np.ndarray, int]:
     """The settlement grid's net results as integers in 10**-places units, and `places`."""
     net, _ = settlement_grid(game, table)
     places = max(0, *(-value.as_tuple().exponent for value in net.ravel()))
-    if 2 + places > MONEY.scale:
+    if CENT_SCALE + places > MONEY_SCALE:
         raise ValueError(
-            f"the pay table's results need {places} decimal places per unit staked, at most {MONEY.scale - 2}"
+            f"the pay table's results need {places} decimal places per unit staked, at most {MONEY_SCALE - CENT_SCALE}"
         )
     scaled = np.vectorize(lambda value: int(value.scaleb(places)), otypes=[np.int64])(net)
     return scaled.reshape(len(BETS), -1, 2), places
@@ -184,7 +174,7 @@ def _shoe_starts(sim: Simulation, batch: ShoeBatch, last_micros: np.ndarray) -> 
 
 
 def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) -> pa.Table:
-    """One row per coup, columns as data.md's rounds (identifiers dictionary-encoded)."""
+    """One row per coup, columns as docs/round-log-format.md's rounds (identifiers dictionary-encoded)."""
     n, shoe = dealt.n_coups, dealt.shoe
     micros = np.round(dealt.seconds * 1e6).astype(np.int64)
     shoe_start, opening = _shoe_starts(sim, batch, micros[np.cumsum(n) - 1])
@@ -216,9 +206,9 @@ def rounds_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels
 
 
 def bets_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) -> pa.Table:
-    """One row per wager, columns as data.md's bets, with the payout the table made."""
+    """One row per wager, columns as docs/round-log-format.md's bets, with the payout the table made."""
     _, places = net_units(batch.game, sim.paytable)
-    to_money = 10 ** (MONEY.scale - 2 - places)  # cents x grid units to the contract's money scale
+    to_money = 10 ** (MONEY_SCALE - CENT_SCALE - places)  # cents x grid units to the contract's money scale
     return pa.table(
         {
             "table_id": _dictionary(labels.tables, np.take(batch.table.astype(np.int32), dealt.bet_shoe)),
@@ -226,9 +216,9 @@ def bets_table(sim: Simulation, batch: ShoeBatch, dealt: Dealt, labels: Labels) 
             "round_no": dealt.bet_round_no,
             "seat": _dictionary(SEAT_LABELS, dealt.bet_seat),
             "bet": _dictionary(BET_LABELS, dealt.bet_code),
-            "amount": _decimal(dealt.bet_cents, 2),
+            "amount": decimal64(dealt.bet_cents, CENT_SCALE),
             "player_id": _dictionary(labels.players, dealt.bet_player),
-            "payout": _decimal(dealt.bet_payout * to_money, MONEY.scale),
+            "payout": decimal64(dealt.bet_payout * to_money, MONEY_SCALE),
             "side": pa.array(dealt.bet_side, mask=dealt.bet_side == 0),
         }
     )

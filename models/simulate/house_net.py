@@ -13,43 +13,14 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from models.contract import MONEY, NATURAL_KEY
+from models.contract import NATURAL_KEY
 from models.game.paytable import PayTable
 from models.logs.checks import check_rounds
+from models.money_units import MONEY, MONEY_SCALE, MONEY_UNIT, arrow_units
 from models.simulate.frames import as_frame
-from models.warehouse.settlement import settle
+from models.warehouse.settlement import SETTLED_BY, settle
 
 KEY = list(NATURAL_KEY)
-#: The rounds' facts a bet is settled by, as the ingest reads them from core.rounds (steps.SETTLED_BY).
-FACTS = [
-    pl.col("game"),
-    pl.col("decks").cast(pl.Int64),
-    pl.col("outcome"),
-    pl.col("outcome2"),
-    pl.col("has_cards"),
-    pl.col("player_total"),
-    pl.col("banker_total"),
-    pl.col("player2_total"),
-    pl.col("player_third").is_not_null().alias("player_drew"),
-    pl.col("banker_third").is_not_null().alias("banker_drew"),
-    pl.col("player_pair"),
-    pl.col("banker_pair"),
-    (pl.col("player2_cards").str.split(" ").list.len() == 3).alias("player2_drew"),
-]
-
-
-def money_units(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """A decimal column of MONEY's scale (as dealt: decimal64) as int64 ten-thousandths, no copy per value."""
-    column = pa.chunked_array([column]) if isinstance(column, pa.Array) else column
-    parts = [np.zeros(0, np.int64)]
-    for chunk in column.chunks:
-        if chunk.type.scale != MONEY.scale:
-            raise ValueError(f"expected a decimal of scale {MONEY.scale}, got {chunk.type}")
-        if pa.types.is_decimal128(chunk.type):
-            chunk = chunk.cast(pa.decimal64(18, MONEY.scale))
-        data = np.frombuffer(chunk.buffers()[1], np.int64, count=chunk.offset + len(chunk))
-        parts.append(data[chunk.offset :])
-    return np.concatenate(parts)
 
 
 def settled_units(rounds: pl.DataFrame, bets: pl.DataFrame, table: PayTable) -> np.ndarray:
@@ -57,13 +28,13 @@ def settled_units(rounds: pl.DataFrame, bets: pl.DataFrame, table: PayTable) -> 
 
     Raises when a dealt wager does not settle (a simulator bug: its payout is the pay table's).
     """
-    facts = check_rounds(rounds.with_row_index("_line")).select(*KEY, *FACTS)
+    facts = check_rounds(rounds.with_row_index("_line")).select(*KEY, *SETTLED_BY)
     placed = bets.with_row_index("_line").join(facts, on=KEY, how="left", maintain_order="left")
     accepted, mismatched = settle(placed, table)
     if mismatched.height or accepted.height != bets.height:
         raise RuntimeError(f"{mismatched.height} dealt wagers do not settle by the pay table")
     net = accepted.sort("_line")["house_net"].cast(MONEY)
-    return (net * 10**MONEY.scale).cast(pl.Int64).to_numpy()
+    return (net * MONEY_UNIT).cast(pl.Int64).to_numpy()
 
 
 def house_net_units(
@@ -71,7 +42,7 @@ def house_net_units(
 ) -> np.ndarray:
     """Every dealt wager's house net in ten-thousandths; `table_codes` is each bet's table number and
     `player_banked[t]` says whether table t's game is player-banked."""
-    units = -money_units(bets["payout"])
+    units = -arrow_units(bets["payout"], MONEY_SCALE)
     banked = player_banked[table_codes]
     if banked.any():
         round_tables = rounds["table_id"].combine_chunks().indices.to_numpy(zero_copy_only=False)

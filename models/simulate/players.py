@@ -16,6 +16,7 @@ from decimal import Decimal
 import numpy as np
 import polars as pl
 
+from models.money_units import CENTS
 from models.simulate.advantage import ADVANTAGE_KINDS, KINDS, ORDINARY
 from models.simulate.config import Population, Simulation
 
@@ -35,7 +36,7 @@ POOL_SCHEMA = {
     "player_id": pl.String,
     "kind": pl.String,  # ordinary, or the advantage player's kind (advantage.KINDS)
     "visitor": pl.String,  # regular or occasional
-    "home_unit": pl.Decimal(18, 2),
+    "home_unit": CENTS,
     "banker_share": pl.Float64,
     "player_share": pl.Float64,
     "tie_share": pl.Float64,

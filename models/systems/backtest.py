@@ -20,6 +20,7 @@ from scipy import stats
 from models.game.cells import CELL_OUTCOMES
 from models.game.games import Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PayTable, settlement_grid
+from models.money_units import MONEY, as_money
 from models.systems.exact import Exact, session_distributions
 from models.systems.rules import BET_NAMES, Limits, System, Table, play, settle, side_letter, system_of
 
@@ -29,8 +30,8 @@ SCHEMA = {
     "coups": pl.Int64,
     "played": pl.Int64,
     "bets": pl.Int64,
-    "wagered": pl.Decimal(18, 4),
-    "result": pl.Decimal(18, 4),
+    "wagered": MONEY,
+    "result": MONEY,
     "end": pl.String,
 }
 
@@ -111,12 +112,8 @@ def backtest(
     rows = []
     for table_id, shoe_id, outcomes in named:
         played, bets, wagered, result, end = session(system, side, table, outcomes, nets)
-        rows.append((table_id, shoe_id, len(outcomes), played, bets, _decimal(wagered), _decimal(result), end))
+        rows.append((table_id, shoe_id, len(outcomes), played, bets, as_money(wagered), as_money(result), end))
     return pl.DataFrame(rows, schema=SCHEMA, orient="row")
-
-
-def _decimal(value: Fraction) -> Decimal:
-    return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(Decimal("0.0001"))
 
 
 def summary(sessions: pl.DataFrame) -> dict[str, object]:

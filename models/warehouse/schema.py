@@ -1,4 +1,4 @@
-"""The warehouse's tables: the one place that knows their names and columns (data.md)."""
+"""The warehouse's tables: the one place that knows their names and columns (docs/warehouse.md)."""
 
 from __future__ import annotations
 

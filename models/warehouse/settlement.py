@@ -11,14 +11,32 @@ from functools import lru_cache
 import numpy as np
 import polars as pl
 
-from models.contract import MONEY
 from models.game.cells import CELL_OUTCOMES, CELLS, cell_expr
 from models.game.games import Game
 from models.game.paytable import BETS, PayTable, settlement_grid
 from models.game.shoe import MAX_DECKS, Composition
+from models.money_units import MONEY, THEO, THEO_SUM
 from models.odds.exact import exact_odds
 
-THEO = pl.Decimal(18, 6)  # core.bets.theo
+#: The facts of its round a bet is settled by (`settle` reads them beside the bet), from the columns
+#: of core.rounds or of checked rounds: the ingest, the simulator and the tests select these.
+SETTLED_BY = (
+    pl.col("game"),
+    pl.col("decks").cast(pl.Int64),
+    pl.col("outcome"),
+    pl.col("outcome2"),
+    pl.col("has_cards"),
+    pl.col("player_total"),
+    pl.col("banker_total"),
+    pl.col("player2_total"),
+    pl.col("player_third").is_not_null().alias("player_drew"),
+    pl.col("banker_third").is_not_null().alias("banker_drew"),
+    pl.col("player_pair"),
+    pl.col("banker_pair"),
+    (pl.col("player2_cards").str.split(" ").list.len() == 3).alias("player2_drew"),
+)
+#: The rounds' columns those facts are read from.
+SETTLED_BY_COLUMNS = tuple(dict.fromkeys(name for fact in SETTLED_BY for name in fact.meta.root_names()))
 
 
 @lru_cache(maxsize=8)
@@ -119,7 +137,7 @@ def settle(placed: pl.DataFrame, table: PayTable) -> tuple[pl.DataFrame, pl.Data
             _expected=(pl.col("net_unit") * pl.col("amount")).cast(MONEY, strict=False),
             commission=(pl.col("commission_unit") * pl.col("amount")).cast(MONEY, strict=False),
             # through a wide decimal: a float too large for THEO raises even without `strict`
-            theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(pl.Decimal(38, 6)).cast(THEO, strict=False),
+            theo=(pl.col("amount").cast(pl.Float64) * pl.col("edge")).cast(THEO_SUM).cast(THEO, strict=False),
         )
     )
     two_hands = [game.value for game in Game if game.second_player_hand]

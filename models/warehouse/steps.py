@@ -47,12 +47,9 @@ QUARANTINE_OF = {
     schema.CORE_BETS: schema.QUARANTINE_BETS,
     schema.CORE_TABLE_EVENTS: schema.QUARANTINE_TABLE_EVENTS,
 }
-#: The rounds' columns a bet is settled by.
-SETTLED_BY = (
-    "SELECT r.table_id, r.shoe_id, r.round_no, r.game, r.decks, r.outcome, r.outcome2, r.has_cards, "
-    "r.player_total, r.banker_total, r.player2_total, r.player_third IS NOT NULL AS player_drew, "
-    "r.banker_third IS NOT NULL AS banker_drew, r.player_pair, r.banker_pair, "
-    "length(string_split(r.player2_cards, ' ')) = 3 AS player2_drew "
+#: The stored rounds' columns the bets in `bet_keys` are settled by (`settlement.SETTLED_BY_COLUMNS`).
+ROUNDS_OF_BETS = (
+    f"SELECT {', '.join(f'r.{name}' for name in (*KEY, *settlement.SETTLED_BY_COLUMNS))} "
     f"FROM {schema.CORE_ROUNDS} r SEMI JOIN bet_keys USING (table_id, shoe_id, round_no)"
 )
 
@@ -129,10 +126,10 @@ def events_step(ctx: FileContext, batch: Batch) -> None:
 
 
 def _rounds_of(con, bets: pl.DataFrame) -> pl.DataFrame:
-    """The stored rounds' columns the bets are settled by."""
+    """The stored rounds' facts the bets are settled by."""
     con.register("bet_keys", bets.select(KEY).unique())
     try:
-        return con.sql(SETTLED_BY).pl()
+        return con.sql(ROUNDS_OF_BETS).pl().select(*KEY, *settlement.SETTLED_BY)
     finally:
         con.unregister("bet_keys")
 

@@ -167,14 +167,14 @@ def test_tables_and_a_dealer_drill_down(warehouse, monkeypatch):
 
 def test_side_bets_against_their_theoretical_hold(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch, "tables")
-    side = table_with(at, "bet", "hold", "theo_rate").set_index("bet")
+    side = table_with(at, "bet", "win_over_handle", "theo_over_handle").set_index("bet")
     placed = scalar(warehouse, "SELECT count(DISTINCT bet) FROM core.bets WHERE bet NOT IN ('banker', 'player')")
     assert len(side) == placed and "tie" in side.index
     sums = "SELECT bet, sum(amount), sum(house_net), sum(theo) FROM core.bets WHERE bet NOT IN ('banker', 'player')"
     for bet, handle, win, theo in rows(warehouse, f"{sums} GROUP BY bet"):
         assert float(side.loc[bet, "handle"]) == pytest.approx(float(handle)), bet
-        assert side.loc[bet, "hold"] == pytest.approx(float(win / handle)), bet
-        assert side.loc[bet, "theo_rate"] == pytest.approx(float(theo / handle)), bet
+        assert side.loc[bet, "win_over_handle"] == pytest.approx(float(win / handle)), bet
+        assert side.loc[bet, "theo_over_handle"] == pytest.approx(float(theo / handle)), bet
 
 
 def test_dealer_pace_against_the_house_median(warehouse, monkeypatch):
@@ -350,6 +350,16 @@ def test_an_unreadable_snapshot_is_a_message_not_a_traceback(warehouse, tmp_path
         snapshot.write(b"\0" * 8192)
     at = open_app(db, monkeypatch)
     assert "cannot be opened" in at.warning[0].value
+
+
+def test_a_mart_built_before_its_newest_column_asks_for_a_build(warehouse, tmp_path, monkeypatch):
+    db = tmp_path / "banco.duckdb"
+    shutil.copyfile(warehouse.with_name("banco.serving.duckdb"), db.with_name("banco.serving.duckdb"))
+    older = duckdb.connect(str(db.with_name("banco.serving.duckdb")))  # as an earlier release stored it
+    older.execute("ALTER TABLE marts.table_day DROP COLUMN win_over_handle")
+    older.close()
+    at = open_app(db, monkeypatch, "tables")
+    assert "built by an earlier release" in at.warning[0].value and at.code[0].value == "banco build"
 
 
 @pytest.mark.parametrize(

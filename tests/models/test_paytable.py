@@ -2,12 +2,23 @@
 
 from decimal import Decimal
 
+import numpy as np
+import polars as pl
 import pytest
 
 from models.game.cards import parse_hand
+from models.game.cells import CELL_FACTS, CELL_OUTCOMES
 from models.game.coup import score
 from models.game.games import Game
-from models.game.paytable import BETS, DEFAULT_PAYTABLE, PayTable, settle
+from models.game.paytable import (
+    BETS,
+    DEFAULT_PAYTABLE,
+    NO_COMMISSION_GAMES,
+    REDUCED_WINS,
+    PayTable,
+    settle,
+    settlement_grid,
+)
 
 D = Decimal
 PB = Game.PUNTO_BANCO
@@ -72,6 +83,23 @@ def test_configured_pay_table():
 def test_commission_is_exact_decimal():
     result = settle(PB, DEFAULT_PAYTABLE, "banker", D("0.10"), BANKER_6)
     assert result == type(result)(house_net=D("-0.0950"), commission=D("0.0050"))
+
+
+def test_reduced_wins_pay_what_settlement_pays_in_plain_values_and_in_polars():
+    cells = pl.DataFrame(CELL_FACTS, schema=["player", "banker", "player_drew", "banker_drew"], orient="row")
+    won = CELL_OUTCOMES == "B"
+    table = PayTable(super6_six="0.6")
+    assert set(NO_COMMISSION_GAMES) == {Game.SUPER6, Game.EZ_BACCARAT}
+    assert (table.reduction(Game.SUPER6), table.reduction(Game.EZ_BACCARAT)) == (D("0.4"), D(1))
+    for game, rule in REDUCED_WINS.items():
+        plain = np.array([rule.holds(int(banker), bool(drew)) for _, banker, _, drew in CELL_FACTS.tolist()])
+        drew = pl.col("banker_drew").cast(pl.Boolean)
+        assert cells.select(rule.holds(pl.col("banker"), drew))["banker"].to_list() == plain.tolist()
+        assert any(plain & won)  # some Banker wins are reduced
+        net, commission = settlement_grid(game, table)
+        pays = [table.reduced_pays(game) if reduced else D(1) for reduced in plain]
+        assert net[BETS.index("banker"), won, 0].tolist() == [p for p, w in zip(pays, won, strict=True) if w]
+        assert not commission[BETS.index("banker")].any()
 
 
 def test_pair_bets_need_ranks():

@@ -20,8 +20,8 @@ FORBIDDEN = {
 #: pipelines until the settings have one home below both (issue #30, part 2): delete these lines then.
 KNOWN = {
     ("dashboards.filters", "pipelines.settings"),
+    ("dashboards.queries.players", "pipelines.settings"),
     ("dashboards.query", "pipelines.settings"),
-    ("dashboards.ratings", "pipelines.settings"),
     ("dashboards.views.count_room", "pipelines.settings"),
     ("dashboards.views.systems", "pipelines.settings"),
 }

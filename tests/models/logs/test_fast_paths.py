@@ -101,7 +101,7 @@ def test_full_iso_times_parse_at_once_as_the_repairs_would(times):
 
 
 def _overdrawn_by_rule(frame: pl.DataFrame) -> set[int]:
-    """data.md's rule, row by row: per shoe in round order, a row whose cards would take a card past
+    """docs/round-log-format.md's rule, row by row: per shoe in round order, a row whose cards would take a card past
     what the shoe holds is overdrawn, and its cards are not counted."""
     over, counts = set(), {}
     for row in frame.sort("table_id", "shoe_id", "round_no").iter_rows(named=True):

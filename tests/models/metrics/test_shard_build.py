@@ -18,7 +18,6 @@ from models.warehouse.ingest import ingest
 from models.warehouse.shards import Sharding
 from models.warehouse.store import WarehouseError, read, write
 from tests.models.metrics.test_combine import CONFIG, SIMULATION
-from tests.s3 import s3
 
 MARTS = {
     "banker_streaks", "commission", "commission_by_dealer", "commission_per_unit", "dealer_day", "decision_runs",
@@ -214,7 +213,7 @@ def python(code: str, env: dict[str, str]) -> None:
 
 
 @pytest.mark.slow  # about 40 s: five processes, each importing the Iceberg library, and moto's S3
-def test_on_s3_workers_share_only_the_catalog_and_the_bucket_with_the_serving_host(tmp_path):
+def test_on_s3_workers_share_only_the_catalog_and_the_bucket_with_the_serving_host(tmp_path, s3_store):
     """Each shard built by a process of its own, in a folder of its own, from the tables in the bucket;
     the serving host combines what they left there."""
     write_simulation(SIMULATION, tmp_path / "landing", misdeal_rate=0.01)
@@ -225,18 +224,17 @@ def test_on_s3_workers_share_only_the_catalog_and_the_bucket_with_the_serving_ho
         "from tests.models.metrics.test_combine import CONFIG; "
         "from tests.models.metrics.test_shard_build import DAYS, forget; "
     )
-    with s3() as store:
-        env = {**os.environ, **store, "BANCO_CATALOG_URI": f"sqlite:///{tmp_path / 'catalog.db'}"}
-        python(
-            imports + f"db = Path({str(db)!r}); ingest(db, [Path({str(tmp_path / 'landing')!r})]); build(db, CONFIG)",
-            env,
-        )
-        expected = stored(db)
-        python(imports + f"forget(Path({str(db)!r}), DAYS)", env)
-        for shard in ("s0", "s1"):
-            worker = tmp_path / f"worker-{shard}" / "banco.duckdb"
-            python(imports + f"build_shard(Path({str(worker)!r}), CONFIG, DAYS, {shard!r}, Sharding(2), 'run-1')", env)
-            assert not worker.parent.exists()  # nothing on the worker's disk
-        python(imports + f"build_from_partials(Path({str(db)!r}), CONFIG, DAYS, Sharding(2))", env)
+    env = {**os.environ, **s3_store, "BANCO_CATALOG_URI": f"sqlite:///{tmp_path / 'catalog.db'}"}
+    python(
+        imports + f"db = Path({str(db)!r}); ingest(db, [Path({str(tmp_path / 'landing')!r})]); build(db, CONFIG)",
+        env,
+    )
+    expected = stored(db)
+    python(imports + f"forget(Path({str(db)!r}), DAYS)", env)
+    for shard in ("s0", "s1"):
+        worker = tmp_path / f"worker-{shard}" / "banco.duckdb"
+        python(imports + f"build_shard(Path({str(worker)!r}), CONFIG, DAYS, {shard!r}, Sharding(2), 'run-1')", env)
+        assert not worker.parent.exists()  # nothing on the worker's disk
+    python(imports + f"build_from_partials(Path({str(db)!r}), CONFIG, DAYS, Sharding(2))", env)
     assert_same_marts(stored(db), expected)
     assert not (tmp_path / "serving" / "banco.iceberg").exists()  # tables and partial marts in the bucket

@@ -15,7 +15,7 @@ from models.logs.checks import check_rounds
 from models.simulate.config import Simulation
 from models.simulate.count import denominations
 from models.simulate.run import write_simulation
-from models.warehouse.settlement import settle
+from models.warehouse.settlement import SETTLED_BY, settle
 
 SIM = Simulation(shoes=6 * 7 * 30, tables=6, shoes_per_day=7, games=tuple(Game), seed=21)
 KEY = list(NATURAL_KEY)
@@ -37,12 +37,7 @@ def _month(folder: Path, rate: float = 0.0, chunk_coups: int | None = None) -> d
 
 def _house_net(rounds: pl.DataFrame, bets: pl.DataFrame) -> pl.DataFrame:
     """core.bets.house_net as the ingest computes it: the checked rounds' facts, then `settle`."""
-    facts = check_rounds(rounds.with_row_index("_line")).select(
-        *KEY, "game", pl.col("decks").cast(pl.Int64), "started_at", "outcome", "outcome2", "has_cards",
-        "player_total", "banker_total", "player2_total", "player_pair", "banker_pair",
-        player_drew=pl.col("player_third").is_not_null(), banker_drew=pl.col("banker_third").is_not_null(),
-        player2_drew=pl.col("player2_cards").str.split(" ").list.len() == 3,
-    )  # fmt: skip
+    facts = check_rounds(rounds.with_row_index("_line")).select(*KEY, *SETTLED_BY, "started_at")
     accepted, mismatched = settle(bets.with_row_index("_line").join(facts, on=KEY, how="left"), SIM.paytable)
     assert mismatched.height == 0
     return accepted.select("table_id", "started_at", "house_net", "payout", "game")

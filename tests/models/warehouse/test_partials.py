@@ -13,7 +13,6 @@ from models.contract import MONEY
 from models.warehouse import partials
 from models.warehouse.location import Settings, object_store
 from models.warehouse.store import WarehouseError
-from tests.s3 import s3
 
 DAY = dt.date(2026, 11, 1)
 
@@ -112,12 +111,11 @@ def test_names_that_would_leave_the_folder_are_refused(tmp_path):
     assert not (tmp_path / "banco.iceberg").exists()
 
 
-def test_on_s3_the_marts_round_trip_and_a_rerun_replaces_them(tmp_path, monkeypatch):
-    with s3() as env:
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        db = tmp_path / "banco.duckdb"
-        check_round_trip_and_rerun(db)
-        with pytest.raises(WarehouseError, match="rebuild the shard marts of 2026-11-01: shard s0 has no marts"):
-            partials.read(db, DAY, "s0", 2)
+def test_on_s3_the_marts_round_trip_and_a_rerun_replaces_them(tmp_path, monkeypatch, s3_store):
+    for name, value in s3_store.items():
+        monkeypatch.setenv(name, value)
+    db = tmp_path / "banco.duckdb"
+    check_round_trip_and_rerun(db)
+    with pytest.raises(WarehouseError, match="rebuild the shard marts of 2026-11-01: shard s0 has no marts"):
+        partials.read(db, DAY, "s0", 2)
     assert not (tmp_path / "banco.iceberg").exists()  # all of it in the bucket

@@ -22,7 +22,6 @@ from models.warehouse.iceberg import Tables
 from models.warehouse.ingest import ingest
 from models.warehouse.shards import Sharding
 from models.warehouse.store import read, writer
-from tests.postgres import postgres
 
 SHARDING = Sharding(2)
 TABLES = 4  # T01..T04: T04 falls in s0, the others in s1
@@ -140,17 +139,16 @@ def test_a_shard_writer_works_while_the_serving_writer_holds_its_file(tmp_path):
 
 
 @pytest.mark.slow
-def test_shard_writers_on_a_postgres_catalog_take_its_advisory_lock(tmp_path):
+def test_shard_writers_on_a_postgres_catalog_take_its_advisory_lock(tmp_path, postgres_url):
     split = shard_files(tmp_path)
-    with postgres() as url:
-        db = tmp_path / "pg" / "banco.duckdb"
-        env = {"BANCO_CATALOG_URI": url}
-        os.environ.update(env)
-        try:
-            side_by_side(db, split, env)
-            on_postgres = facts(db)
-        finally:
-            del os.environ["BANCO_CATALOG_URI"]
+    db = tmp_path / "pg" / "banco.duckdb"
+    env = {"BANCO_CATALOG_URI": postgres_url}
+    os.environ.update(env)
+    try:
+        side_by_side(db, split, env)
+        on_postgres = facts(db)
+    finally:
+        del os.environ["BANCO_CATALOG_URI"]
     serial = tmp_path / "serial" / "banco.duckdb"
     ingest(serial, [tmp_path / "landing"])
     assert on_postgres == facts(serial)

@@ -1,4 +1,4 @@
-"""The Surveillance page's queries: the alerts within the filters, a player's evidence (sessions and days from
+"""The Surveillance page's reads: the alerts within the filters, a player's evidence (sessions and days from
 the surveillance marts, their wagers with their edges) and one shoe's edges coup by coup with the wagers placed
 in it. Only the wagers read core.bets, a player's or a shoe's at a time."""
 
@@ -40,7 +40,7 @@ SUMMED = (
 )  # fmt: skip
 DAYS = (
     "SELECT gaming_day, tables, sessions, wagers, advantage_wagers, advantage_share, expected_advantage_share, "
-    "edge_won, expected_edge_won, house_win, p_value, q_value FROM marts.surveillance_player_day "
+    f"edge_won, expected_edge_won, house_win, p_value, q_value FROM {schema.MARTS_SURVEILLANCE_PLAYER_DAY} "
     "WHERE player_id = $player AND {where} ORDER BY gaming_day"
 )
 #: A wager's columns as the evidence lists it: `w` a relation of marts.wager_edges' columns, `e` its coup's edges.
@@ -55,7 +55,7 @@ MAX_WAGERS = 2_000
 def _table_days(f: filters.Filters) -> tuple[str, dict[str, Any]]:
     """The filtered tables' gaming days, for marts that carry table_id and gaming_day but no game."""
     where, params = f.where("table_day")
-    return f"SELECT DISTINCT table_id, gaming_day FROM marts.shoe_summary WHERE {where}", params
+    return f"SELECT DISTINCT table_id, gaming_day FROM {schema.MARTS_SHOE_SUMMARY} WHERE {where}", params
 
 
 def _sessions_where(f: filters.Filters) -> tuple[str, dict[str, Any]]:
@@ -74,7 +74,8 @@ def alerts(f: filters.Filters) -> pl.DataFrame:
     if f.narrowed():
         kept, more = _table_days(f)
         played = (
-            f"SELECT player_id, gaming_day FROM marts.surveillance_sessions WHERE (table_id, gaming_day) IN ({kept})"
+            f"SELECT player_id, gaming_day FROM {schema.MARTS_SURVEILLANCE_SESSIONS} "
+            f"WHERE (table_id, gaming_day) IN ({kept})"
         )
         days += (
             f" AND CASE WHEN scope = 'session' THEN (table_id, gaming_day) IN ({kept}) "
@@ -82,7 +83,7 @@ def alerts(f: filters.Filters) -> pl.DataFrame:
         )
         params |= more
     return query.frame(
-        f"SELECT {ALERTS} FROM marts.surveillance_flags WHERE {days} "
+        f"SELECT {ALERTS} FROM {schema.MARTS_SURVEILLANCE_FLAGS} WHERE {days} "
         "ORDER BY gaming_day DESC, q_value NULLS LAST, p_value NULLS LAST, player_id, table_id NULLS FIRST, session",
         params,
     )
@@ -105,10 +106,10 @@ def coverage(f: filters.Filters) -> Coverage:
     shoes, params = f.where("shoe")
     tested, more = _sessions_where(f)
     found = query.frame(
-        f"SELECT (SELECT count(*) FROM marts.coup_edges WHERE {shoes}) AS coups, "
-        "EXISTS (SELECT 1 FROM marts.coup_edges WHERE cards_seen > 0) AS cards, * FROM ("
+        f"SELECT (SELECT count(*) FROM {schema.MARTS_COUP_EDGES} WHERE {shoes}) AS coups, "
+        f"EXISTS (SELECT 1 FROM {schema.MARTS_COUP_EDGES} WHERE cards_seen > 0) AS cards, * FROM ("
         "SELECT count(*) AS sessions, count(p_value) AS tested, count(DISTINCT player_id) AS players "
-        f"FROM marts.surveillance_sessions WHERE {tested})",
+        f"FROM {schema.MARTS_SURVEILLANCE_SESSIONS} WHERE {tested})",
         params | more,
     )
     return Coverage(**found.row(0, named=True))
@@ -118,7 +119,7 @@ def sessions(f: filters.Filters, player_id: str) -> pl.DataFrame:
     """The player's surveillance sessions within the filters, in the order they started."""
     where, params = _sessions_where(f)
     return query.frame(
-        f"SELECT {SESSIONS} FROM marts.surveillance_sessions WHERE player_id = $player AND {where} "
+        f"SELECT {SESSIONS} FROM {schema.MARTS_SURVEILLANCE_SESSIONS} WHERE player_id = $player AND {where} "
         "ORDER BY started_at, table_id, session",
         params | {"player": player_id},
     )
@@ -150,10 +151,10 @@ def wagers(f: filters.Filters, player_id: str) -> pl.DataFrame:
     # the edges are read only at the player's coups, found by their keys first: a join over every coup
     # would unpack each coup's twenty edges to keep a few hundred of them
     return query.frame(
-        f"WITH mine AS MATERIALIZED (SELECT * FROM core.bets WHERE player_id = $player AND {shoes}), "
-        "found AS MATERIALIZED (SELECT e.rowid AS id FROM marts.coup_edges e "
+        f"WITH mine AS MATERIALIZED (SELECT * FROM {schema.CORE_BETS} WHERE player_id = $player AND {shoes}), "
+        f"found AS MATERIALIZED (SELECT e.rowid AS id FROM {schema.MARTS_COUP_EDGES} e "
         "SEMI JOIN mine USING (table_id, shoe_id, round_no)), "
-        "coups AS MATERIALIZED (SELECT * FROM marts.coup_edges WHERE rowid IN (SELECT id FROM found)) "
+        f"coups AS MATERIALIZED (SELECT * FROM {schema.MARTS_COUP_EDGES} WHERE rowid IN (SELECT id FROM found)) "
         f"SELECT {PLACED} FROM ({wager_edges_sql('mine', 'coups')}) w LEFT JOIN coups e "
         "USING (table_id, shoe_id, round_no) ORDER BY w.table_id, w.shoe_id, w.round_no, w.seat, w.bet",
         params | {"player": player_id},
@@ -165,7 +166,7 @@ def shoes(f: filters.Filters) -> pl.DataFrame:
     shoe, day, game and coups, from marts.shoe_summary (a row a shoe, not a coup)."""
     where, params = f.where("shoe")
     return query.frame(
-        "SELECT table_id, shoe_id, gaming_day, game, coups FROM marts.shoe_summary "
+        f"SELECT table_id, shoe_id, gaming_day, game, coups FROM {schema.MARTS_SHOE_SUMMARY} "
         f"WHERE {where} AND list_contains($house, game) ORDER BY table_id, gaming_day, shoe_id",
         params | {"house": list(HOUSE_GAMES)},
     )
@@ -189,7 +190,7 @@ def edges(table_id: str, shoe_id: str) -> pl.DataFrame:
     """The shoe's coups with edges: round_no, cards_seen, cards_left, best bet and each bet's PLAYER edge."""
     each = ", ".join(f"-edge_{bet} AS {bet}" for bet in BETS)
     return query.frame(
-        f"SELECT round_no, cards_seen, cards_left, best_bet, best_edge, {each} FROM marts.coup_edges "
+        f"SELECT round_no, cards_seen, cards_left, best_bet, best_edge, {each} FROM {schema.MARTS_COUP_EDGES} "
         "WHERE table_id = $table AND shoe_id = $shoe ORDER BY round_no",
         {"table": table_id, "shoe": shoe_id},
     )
@@ -199,8 +200,8 @@ def shoe_wagers(table_id: str, shoe_id: str) -> pl.DataFrame:
     """Every wager placed in the shoe, with its player edge (null on a coup without edges)."""
     return query.frame(
         "SELECT w.round_no, e.cards_seen, w.seat, w.player_id, w.bet, w.amount, w.player_edge, w.advantage, "
-        "w.amount * w.player_edge AS edge_worth, w.house_net FROM marts.wager_edges w "
-        "LEFT JOIN marts.coup_edges e USING (table_id, shoe_id, round_no) "
+        f"w.amount * w.player_edge AS edge_worth, w.house_net FROM {schema.MARTS_WAGER_EDGES} w "
+        f"LEFT JOIN {schema.MARTS_COUP_EDGES} e USING (table_id, shoe_id, round_no) "
         "WHERE w.table_id = $table AND w.shoe_id = $shoe ORDER BY w.round_no, w.seat, w.bet",
         {"table": table_id, "shoe": shoe_id},
     )

@@ -1,5 +1,5 @@
-"""Player ratings within the filters, read from the player marts alone (never core.bets, so a page
-over millions of coups stays fast): the top players, a search by player id, one player's sessions
+"""The Players page's reads: ratings within the filters, read from the player marts alone (never core.bets,
+so a page over millions of coups stays fast): the top players, a search by player id, one player's sessions
 and bets by type."""
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ from decimal import Decimal
 import polars as pl
 
 from dashboards import filters, query
+from models.ratios import on_handle, ratio, win_vs_theo_z
+from models.warehouse import schema
 from pipelines.settings import Settings
 
-MARTS = ("marts.players", "marts.player_sessions", "marts.player_bets")
+MARTS = (schema.MARTS_PLAYERS, schema.MARTS_PLAYER_SESSIONS, schema.MARTS_PLAYER_BETS)
 #: What the top list can be ranked by (label -> column), highest first.
 RANKS = {
     "Theo": "theo",
@@ -29,9 +31,10 @@ RANKS = {
 LISTED = (
     "player_id, first_visit, last_visit, visits, sessions, tables, minutes / 60 AS hours, decisions, handle, "
     "average_bet, max_bet, house_win, theo, theo_per_hour, theo / visits AS theo_per_visit, comp_value, "
-    "win_vs_theo_z AS z"
+    "win_vs_theo_z"
 )
-#: The same columns summed from marts.player_sessions, for filtered days, tables, games or dealers.
+#: The same columns summed from marts.player_sessions, for filtered days, tables, games or dealers (ranked
+#: in the database, so these columns are taken there; the z, from the sums of the rows listed).
 SUMMED = (
     "player_id, min(gaming_day) AS first_visit, max(gaming_day) AS last_visit, "
     "count(DISTINCT gaming_day)::BIGINT AS visits, count(*)::BIGINT AS sessions, "
@@ -40,17 +43,17 @@ SUMMED = (
     "sum(house_win) AS house_win, sum(theo) AS theo, "
     "CASE WHEN sum(minutes) > 0 THEN sum(theo)::DOUBLE / (sum(minutes) / 60) END AS theo_per_hour, "
     "sum(theo) / count(DISTINCT gaming_day) AS theo_per_visit, "
-    "sum(theo) * $comp_rate AS comp_value, "
-    "CASE WHEN sum(win_variance) > 0 THEN (sum(house_win) - sum(theo))::DOUBLE / sqrt(sum(win_variance)) END AS z"
+    "sum(theo) * $comp_rate AS comp_value, sum(win_variance) AS win_variance"
 )
 SESSIONS = (
     "SELECT gaming_day, table_id, game, session, started_at, ended_at, minutes, decisions, wagers, handle, "
     "average_bet, max_bet, handle_main, handle_side, house_win, theo, theo_per_hour, win_variance, "
-    "win_vs_theo_z AS z FROM marts.player_sessions WHERE player_id = $player AND {where} ORDER BY started_at"
+    f"win_vs_theo_z AS z FROM {schema.MARTS_PLAYER_SESSIONS} WHERE player_id = $player AND {{where}} "
+    "ORDER BY started_at"
 )
 BETS = (
     "SELECT bet, sum(wagers)::BIGINT AS wagers, sum(handle) AS handle, sum(house_win) AS house_win, "
-    "sum(theo) AS theo, sum(win_variance) AS win_variance FROM marts.player_bets "
+    f"sum(theo) AS theo, sum(win_variance) AS win_variance FROM {schema.MARTS_PLAYER_BETS} "
     "WHERE player_id = $player AND {where} GROUP BY bet ORDER BY handle DESC"
 )
 #: Players a search lists when what was typed names no one exactly.
@@ -88,9 +91,9 @@ def top(f: filters.Filters, rank: str, limit: int) -> Ranking:
         raise ValueError(f"no ranking by {rank!r}")
     where, params = f.where("table_day")
     if where == "TRUE":
-        players = f"SELECT {LISTED} FROM marts.players"
+        players = f"SELECT {LISTED} FROM {schema.MARTS_PLAYERS}"
     else:
-        players = f"SELECT {SUMMED} FROM marts.player_sessions WHERE {where} GROUP BY player_id"
+        players = f"SELECT {SUMMED} FROM {schema.MARTS_PLAYER_SESSIONS} WHERE {where} GROUP BY player_id"
         params |= {"comp_rate": comp_rate()}
     # the windows run before the LIMIT: each listed row carries the totals of every player
     ranked = query.frame(
@@ -99,15 +102,18 @@ def top(f: filters.Filters, rank: str, limit: int) -> Ranking:
         params,
     )
     sums = ranked.row(0, named=True) if ranked.height else dict.fromkeys(TOTALS, 0)
-    return Ranking(ranked.drop(*TOTALS), *(sums[name] for name in TOTALS))
+    if "win_variance" in ranked.columns:  # summed: the z of the sums, as marts.players takes its own
+        ranked = ranked.with_columns(win_vs_theo_z()).drop("win_variance")
+    listed = ranked.drop(*TOTALS).rename({"win_vs_theo_z": "z"})
+    return Ranking(listed, *(sums[name] for name in TOTALS))
 
 
 def find(text: str) -> pl.DataFrame:
     """The rows of marts.players whose id `text` names: the one it equals (ignoring case and spaces
     around it) first, then up to MATCHES in all that contain it; `exact` says which."""
     return query.frame(
-        "SELECT *, theo / visits AS theo_per_visit, lower(player_id) = lower($id) AS exact FROM marts.players "
-        "WHERE contains(lower(player_id), lower($id)) "
+        "SELECT *, theo / visits AS theo_per_visit, lower(player_id) = lower($id) AS exact "
+        f"FROM {schema.MARTS_PLAYERS} WHERE contains(lower(player_id), lower($id)) "
         f"ORDER BY exact DESC, player_id LIMIT {MATCHES}",
         {"id": text.strip()},
     )
@@ -120,6 +126,8 @@ def sessions(f: filters.Filters, player_id: str) -> pl.DataFrame:
 
 
 def bets(f: filters.Filters, player_id: str) -> pl.DataFrame:
-    """The player's wagers by bet within the filtered days (marts.player_bets has no table or game)."""
+    """The player's wagers by bet within the filtered days (marts.player_bets has no table or game): each
+    bet's share of their handle, its holds and z."""
     where, params = f.where("day")
-    return query.frame(BETS.format(where=where), params | {"player": player_id})
+    by_bet = on_handle(query.frame(BETS.format(where=where), params | {"player": player_id}))
+    return by_bet.with_columns(share=ratio("handle", pl.col("handle").sum()))

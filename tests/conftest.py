@@ -1,0 +1,65 @@
+"""What many test modules share, started or built once per session (once per xdist worker): the
+servers on loopback. Each test still gets data of its own on them: a database, a bucket. Before
+pytest-xdist starts its workers, the numba kernels are compiled once into numba's cache (tests/warm.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.postgres import database, postgres
+from tests.s3 import bucket, s3_server
+from tests.warm import PARTS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the process that controls xdist's workers, fill numba's cache first, both parts side by side."""
+    controls_workers = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+    if not controls_workers or config.option.collectonly:
+        return
+    warming = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.warm", part],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for part in PARTS
+    ]
+    for part, process in zip(PARTS, warming, strict=True):
+        output, _ = process.communicate()
+        if process.returncode:  # the tests that use these kernels will say what is wrong
+            print(f"tests/warm.py {part} failed ({process.returncode}):\n{output[-3000:]}", file=sys.stderr)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """One PostgreSQL server for the session; tests take databases of their own on it."""
+    with postgres() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A fresh database on the session's PostgreSQL server, as a SQLAlchemy URL."""
+    return database(postgres_server)
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """One S3 endpoint (moto's server) for the session; tests take buckets of their own on it."""
+    with s3_server() as endpoint:
+        yield endpoint
+
+
+@pytest.fixture
+def s3_store(s3_endpoint: str) -> dict[str, str]:
+    """A fresh bucket on the session's S3 endpoint: the environment a warehouse there needs."""
+    return bucket(s3_endpoint)
