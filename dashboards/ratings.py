@@ -10,7 +10,7 @@ from decimal import Decimal
 import polars as pl
 
 from dashboards import filters, query
-from pipelines.settings import Settings
+from models.settings import Settings
 
 MARTS = ("marts.players", "marts.player_sessions", "marts.player_bets")
 #: What the top list can be ranked by (label -> column), highest first.

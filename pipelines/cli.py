@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
-from models.contract import DEFAULT_DB
+from models.settings import Settings
 from models.warehouse.store import WarehouseError
 from pipelines.commands import (
     bench,
@@ -52,23 +51,22 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(settings: Settings) -> argparse.ArgumentParser:
+    """The command line, its flags defaulting from `settings` (which every command is also given, as
+    `args.settings`)."""
     parser = _Parser(prog="banco", description="Banco Analytics: baccarat-family analytics.")
+    parser.set_defaults(settings=settings)
     common = _Parser(add_help=False)
-    common.add_argument(
-        "--db",
-        default=os.environ.get("BANCO_DB", DEFAULT_DB),
-        help="warehouse file (default: $BANCO_DB or %(default)s)",
-    )
+    common.add_argument("--db", default=str(settings.db), help="warehouse file (default: $BANCO_DB or %(default)s)")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, module in COMMANDS.items():
-        module.add_arguments(commands.add_parser(name, parents=[common], help=module.__doc__))
+        module.add_arguments(commands.add_parser(name, parents=[common], help=module.__doc__), settings)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(Settings.from_env()).parse_args(argv)
         return COMMANDS[args.command].run(args)
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()

@@ -13,7 +13,7 @@ from dashboards import charts, filters, fmt, query
 from dashboards.signin import analysts_only
 from models.reports import export, hold, monthly
 from models.reports.rules import TITLES
-from pipelines.settings import Settings
+from models.settings import Settings
 
 analysts_only()  # the count against the wagers points at tables and their staff: analysts alone
 

@@ -58,7 +58,8 @@ from models.metrics.surveillance import (
 )
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.metrics.wager_sums import stint_sums
-from models.reports.rules import DEFAULT_RULES, RULES
+from models.reports.rules import RULES
+from models.settings import DEFAULTS, Settings
 from models.warehouse import partials, schema, settlement, views
 from models.warehouse.shards import Sharding
 from models.warehouse.store import WarehouseError, current, write
@@ -84,17 +85,34 @@ class MartConfig:
     the count room's tolerance (None: one chip of a shift's smallest denomination) and the
     regulators' rules whose flags make an investigation."""
 
-    day: GamingDay = field(default_factory=GamingDay)
+    day: GamingDay = DEFAULTS.gaming_day
     rounding: Rounding = field(default_factory=Rounding)
     paytable: PayTable = DEFAULT_PAYTABLE
-    session_gap: float = 30.0
-    comp_rate: Decimal = Decimal(0)
-    pace_break_minutes: float = 10.0
-    surveillance_fdr: float = 0.05
-    max_bet: Decimal = Decimal(5000)
-    side_max: Decimal = Decimal(500)
-    count_tolerance: Decimal | None = None
-    report_rules: tuple[str, ...] = DEFAULT_RULES
+    session_gap: float = DEFAULTS.session_gap_minutes
+    comp_rate: Decimal = DEFAULTS.comp_rate
+    pace_break_minutes: float = DEFAULTS.pace_break_minutes
+    surveillance_fdr: float = DEFAULTS.surveillance_fdr
+    max_bet: Decimal = DEFAULTS.max_bet
+    side_max: Decimal = DEFAULTS.side_max
+    count_tolerance: Decimal | None = DEFAULTS.count_tolerance
+    report_rules: tuple[str, ...] = DEFAULTS.report_rules
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **chosen) -> MartConfig:
+        """The marts' part of the project's settings; `chosen`: what the caller picks beside them
+        (the commission's `rounding`, the `paytable`)."""
+        return cls(
+            day=settings.gaming_day,
+            session_gap=settings.session_gap_minutes,
+            comp_rate=settings.comp_rate,
+            pace_break_minutes=settings.pace_break_minutes,
+            surveillance_fdr=settings.surveillance_fdr,
+            max_bet=settings.max_bet,
+            side_max=settings.side_max,
+            count_tolerance=settings.count_tolerance,
+            report_rules=settings.report_rules,
+            **chosen,
+        )
 
     def __post_init__(self) -> None:
         if not self.session_gap > 0:
@@ -568,8 +586,8 @@ def store_marts(
     con,
     marts: Iterable[tuple[str, pl.DataFrame]],
     days: Sequence[dt.date] | None,
-    comp_rate: Decimal = Decimal(0),
-    report_rules: Sequence[str] = DEFAULT_RULES,
+    comp_rate: Decimal = DEFAULTS.comp_rate,
+    report_rules: Sequence[str] = DEFAULTS.report_rules,
 ) -> dict[str, int]:
     """Replace the marts' rows (of `days`, or all), refit the tenures of their months, total the
     players over every stored rating (at `comp_rate`; of `days`, only the players who played on

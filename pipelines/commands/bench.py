@@ -6,10 +6,12 @@ import argparse
 import runpy
 from pathlib import Path
 
+from models.settings import Settings
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("names", nargs="*", help="benchmarks to run, e.g. odds (default: all)")
     parser.add_argument(
         "--against",
