@@ -9,7 +9,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from models.metrics.build import MartConfig
+from models.metrics.config import MartConfig
 from models.metrics.gaming_day import GamingDay
 from models.reports.rules import parse_rules
 from models.settings import DEFAULTS, Settings
