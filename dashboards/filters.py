@@ -11,8 +11,8 @@ import streamlit as st
 
 from dashboards import query
 from models.metrics.gaming_day import GamingDay
+from models.settings import Settings
 from models.warehouse import schema
-from pipelines.settings import Settings
 
 #: Which columns a relation has decides how a filter reaches it: "stint" rows carry dealer_id, table_id,
 #: gaming_day and game (marts.dealer_pace); "day" rows a gaming_day alone (marts.player_bets), which

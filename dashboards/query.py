@@ -16,9 +16,9 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
+from models.settings import Settings
 from models.warehouse import reader
 from models.warehouse.store import WarehouseError, printable, serving_path
-from pipelines.settings import Settings
 
 TTL_SECONDS = 60
 CONSOLE = "the SQL console"

@@ -10,14 +10,13 @@ import argparse
 import ast
 import importlib
 import importlib.util
-import os
 import sys
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from models.contract import DEFAULT_DB
+from models.settings import Settings
 from pipelines.services import ServiceError
 
 #: Every command, in the order `banco --help` lists them: each a module of pipelines/commands/.
@@ -59,20 +58,19 @@ def summary(name: str) -> str | None:
     return ast.get_docstring(ast.parse(Path(spec.origin).read_text())) if spec and spec.origin else None
 
 
-def build_parser(detailed: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
-    """The parser with every command listed and the `detailed` ones' arguments added (all by default)."""
+def build_parser(settings: Settings, detailed: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The command line with every command listed and the `detailed` ones' arguments added (all by
+    default), their flags defaulting from `settings` (which every command is also given, as
+    `args.settings`)."""
     parser = _Parser(prog="banco", description="Banco Analytics: baccarat-family analytics.")
+    parser.set_defaults(settings=settings)
     common = _Parser(add_help=False)
-    common.add_argument(
-        "--db",
-        default=os.environ.get("BANCO_DB", DEFAULT_DB),
-        help="warehouse file (default: $BANCO_DB or %(default)s)",
-    )
+    common.add_argument("--db", default=str(settings.db), help="warehouse file (default: $BANCO_DB or %(default)s)")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:
         sub = commands.add_parser(name, parents=[common], help=summary(name))
         if name in detailed:
-            command(name).add_arguments(sub)
+            command(name).add_arguments(sub, settings)
     return parser
 
 
@@ -94,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         chosen = _chosen(argv)
-        args = build_parser(detailed=(chosen,) if chosen else ()).parse_args(argv)
+        args = build_parser(Settings.from_env(), detailed=(chosen,) if chosen else ()).parse_args(argv)
         return command(args.command).run(args)
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()

@@ -23,9 +23,8 @@ from pipelines.defs.marts import checks as marts_checks
 from pipelines.defs.marts.schedules import nightly_marts
 from pipelines.defs.marts.sensors import marts_after_ingest
 from pipelines.defs.marts.shards import SHARD_MARTS
-from pipelines.defs.resources import Warehouse
+from pipelines.defs.resources import SETTINGS, Warehouse
 from pipelines.defs.serving.assets import serving_snapshot
-from pipelines.settings import Settings
 
 defs = dg.Definitions(
     assets=[
@@ -42,6 +41,6 @@ defs = dg.Definitions(
     jobs=[simulate_job, ingest_job, marts_job, monthly_report_job],
     schedules=[nightly_marts, monthly_report_schedule],
     sensors=[landing_sensor, marts_after_ingest],
-    resources={"warehouse": Warehouse.from_settings(Settings.from_env())},
+    resources={"warehouse": Warehouse.from_settings(SETTINGS)},
     executor=executor_from_env(),
 )

@@ -165,9 +165,10 @@ def test_links_and_anchors_resolve(doc: Path) -> None:
 
 @functools.cache
 def banco() -> argparse.ArgumentParser:
+    from models.settings import DEFAULTS
     from pipelines.cli import build_parser
 
-    return build_parser()
+    return build_parser(DEFAULTS)
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -11,8 +11,8 @@ import polars as pl
 
 from dashboards import filters, query
 from models.ratios import on_handle, ratio, win_vs_theo_z
+from models.settings import Settings
 from models.warehouse import schema
-from pipelines.settings import Settings
 
 MARTS = (schema.MARTS_PLAYERS, schema.MARTS_PLAYER_SESSIONS, schema.MARTS_PLAYER_BETS)
 #: What the top list can be ranked by (label -> column), highest first.

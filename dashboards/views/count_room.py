@@ -14,7 +14,7 @@ from dashboards.queries import count_room
 from dashboards.signin import analysts_only
 from models.reports import export, monthly
 from models.reports.rules import TITLES
-from pipelines.settings import Settings
+from models.settings import Settings
 
 analysts_only()  # the count against the wagers points at tables and their staff: analysts alone
 

@@ -11,10 +11,10 @@ import streamlit as st
 from dashboards import charts, filters, fmt, query
 from dashboards.queries import systems
 from models.game.games import Game
+from models.settings import Settings
 from models.systems import lab
 from models.systems.calibration import chart as calibrated_chart
 from models.systems.rules import SYSTEMS, Limits
-from pipelines.settings import Settings
 
 PLAIN_WORDS = (
     "No betting system changes the house edge: every bet it places carries the same edge, so the expected loss is "

@@ -25,6 +25,7 @@ from models.metrics.players import BETS_ORDER, DAY_ORDER, SESSION_ORDER, player_
 from models.metrics.side_bets import ORDER as SIDE_BETS_ORDER
 from models.metrics.surveillance import surveillance_flags, surveillance_player_day
 from models.metrics.ties import tie_statistics, with_flags
+from models.settings import DEFAULTS
 from models.warehouse import schema
 
 DAY = ("gaming_day",)
@@ -109,7 +110,9 @@ DERIVED: dict[str, tuple[Deriving, tuple[str, ...]]] = {
 
 
 def combine(
-    parts: Sequence[Mapping[str, pl.DataFrame]], comp_rate: Decimal = Decimal(0), fdr: float = 0.05
+    parts: Sequence[Mapping[str, pl.DataFrame]],
+    comp_rate: Decimal = DEFAULTS.comp_rate,
+    fdr: float = DEFAULTS.surveillance_fdr,
 ) -> dict[str, pl.DataFrame]:
     """Each shard's marts (`compute_marts` over its coups alone, of one day or several) made the
     marts of all the coups: in gaming-day order, and within a day as `compute_marts` sorts them

@@ -53,7 +53,7 @@ def dealer_errors(
     """Per dealer_id, table_id and gaming_day: every quarantined row (round or bet) of a coup the
     dealer dealt, and how many are tableau violations, outcome mismatches and payout mismatches; read
     through the connection's warehouse views, for the coups within `day_bounds` (UTC instants, start
-    included, end not; every time when None) at `tables` (all when None), as `build._load` picks."""
+    included, end not; every time when None) at `tables` (all when None), as `loading.core_rows` picks."""
     rounds = con.sql(
         f"SELECT table_id, reason, {_raw_field('dealer_id')} AS dealer_id, {_raw_field('started_at')} AS started_at "
         f"FROM {schema.QUARANTINE_ROUNDS} WHERE {_where('table_id', tables)}"

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 
 from models.metrics.coups import changes
+from models.settings import DEFAULTS
 
 KEYS = ("dealer_id", "table_id", "gaming_day", "game")
 ERROR_COUNTS = ("quarantined", "tableau_violations", "outcome_mismatches", "payout_mismatches")
@@ -27,7 +28,10 @@ _TEXT = ("dealer_id", "table_id", "game")
 
 
 def dealer_pace(
-    coups: pl.LazyFrame, errors: pl.DataFrame, break_minutes: float = 10.0, in_order: bool = False
+    coups: pl.LazyFrame,
+    errors: pl.DataFrame,
+    break_minutes: float = DEFAULTS.pace_break_minutes,
+    in_order: bool = False,
 ) -> pl.DataFrame:
     """marts.dealer_pace from the coups (table_id, shoe_id, round_no, started_at, game, dealer_id,
     gaming_day) and the dealers' error counts per dealer_id, table_id and gaming_day (`dealer_errors`).
@@ -39,7 +43,9 @@ def dealer_pace(
     return paced.sort(*ORDER)  # as the shards combined come out
 
 
-def pace_stints(coups: pl.LazyFrame, break_minutes: float = 10.0, in_order: bool = False) -> pl.DataFrame:
+def pace_stints(
+    coups: pl.LazyFrame, break_minutes: float = DEFAULTS.pace_break_minutes, in_order: bool = False
+) -> pl.DataFrame:
     """Per dealer, table, gaming day and game: `coups`, `gaps` (those counted) and `minutes` (theirs)."""
     if not break_minutes >= 0:
         raise ValueError(f"the pace break is a number of minutes >= 0, got {break_minutes}")

@@ -15,6 +15,7 @@ import polars as pl
 from models.metrics.ratings import Rated
 from models.money_units import MONEY_SUM, THEO_SUM
 from models.ratios import win_vs_theo_z
+from models.settings import DEFAULTS
 
 SESSION_ORDER = ("gaming_day", "table_id", "game", "player_id", "session")
 DAY_ORDER = ("gaming_day", "player_id")
@@ -80,7 +81,7 @@ def _derived(sums: pl.LazyFrame, comp_rate: Decimal) -> pl.LazyFrame:
     ).with_columns(average_bet(), theo_per_hour(), comp_value(comp_rate), win_vs_theo_z().alias("win_vs_theo_z"))
 
 
-def player_day(sessions: pl.DataFrame, comp_rate: Decimal = Decimal(0)) -> pl.DataFrame:
+def player_day(sessions: pl.DataFrame, comp_rate: Decimal = DEFAULTS.comp_rate) -> pl.DataFrame:
     """marts.player_day: per player and gaming day, their ratings totalled (sessions, distinct tables)."""
     columns = (
         "player_id", "gaming_day", "sessions", "tables", "minutes", "decisions", "wagers", "handle", "average_bet",
@@ -97,7 +98,7 @@ PLAYER_COLUMNS = (
 )  # fmt: skip
 
 
-def players(sessions: pl.LazyFrame, comp_rate: Decimal = Decimal(0)) -> pl.DataFrame:
+def players(sessions: pl.LazyFrame, comp_rate: Decimal = DEFAULTS.comp_rate) -> pl.DataFrame:
     """marts.players: per player over every rating stored, the list a host sorts: first and last
     visit, visits (gaming days played), totals, average bet, theo and z."""
     visits = {
@@ -120,7 +121,7 @@ def players_sql(table: str, where: str = "") -> str:
     )
 
 
-def players_of_totals(totals: pl.DataFrame, comp_rate: Decimal = Decimal(0)) -> pl.DataFrame:
+def players_of_totals(totals: pl.DataFrame, comp_rate: Decimal = DEFAULTS.comp_rate) -> pl.DataFrame:
     """marts.players from the per-player totals of `players_sql`."""
     return _derived(totals.lazy(), comp_rate).select(PLAYER_COLUMNS).sort("player_id").collect()
 

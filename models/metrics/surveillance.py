@@ -22,6 +22,7 @@ from models.metrics.permutation import sequential_p_values
 from models.metrics.ratings import MAIN_HANDS
 from models.metrics.ties import q_values
 from models.money_units import MONEY
+from models.settings import DEFAULTS
 
 KEY = ["player_id", "table_id", "gaming_day", "session"]
 COUP = ["table_id", "shoe_id", "round_no"]
@@ -96,8 +97,8 @@ def surveillance_sessions(
     sessions: pl.DataFrame,
     edges: pl.DataFrame,
     *,
-    max_bet: Decimal = Decimal(5000),
-    side_max: Decimal = Decimal(500),
+    max_bet: Decimal = DEFAULTS.max_bet,
+    side_max: Decimal = DEFAULTS.side_max,
     near_max: float = 0.9,
     late_share: float = 0.2,
     h: int = 20,
@@ -487,7 +488,7 @@ def surveillance_player_day(sessions: pl.DataFrame) -> pl.DataFrame:
 
 
 def surveillance_flags(
-    sessions: pl.DataFrame, player_day: pl.DataFrame, fdr: float = 0.05, zender_shoes: int = 1
+    sessions: pl.DataFrame, player_day: pl.DataFrame, fdr: float = DEFAULTS.surveillance_fdr, zender_shoes: int = 1
 ) -> pl.DataFrame:
     """marts.surveillance_flags: the sessions and player-days whose q-value (Benjamini-Hochberg over
     the gaming day's tested sessions, or players) is at most `fdr` (rule 'edge_timing'), and the

@@ -12,6 +12,8 @@ from models.metrics.theory import outcome_rates
 from models.ratios import binomial_z
 
 Z95 = 1.959963984540054
+#: The false-discovery rate of the tie flags (a fixed test of the dealing, not surveillance's setting).
+ALPHA = 0.05
 
 
 def _wilson(successes: pl.Expr, trials: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -59,7 +61,7 @@ def q_values(p_values: pl.Series) -> pl.Series:
     return pl.Series("q_value", out).fill_nan(None)
 
 
-def flag(p_values: pl.Series, alpha: float = 0.05) -> pl.Series:
+def flag(p_values: pl.Series, alpha: float = ALPHA) -> pl.Series:
     """Benjamini-Hochberg over the groups compared together: True where the adjusted p < alpha."""
     if p_values.len() == 0:
         return pl.Series("flagged", [], dtype=pl.Boolean)
@@ -67,7 +69,7 @@ def flag(p_values: pl.Series, alpha: float = 0.05) -> pl.Series:
 
 
 def tie_frequency(
-    rounds: pl.LazyFrame, by: Sequence[str], alpha: float = 0.05, compared_within: Sequence[str] = ()
+    rounds: pl.LazyFrame, by: Sequence[str], alpha: float = ALPHA, compared_within: Sequence[str] = ()
 ) -> pl.DataFrame:
     """Ties per group beside the exact rate for the group's game and shoe size.
 
@@ -83,7 +85,7 @@ def tie_counts(rounds: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
 
 
 def tie_statistics(
-    counts: pl.LazyFrame, by: Sequence[str], alpha: float = 0.05, compared_within: Sequence[str] = ()
+    counts: pl.LazyFrame, by: Sequence[str], alpha: float = ALPHA, compared_within: Sequence[str] = ()
 ) -> pl.DataFrame:
     """`tie_frequency` from the counts per group (`tie_counts`): rate, Wilson interval, z and exact
     p-value against the game's rate, and the false-discovery flag."""
@@ -105,7 +107,7 @@ def tie_statistics(
     return with_flags(grouped.with_columns(p_value=pl.Series(p_values, dtype=pl.Float64)), alpha, compared_within)
 
 
-def with_flags(groups: pl.DataFrame, alpha: float = 0.05, compared_within: Sequence[str] = ()) -> pl.DataFrame:
+def with_flags(groups: pl.DataFrame, alpha: float = ALPHA, compared_within: Sequence[str] = ()) -> pl.DataFrame:
     """The groups with `flagged` (re)computed from their `p_value`s: Benjamini-Hochberg over all of
     them, or over those sharing the `compared_within` columns."""
     if not compared_within:

@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import numpy as np
 
+from models.settings import DEFAULTS
 from models.simulate.players import Players
 
 #: Mixed into the player hash, one salt per attribute.
@@ -31,7 +32,7 @@ class Cage:
     marker_unit: Decimal = Decimal(500)  # players with this home unit or more (or regulars) may play on credit
     credit_share: float = 0.5  # of those, the share who do: every buy-in of theirs is a marker
     repay_share: float = 0.5  # of those, the share who repay markers at the table from their chips
-    session_gap_minutes: float = 30.0  # a player's bets at a table this far apart are two sittings
+    session_gap_minutes: float = DEFAULTS.session_gap_minutes  # a player's bets this far apart are two sittings
 
 
 DEFAULT_CAGE = Cage()

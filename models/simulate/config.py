@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE, EGALITE_BETS, SIDE_BETS, PayTable
 from models.game.shoe import MAX_DECKS
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy
+from models.metrics.gaming_day import GamingDay
+from models.settings import DEFAULTS
 from models.simulate.advantage import ADVANTAGE_KINDS
 
 MAX_SEATS = 14
@@ -33,9 +34,9 @@ class Population:
     main_mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MAIN_MIX))
     side_mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SIDE_MIX))
     min_bet: Decimal = Decimal(25)
-    max_bet: Decimal = Decimal(5000)
+    max_bet: Decimal = DEFAULTS.max_bet  # the house's limits
     side_min: Decimal = Decimal(5)
-    side_max: Decimal = Decimal(500)
+    side_max: Decimal = DEFAULTS.side_max
     coups_per_hour: float = 70.0  # pace; each coup's duration jitters between 0.6x and 1.4x
     shuffle_minutes: float = 8.0
     chemin_initial_bank: Decimal = Decimal(500)
@@ -124,8 +125,8 @@ class Simulation:
     tables: int = 4
     start: dt.date = dt.date(2026, 11, 1)
     shoes_per_day: int = 10  # per table
-    timezone: str = "UTC"
-    day_start_hour: int = 6  # the gaming day opens at this local hour
+    timezone: str = DEFAULTS.gaming_day.timezone
+    day_start_hour: int = DEFAULTS.gaming_day.start_hour  # the gaming day opens at this local hour
     shift_hours: float = 8.0  # dealers rotate between tables at every shift
     dealers_per_table: int = 3
     bets: bool = True
@@ -142,14 +143,9 @@ class Simulation:
             raise ValueError("tables, shoes per day and dealers per table must be at least 1")
         if not 0 <= self.seed < 2**63:
             raise ValueError("the seed is a whole number from 0 to 2**63 - 1")
-        if not 0 <= self.day_start_hour <= 23:
-            raise ValueError("the gaming day start hour is 0 to 23")
         if not self.games:
             raise ValueError("name at least one game")
-        try:
-            ZoneInfo(self.timezone)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown time zone {self.timezone!r}") from None
+        GamingDay(self.timezone, self.day_start_hour)  # a known zone, a start hour 0 to 23
         if self.shoes_per_day * self.expected_shoe_seconds > 22 * 3600:
             hours = self.shoes_per_day * self.expected_shoe_seconds / 3600
             raise ValueError(

@@ -18,6 +18,8 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from models.settings import DEFAULTS
+
 Outcome = Literal["B", "P", "T"]
 SIDES = {"banker": "B", "player": "P", "tie": "T", "b": "B", "p": "P", "t": "T"}
 BET_NAMES = {"B": "banker", "P": "player", "T": "tie"}
@@ -43,7 +45,7 @@ class Limits:
     bankroll: Decimal | None = None  # None: unlimited
     goal: Decimal | None = None  # stop when the session is up this much
     stop_loss: Decimal | None = None  # stop when the session is down this much
-    max_bet: Decimal = Decimal(5000)  # the table maximum (the house's limits: BANCO_MAX_BET)
+    max_bet: Decimal = DEFAULTS.max_bet  # the table maximum (the house's limit, BANCO_MAX_BET)
     min_bet: Decimal = Decimal(25)
     coups: int = 70  # the session's length in coups (about a shoe's), ties included
 

@@ -24,6 +24,7 @@ import polars as pl
 from models import collector
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.read import UnreadableFile, kind_of, looks_like_round_log, printable, reason, unreadable
+from models.settings import Settings
 from models.warehouse import files, iceberg, schema, shoes
 from models.warehouse.columns import frame_schema
 from models.warehouse.readahead import FILE_ERRORS, Batch, Broken, Opened, digest_or_empty, landed, read_ahead, sha256
@@ -176,7 +177,7 @@ def _ingest(db: Path, paths: list[Path], table: PayTable, shard: str | None) -> 
 
 
 def _shards(shard: str | None) -> list[str]:
-    return Sharding.from_env().names if shard is None else [shard]
+    return Sharding(Settings.from_env().shards).names if shard is None else [shard]
 
 
 @dataclass

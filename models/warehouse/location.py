@@ -3,10 +3,11 @@ without the Iceberg library (pyiceberg takes most of a second to import; readers
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
+
+from models import settings as project
 
 
 @dataclass(frozen=True)
@@ -18,11 +19,12 @@ class Settings:
 
     @classmethod
     def of(cls, db: Path) -> Settings:
-        """`BANCO_CATALOG_URI` and `BANCO_WAREHOUSE_URI`, by default a SQLite catalog and a folder
-        beside the warehouse's DuckDB file: `banco.catalog.db` and `banco.iceberg/`."""
-        db = db.absolute()
-        catalog = os.environ.get("BANCO_CATALOG_URI") or f"sqlite:///{db.with_name(db.stem + '.catalog.db')}"
-        warehouse = os.environ.get("BANCO_WAREHOUSE_URI") or db.with_name(db.stem + ".iceberg").as_uri()
+        """The settings' `catalog_uri` and `warehouse_uri` (BANCO_CATALOG_URI, BANCO_WAREHOUSE_URI), by
+        default a SQLite catalog and a folder beside the warehouse's DuckDB file: `banco.catalog.db` and
+        `banco.iceberg/`."""
+        db, chosen = db.absolute(), project.Settings.from_env()
+        catalog = chosen.catalog_uri or f"sqlite:///{db.with_name(db.stem + '.catalog.db')}"
+        warehouse = chosen.warehouse_uri or db.with_name(db.stem + ".iceberg").as_uri()
         return cls(catalog, warehouse.rstrip("/"))
 
     @property

@@ -10,11 +10,11 @@ that is older than the retention is removed (pyiceberg has no orphan-file remova
 from __future__ import annotations
 
 import datetime as dt
-import os
 from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
+from models.settings import Settings
 from models.warehouse import files
 from models.warehouse.iceberg import Tables
 from models.warehouse.schema import INGEST_LOG, TABLES
@@ -28,9 +28,9 @@ MERGE_AT = 16
 
 
 def retention() -> dt.timedelta:
-    """How long a snapshot stays readable after a newer one replaces it (`BANCO_SNAPSHOT_RETENTION_HOURS`,
-    default a day): a reader may hold the serving file, whose views name its files, that long."""
-    return dt.timedelta(hours=float(os.environ.get("BANCO_SNAPSHOT_RETENTION_HOURS", "24")))
+    """How long a snapshot stays readable after a newer one replaces it (the setting
+    `snapshot_retention_hours`): a reader may hold the serving file, whose views name its files, that long."""
+    return dt.timedelta(hours=Settings.from_env().snapshot_retention_hours)
 
 
 def compact(tables: Tables, name: str) -> int:

@@ -11,7 +11,6 @@ configuration, so no statement can widen them; statements other than a query are
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from typing import Any, TypeVar
 
 import duckdb
 
+from models import settings as project
 from models.warehouse import earlier
 from models.warehouse.location import Settings, register
 from models.warehouse.store import EXTENSIONS, FILES, SETTINGS, WRITE, WarehouseError, published, refusal
@@ -39,30 +39,18 @@ class Limits:
     """What one query may use: DuckDB's memory cap (it does not spill to disk), its threads, and
     its time before it is interrupted."""
 
-    memory: str = "2GB"
-    threads: int = 2
-    timeout_seconds: float = 30.0
+    memory: str = project.DEFAULTS.sql_memory
+    threads: int = project.DEFAULTS.sql_threads
+    timeout_seconds: float = project.DEFAULTS.sql_timeout_seconds
 
     @classmethod
     def from_env(cls) -> Limits:
-        """The limits `BANCO_SQL_MEMORY`, `BANCO_SQL_THREADS` and `BANCO_SQL_TIMEOUT_SECONDS` set."""
-        memory = os.environ.get("BANCO_SQL_MEMORY", cls.memory)
-        threads = _number("BANCO_SQL_THREADS", int, cls.threads)
-        timeout = _number("BANCO_SQL_TIMEOUT_SECONDS", float, cls.timeout_seconds)
-        return cls(memory, threads, timeout)
-
-
-def _number(name: str, kind: type, default):
-    text = os.environ.get(name)
-    if text is None:
-        return default
-    try:
-        value = kind(text)
-    except ValueError:
-        value = None
-    if value is None or not value > 0 or value == float("inf"):
-        raise WarehouseError(f"{name} must be {'a whole' if kind is int else 'a'} number above 0, not {text!r}")
-    return value
+        """The limits the settings set (BANCO_SQL_MEMORY, BANCO_SQL_THREADS, BANCO_SQL_TIMEOUT_SECONDS)."""
+        try:
+            settings = project.Settings.from_env()
+        except ValueError as error:  # a reader's caller (the dashboard) shows a WarehouseError's line
+            raise WarehouseError(str(error)) from None
+        return cls(settings.sql_memory, settings.sql_threads, settings.sql_timeout_seconds)
 
 
 def connect(db: Path, limits: Limits) -> duckdb.DuckDBPyConnection:

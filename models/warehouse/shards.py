@@ -1,39 +1,28 @@
 """Shards: groups of tables whose work (ingest, marts) runs apart, side by side or on other machines.
 
 Dedup and reconciliation are local to a table, so two shards never touch the same rows. A table's
-shard is fixed by its id (crc32 modulo the shard count, `BANCO_SHARDS`, default 2): every process
+shard is fixed by its id (crc32 modulo the shard count, the setting `shards`: BANCO_SHARDS): every process
 that knows the count agrees on it without asking anyone.
 """
 
 from __future__ import annotations
 
-import os
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import polars as pl
-
-DEFAULT_SHARDS = 2
 
 
 @dataclass(frozen=True)
 class Sharding:
     """How many shards the tables fall into."""
 
-    count: int = DEFAULT_SHARDS
+    count: int
 
     def __post_init__(self):
         if self.count < 1:
             raise ValueError(f"BANCO_SHARDS must be 1 or more, not {self.count}")
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> Sharding:
-        text = env.get("BANCO_SHARDS", str(DEFAULT_SHARDS))
-        try:
-            return cls(int(text))
-        except ValueError:
-            raise ValueError(f"bad BANCO_SHARDS setting in the environment: {text!r} is not a whole number") from None
 
     @property
     def names(self) -> list[str]:

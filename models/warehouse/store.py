@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from models.logs.read import reason
+from models.settings import Settings
 from models.warehouse import earlier
 from models.warehouse.location import register
 
@@ -220,7 +221,7 @@ def _connect(path: Path) -> duckdb.DuckDBPyConnection:
 
 def _limit(con) -> None:
     # Bounded memory however large the file: DuckDB spills to disk past this.
-    con.execute(f"SET memory_limit = '{os.environ.get('BANCO_DUCKDB_MEMORY', '1GB')}'")
+    con.execute(f"SET memory_limit = '{Settings.from_env().duckdb_memory}'")
     con.execute("SET enable_progress_bar = false")  # it would print into the commands' output
 
 

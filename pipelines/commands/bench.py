@@ -8,11 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from models.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("names", nargs="*", help="benchmarks to run, e.g. odds (default: all)")
     parser.add_argument(
         "--against",

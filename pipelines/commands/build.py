@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
-from models.metrics.build import MartConfig, build
+from models.metrics.build import build
+from models.metrics.config import MartConfig
 from models.metrics.gaming_day import GamingDay
 from models.metrics.money import Rounding
+from models.settings import DEFAULTS, Settings
 from pipelines.commands import arguments
-from pipelines.settings import Settings
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--timezone", default="UTC", help="the casino's time zone, for the gaming day")
-    parser.add_argument("--day-start-hour", type=int, default=6, help="local hour the gaming day starts (default 6)")
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
+    day, usual = settings.gaming_day, DEFAULTS.gaming_day
+    parser.add_argument("--timezone", default=day.timezone, help="the casino's time zone, for the gaming day "
+                        f"(default: $BANCO_TIMEZONE, else {usual.timezone})")  # fmt: skip
+    parser.add_argument("--day-start-hour", type=int, default=day.start_hour, help="local hour the gaming day "
+                        f"starts (default: $BANCO_DAY_START_HOUR, else {usual.start_hour})")  # fmt: skip
     parser.add_argument("--rounding", choices=("exact", "down", "up"), default="exact", help="commission rounding")
     parser.add_argument("--unit", type=Decimal, default=Decimal("0.25"), help="chip unit for rounding down/up")
     parser.add_argument(
@@ -23,27 +28,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     # the ratings' and dealer pace's settings come from the environment, as the Dagster assets read them
     parser.epilog = (
-        "Player ratings and dealer pace follow BANCO_SESSION_GAP_MINUTES (30), BANCO_COMP_RATE (0) and "
-        "BANCO_PACE_BREAK_MINUTES (10); surveillance BANCO_SURVEILLANCE_FDR (0.05), BANCO_MAX_BET (5000) "
-        "and BANCO_SIDE_MAX (500); the count room BANCO_COUNT_TOLERANCE (the smallest chip) and "
-        "BANCO_REPORT_RULES (maryland)."
+        f"Player ratings and dealer pace follow BANCO_SESSION_GAP_MINUTES ({settings.session_gap_minutes:g}), "
+        f"BANCO_COMP_RATE ({settings.comp_rate}) and BANCO_PACE_BREAK_MINUTES ({settings.pace_break_minutes:g}); "
+        f"surveillance BANCO_SURVEILLANCE_FDR ({settings.surveillance_fdr:g}), BANCO_MAX_BET ({settings.max_bet}) "
+        f"and BANCO_SIDE_MAX ({settings.side_max}); the count room BANCO_COUNT_TOLERANCE "
+        f"({'the smallest chip' if settings.count_tolerance is None else settings.count_tolerance}) and "
+        f"BANCO_REPORT_RULES ({','.join(settings.report_rules)}). In brackets: the values in force."
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = Settings.from_env()
-    config = MartConfig(
-        day=GamingDay(args.timezone, args.day_start_hour),
-        rounding=Rounding(args.rounding, args.unit),
-        session_gap=settings.session_gap_minutes,
-        comp_rate=settings.comp_rate,
-        pace_break_minutes=settings.pace_break_minutes,
-        surveillance_fdr=settings.surveillance_fdr,
-        max_bet=settings.max_bet,
-        side_max=settings.side_max,
-        count_tolerance=settings.count_tolerance,
-        report_rules=settings.report_rules,
-    )
+    settings = replace(args.settings, gaming_day=GamingDay(args.timezone, args.day_start_hour))
+    config = MartConfig.from_settings(settings, rounding=Rounding(args.rounding, args.unit))
     rows = build(Path(args.db), config, days=args.days)
     print(
         f"built {len(rows)} marts: "

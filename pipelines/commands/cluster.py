@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import shutil
 import signal
 from pathlib import Path
 
+from models.settings import DEFAULTS, Settings
 from models.warehouse.ingest import expand
 from models.warehouse.shards import Sharding
 from pipelines.cluster import processes, servers
 from pipelines.cluster.environment import dagster_home, environment
 from pipelines.services import Service, ServiceError, port_free, supervised, wait_until_healthy
-from pipelines.settings import DEFAULT_LANDING
 
 DEFAULT_FOLDER = "data/cluster"
 #: Below the ephemeral range (32768 and up on Linux), where outgoing connections take their ports.
@@ -28,20 +27,19 @@ DEMO_DAYS = 30
 MARKER = ".banco-cluster"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
     up = actions.add_parser("up", help="start the cluster on this machine until Ctrl-C")
-    add_up_arguments(up)
+    add_up_arguments(up, settings)
 
 
-def add_up_arguments(parser: argparse.ArgumentParser) -> None:
-    landing = Path(os.environ.get("BANCO_LANDING", DEFAULT_LANDING))
+def add_up_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("--folder", type=Path, default=Path(DEFAULT_FOLDER), help="the cluster's state, afresh "
                         f"each time (default {DEFAULT_FOLDER}; the S3 server keeps its objects in memory)")  # fmt: skip
-    parser.add_argument("--landing", type=Path, default=landing, help="folder of incoming round logs "
-                        f"(default: $BANCO_LANDING or {DEFAULT_LANDING})")  # fmt: skip
-    parser.add_argument("--shards", type=int, default=int(os.environ.get("BANCO_SHARDS", "4")),
-                        help="shards of tables (default: $BANCO_SHARDS or 4)")  # fmt: skip
+    parser.add_argument("--landing", type=Path, default=settings.landing, help="folder of incoming round logs "
+                        f"(default: $BANCO_LANDING, else {DEFAULTS.landing})")  # fmt: skip
+    parser.add_argument("--shards", type=int, default=settings.shards,
+                        help=f"shards of tables (default: $BANCO_SHARDS, else {DEFAULTS.shards})")  # fmt: skip
     parser.add_argument("--demo-days", type=int, default=DEMO_DAYS, help="days of demo play when nothing has landed")
     for name, port in PORTS.items():
         flag = name.replace("_", "-")
@@ -56,7 +54,7 @@ def up_options(args: argparse.Namespace) -> argparse.Namespace:
     """`banco cluster up`'s options from another command's (`banco up --cluster`): the ones both know
     (--landing, --demo-days, --dagster-port) as given, the others at their defaults."""
     parser = argparse.ArgumentParser()
-    add_up_arguments(parser)
+    add_up_arguments(parser, getattr(args, "settings", None) or Settings.from_env())
     defaults = vars(parser.parse_args([]))
     return argparse.Namespace(**{**defaults, **{key: value for key, value in vars(args).items() if key in defaults}})
 

@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from models.access import settings
+from models.settings import Settings
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
 #: The address served on unless sign-in is configured: this machine only.
 LOOPBACK = "127.0.0.1"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("--port", type=int, default=8501, help="port to serve on (default 8501)")
     parser.add_argument(
         "--address",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from models.settings import Settings
 from models.warehouse.ingest import Summary, ingest
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("paths", nargs="+", type=Path, help="round-log files or folders")
 
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import duckdb
 
+from models.settings import Settings
 from models.warehouse import migrate, store
 from models.warehouse.store import WarehouseError
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     """Nothing but `--db`: the warehouse to move."""
 
 

@@ -13,6 +13,7 @@ from models.game.shoe import Composition
 from models.game.tableau import DrawPolicy
 from models.odds.exact import exact_odds
 from models.odds.summary import odds_summary
+from models.settings import Settings
 from pipelines.commands import arguments
 
 _CHOICES = {"draw": 1.0, "stand": 0.0, "mixed": 0.5}
@@ -45,7 +46,7 @@ def _egalite(text: str) -> tuple[Decimal, ...]:
     return pays
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("--decks", type=int, default=8, help="decks in the shoe, 1..8 (default 8)")
     parser.add_argument(
         "--game", default="punto_banco", type=arguments.game, help=f"one of {', '.join(game.value for game in Game)}"

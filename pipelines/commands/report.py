@@ -10,9 +10,9 @@ import duckdb
 
 from models.reports import export, monthly
 from models.reports.rules import parse_month
+from models.settings import DEFAULTS, Settings
 from models.warehouse import reader
 from models.warehouse.store import WarehouseError
-from pipelines.settings import Settings
 
 WHERE = "banco report"
 
@@ -24,11 +24,11 @@ def _month(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("--month", type=_month, required=True, help="the month to report, e.g. 2026-11")
     parser.add_argument("--format", choices=export.FORMATS, default="pdf", help="pdf (the default), xlsx or csv")
     parser.add_argument("--out", type=Path, help="the file to write (default: statistical-report-MONTH.EXT in "
-                        "$BANCO_REPORTS, else data/reports)")  # fmt: skip
+                        f"$BANCO_REPORTS, else {DEFAULTS.reports})")  # fmt: skip
     parser.epilog = (
         "The rules applied follow BANCO_REPORT_RULES (maryland, kansas, ohio; default maryland), the name on "
         "the report BANCO_PROPERTY_NAME."
@@ -46,7 +46,7 @@ def _read(db: Path, sql: str, month: dt.date):
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = Settings.from_env()
+    settings = args.settings
     db = Path(args.db)
     statistical = _read(db, monthly.STATISTICAL, args.month)
     shifts = _read(db, monthly.SHIFTS, args.month)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from models.game.games import Game
+from models.settings import DEFAULTS, Settings
 from models.simulate.config import MAX_SEATS, Population, Simulation
 from models.simulate.output import FORMATS
 from models.simulate.run import Summary, write_simulation
@@ -25,7 +26,7 @@ def _rate(text: str) -> float:
     return value
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("--shoes", type=int, required=True, help="shoes to deal in all")
     parser.add_argument("--decks", type=int, default=8)
     parser.add_argument(
@@ -39,7 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", type=arguments.date, default=dt.date(2026, 11, 1), help="first gaming day")
     parser.add_argument("--shoes-per-day", type=int, default=10, help="per table")
     parser.add_argument("--seats", type=int, default=7, help=f"seats per table, 1..{MAX_SEATS}")
-    parser.add_argument("--timezone", default="UTC", help="the tables' time zone (IANA name)")
+    day, usual = settings.gaming_day, DEFAULTS.gaming_day
+    parser.add_argument("--timezone", default=day.timezone, help="the tables' time zone, an IANA name "
+                        f"(default: $BANCO_TIMEZONE, else {usual.timezone})")  # fmt: skip
+    parser.add_argument("--day-start-hour", type=int, default=day.start_hour, help="local hour each gaming day's "
+                        f"play opens (default: $BANCO_DAY_START_HOUR, else {usual.start_hour})")  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, help="folder for the files")
     parser.add_argument("--format", choices=FORMATS, default="parquet")
     parser.add_argument("--no-bets", action="store_true", help="rounds only")
@@ -108,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
         start=args.start,
         shoes_per_day=args.shoes_per_day,
         timezone=args.timezone,
+        day_start_hour=args.day_start_hour,
         bets=not args.no_bets,
         population=Population(seats=args.seats, advantage_share=args.advantage_share),
     )

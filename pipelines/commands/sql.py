@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from models.settings import Settings
 from models.warehouse import reader
 from models.warehouse.store import printable
 from pipelines import terminal
@@ -29,7 +30,7 @@ def _rows(text: str) -> int:
     return int(text)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("query", help='one SQL query, e.g. "SELECT outcome, count(*) FROM core.rounds GROUP BY 1"')
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="table (the default) for people; csv, json or markdown to pipe or paste")  # fmt: skip

@@ -10,12 +10,12 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from models.game.games import Game
+from models.settings import DEFAULTS, Settings
 from models.systems import lab
 from models.systems.exact import TooLarge
 from models.systems.rules import SYSTEMS, Limits
 from models.warehouse import reader
 from pipelines.commands import arguments
-from pipelines.settings import Settings
 
 WHERE = "banco systems"
 #: The files --plot writes: no runtime dependency renders Vega-Lite to SVG or PNG.
@@ -53,7 +53,7 @@ def _plot(text: str) -> Path:
     return path
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     defaults = Limits()
     parser.add_argument("--system", type=_system, required=True, help=f"one of {', '.join(SYSTEMS)}")
     parser.add_argument(
@@ -66,7 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bankroll", type=_amount, help="what the player brings (default: unlimited)")
     parser.add_argument("--goal", type=_amount, help="stop when the session is up this much (default: no goal)")
     parser.add_argument("--stop-loss", type=_amount, help="stop when the session is down this much (default: none)")
-    parser.add_argument("--max-bet", type=_amount, help="the table maximum (default: $BANCO_MAX_BET, else 5000)")
+    parser.add_argument("--max-bet", type=_amount, default=settings.max_bet,
+                        help=f"the table maximum (default: $BANCO_MAX_BET, else {DEFAULTS.max_bet})")  # fmt: skip
     parser.add_argument(
         "--min-bet", type=_amount, default=defaults.min_bet, help="the table minimum (default %(default)s)"
     )
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         bankroll=args.bankroll,
         goal=args.goal,
         stop_loss=args.stop_loss,
-        max_bet=args.max_bet or Settings.from_env().max_bet,
+        max_bet=args.max_bet,
         min_bet=args.min_bet,
         coups=args.coups,
     )

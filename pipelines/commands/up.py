@@ -9,11 +9,12 @@ import signal
 import sys
 from pathlib import Path
 
+from models.settings import DEFAULTS, Settings
 from models.warehouse.ingest import expand
 from models.warehouse.store import read
 from pipelines.commands.dashboard import LOOPBACK, check_signin, streamlit_command
 from pipelines.services import Service, ServiceError, port_free, supervised, wait_until_healthy
-from pipelines.settings import DEFAULT_LANDING, dagster_environment
+from pipelines.settings import dagster_environment
 from pipelines.terminal import print_table
 
 DEMO_DAYS = 30
@@ -21,10 +22,9 @@ DEMO_DAYS = 30
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    landing = Path(os.environ.get("BANCO_LANDING", DEFAULT_LANDING))
-    parser.add_argument("--landing", type=Path, default=landing, help="folder of incoming round logs "
-                        f"(default: $BANCO_LANDING or {DEFAULT_LANDING})")  # fmt: skip
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
+    parser.add_argument("--landing", type=Path, default=settings.landing, help="folder of incoming round logs "
+                        f"(default: $BANCO_LANDING, else {DEFAULTS.landing})")  # fmt: skip
     parser.add_argument("--demo-days", type=int, default=DEMO_DAYS, help="days of demo play when nothing has landed")
     parser.add_argument("--dagster-port", type=int, default=3000, help="port of the Dagster UI (default 3000)")
     parser.add_argument("--dashboard-port", type=int, default=8501, help="port of the dashboard (default 8501)")
@@ -174,7 +174,7 @@ def services(args: argparse.Namespace) -> list[Service]:
     logs = Path(os.environ["BANCO_DAGSTER_DIR"]) / "logs"
     location = ["-m", "pipelines.definitions"]
     bin_dir = Path(sys.executable).parent
-    argv, env = streamlit_command(Path(os.environ["BANCO_DB"]), args.dashboard_port, args.dashboard_address)
+    argv, env = streamlit_command(Path(args.db).resolve(), args.dashboard_port, args.dashboard_address)
     health = _dashboard_host(args.dashboard_address)
     return [
         Service("dagster-daemon", [str(bin_dir / "dagster-daemon"), "run", *location], "", logs / "daemon.log"),
@@ -229,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
         check_signin(args.dashboard_address)
     _configure(args)
     ok = materialize_everything(args)
-    db = Path(os.environ["BANCO_DB"])
+    db = Path(args.db).resolve()
     if db.exists():
         report(db)
         print(f'\nwarehouse: {db} (query it: banco sql "SELECT * FROM marts.table_day LIMIT 10")')

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from models.access import AccessError, Role, role, users
+from models.settings import Settings
 
 
 def _role(text: str) -> Role:
@@ -17,7 +18,7 @@ def _role(text: str) -> Role:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     default = users.path_from()
     where = argparse.ArgumentParser(add_help=False)
     where.add_argument(

@@ -6,7 +6,8 @@ import datetime as dt
 
 import dagster as dg
 
-from pipelines.settings import Settings
+from models.settings import Settings
+from pipelines.defs.resources import SETTINGS
 
 
 def gaming_days(settings: Settings) -> dg.DailyPartitionsDefinition:
@@ -19,7 +20,7 @@ def gaming_days(settings: Settings) -> dg.DailyPartitionsDefinition:
     )
 
 
-GAMING_DAYS = gaming_days(Settings.from_env())
+GAMING_DAYS = gaming_days(SETTINGS)
 
 
 def range_tags(days: list[str]) -> dict[str, str] | None:

@@ -1,4 +1,4 @@
-"""The warehouse resource every asset, check, schedule and sensor uses."""
+"""The warehouse resource every asset, check, schedule and sensor uses, and the settings it is made of."""
 
 from __future__ import annotations
 
@@ -9,29 +9,33 @@ from pathlib import Path
 
 import dagster as dg
 
-from models.metrics.build import MartConfig
+from models.metrics.config import MartConfig
 from models.metrics.gaming_day import GamingDay
 from models.reports.rules import parse_rules
+from models.settings import DEFAULTS, Settings
 from models.warehouse.store import current, read
-from pipelines.settings import Settings
+
+#: The settings the code location was loaded with: the environment is read once, here.
+SETTINGS = Settings.from_env()
 
 
 class Warehouse(dg.ConfigurableResource):
     """The DuckDB warehouse, the landing folder it is fed from, how gaming days are reckoned, and
-    the marts' settings for player ratings, dealer pace and surveillance."""
+    the marts' settings for player ratings, dealer pace and surveillance (by default the project's,
+    models/settings.py; amounts and rates as text, so they stay exact)."""
 
     db: str
     landing: str
-    timezone: str = "UTC"
-    day_start_hour: int = 6
-    session_gap_minutes: float = 30.0
-    comp_rate: str = "0"  # text, so the rate stays exact
-    pace_break_minutes: float = 10.0
-    surveillance_fdr: float = 0.05
-    max_bet: str = "5000"  # text, so the limits stay exact
-    side_max: str = "500"
-    count_tolerance: str = ""  # text, so the amount stays exact; empty: the smallest chip's
-    report_rules: str = "maryland"  # a comma list (BANCO_REPORT_RULES)
+    timezone: str = DEFAULTS.gaming_day.timezone
+    day_start_hour: int = DEFAULTS.gaming_day.start_hour
+    session_gap_minutes: float = DEFAULTS.session_gap_minutes
+    comp_rate: str = str(DEFAULTS.comp_rate)
+    pace_break_minutes: float = DEFAULTS.pace_break_minutes
+    surveillance_fdr: float = DEFAULTS.surveillance_fdr
+    max_bet: str = str(DEFAULTS.max_bet)
+    side_max: str = str(DEFAULTS.side_max)
+    count_tolerance: str = ""  # empty: the smallest chip's (DEFAULTS.count_tolerance, None)
+    report_rules: str = ",".join(DEFAULTS.report_rules)  # a comma list
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Warehouse:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from models.warehouse.shards import Sharding
 from pipelines.cluster.executor import SERVING
+from pipelines.defs.resources import SETTINGS
 
 __all__ = ["SERVING", "SHARDING"]
-SHARDING = Sharding.from_env()
+SHARDING = Sharding(SETTINGS.shards)

@@ -5,10 +5,9 @@ import dagster as dg
 from models.warehouse import audit, schema
 from pipelines.defs.core.assets import key_of, latest_ingest_start
 from pipelines.defs.metadata import preview
-from pipelines.defs.resources import Warehouse
-from pipelines.settings import Settings
+from pipelines.defs.resources import SETTINGS, Warehouse
 
-MAX_TABLEAU_VIOLATION_RATE = Settings.from_env().max_tableau_violation_rate
+MAX_TABLEAU_VIOLATION_RATE = SETTINGS.max_tableau_violation_rate
 NOTHING_YET = dg.AssetCheckResult(passed=True, metadata={"note": "nothing ingested yet"})
 
 

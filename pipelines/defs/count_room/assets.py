@@ -6,14 +6,12 @@ from pathlib import Path
 import dagster as dg
 
 from models.reports import export, monthly
+from models.settings import Settings
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import preview
-from pipelines.defs.resources import Warehouse
+from pipelines.defs.resources import SETTINGS, Warehouse
 from pipelines.defs.shards import SERVING
-from pipelines.settings import Settings
-
-SETTINGS = Settings.from_env()
 
 
 def months(settings: Settings) -> dg.MonthlyPartitionsDefinition:

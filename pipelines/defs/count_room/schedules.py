@@ -5,9 +5,8 @@ import datetime as dt
 import dagster as dg
 
 from pipelines.defs.count_room.assets import MONTHS, monthly_report_job
-from pipelines.settings import Settings
+from pipelines.defs.resources import SETTINGS
 
-SETTINGS = Settings.from_env()
 #: The nightly build of the month's last gaming day runs at BANCO_NIGHTLY_AT on the 2nd (that day
 #: closes at the start hour on the 1st); the report follows two hours later.
 REPORT_AT = (dt.datetime.combine(dt.date.min, SETTINGS.nightly_at) + dt.timedelta(hours=2)).time()

@@ -6,10 +6,11 @@ import dagster as dg
 from pydantic import Field
 
 from models.game.games import Game
+from models.metrics.gaming_day import GamingDay
 from models.simulate.config import Population, Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.shards import Sharding
-from pipelines.defs.resources import Warehouse
+from pipelines.defs.resources import SETTINGS, Warehouse
 
 landing_files = dg.AssetSpec(
     "landing_files",
@@ -48,13 +49,14 @@ class SimulatedShoesConfig(dg.Config):
     )
     format: str = "parquet"
     shards: int = Field(
-        default_factory=lambda: Sharding.from_env().count,
+        default=SETTINGS.shards,
         ge=1,
         description="one rounds and bets file pair a chunk for each shard of tables, for that shard's worker "
         "to ingest (default: BANCO_SHARDS, or 2)",
     )
 
-    def simulation(self) -> Simulation:
+    def simulation(self, day: GamingDay) -> Simulation:
+        """The run this config asks for, its tables playing the gaming days `day` reckons."""
         start = dt.date.fromisoformat(self.start) if self.start else dt.date.today() - dt.timedelta(days=self.days)
         return Simulation(
             shoes=self.days * self.tables * self.shoes_per_day,
@@ -64,6 +66,8 @@ class SimulatedShoesConfig(dg.Config):
             tables=self.tables,
             start=start,
             shoes_per_day=self.shoes_per_day,
+            timezone=day.timezone,
+            day_start_hour=day.start_hour,
             bets=self.bets,
             population=Population(advantage_share=self.advantage_share),
         )
@@ -76,7 +80,7 @@ class SimulatedShoesConfig(dg.Config):
     group_name="landing",
 )
 def simulated_shoes(config: SimulatedShoesConfig, warehouse: Warehouse) -> dg.MaterializeResult:
-    sim = config.simulation()
+    sim = config.simulation(warehouse.gaming_day)
     summary = write_simulation(
         sim,
         warehouse.landing_path,

@@ -7,9 +7,7 @@ import polars as pl
 
 from models.metrics.gaming_day import GamingDay, gaming_day
 from pipelines.defs.jobs import marts_job
-from pipelines.settings import Settings
-
-SETTINGS = Settings.from_env()
+from pipelines.defs.resources import SETTINGS
 
 
 def previous_gaming_day(at: dt.datetime, day: GamingDay) -> dt.date:

@@ -1,0 +1,142 @@
+"""Reading what a build needs from the warehouse: the core rows of some gaming days (or all), the
+table events around them, the coups and wagers of the count room's shifts, and the dealers' errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+import polars as pl
+
+from models.contract import BET_SCHEMA, EVENT_SCHEMA, MONEY, ROUND_SCHEMA
+from models.metrics.config import MartConfig
+from models.metrics.dealer_errors import dealer_errors
+from models.warehouse import schema, settlement, views
+
+ROUND_COLUMNS = (
+    "table_id", "shoe_id", "round_no", "started_at", "game", "decks", "dealer_id", "bank_holder", "outcome",
+    "player_total", "banker_total", "banker_third", "natural", "player_pair", "banker_pair", "cards_used",
+    "player_cards", "banker_cards",
+)  # fmt: skip
+BET_COLUMNS = (
+    "table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo", "player_id",
+)  # fmt: skip
+#: Player ids as categories, for the ratings (read from the files' dictionaries as they are scanned).
+_CATEGORIES = (pl.col("player_id").cast(pl.Categorical),)
+
+
+def core_rows(
+    con, days: Sequence[dt.date] | None, config: MartConfig, tables: Sequence[str] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The core rows the marts of `days` need (all of them when `days` is None): the days' coups,
+    and every coup of the shoes those coups belong to; of the `tables` only, when given (with `days`)."""
+    shoes = con.sql(f"SELECT * FROM {schema.CORE_SHOES}").pl()
+    if days is None:
+        if tables is not None:
+            raise ValueError("the marts of some tables are built a gaming day at a time: name the days")
+        # every row: Polars reads the tables' files itself, several times faster than DuckDB hands them over
+        rounds = views.scan(con, schema.CORE_ROUNDS).select(ROUND_COLUMNS).collect()
+        bets = views.scan(con, schema.CORE_BETS).select(BET_COLUMNS).with_columns(*_CATEGORIES).collect()
+        return rounds, bets, shoes
+    spans = " OR ".join(
+        f"(started_at >= '{start.isoformat()}' AND started_at < '{end.isoformat()}')"
+        for start, end in (config.day.bounds(day, day) for day in days)
+    )
+    if tables is not None:  # a shard's tables only, filtered as the rows are read
+        listed = ", ".join("'" + table.replace("'", "''") + "'" for table in tables)
+        spans = f"({spans}) AND table_id IN ({listed})" if tables else "FALSE"
+    # a time range reads only the row groups of those days (rows land in time order)
+    day_shoes = con.sql(f"SELECT DISTINCT table_id, shoe_id FROM {schema.CORE_ROUNDS} WHERE {spans}").pl()
+    con.register("day_shoes", day_shoes)
+    try:
+        rounds, bets = (
+            con.sql(
+                f"SELECT {', '.join(map(_quoted, columns))} FROM {table} SEMI JOIN day_shoes USING (table_id, shoe_id)"
+            ).pl()
+            for columns, table in ((ROUND_COLUMNS, schema.CORE_ROUNDS), (BET_COLUMNS, schema.CORE_BETS))
+        )
+    finally:
+        con.unregister("day_shoes")
+    return rounds, bets.with_columns(*_CATEGORIES), shoes.join(day_shoes, on=["table_id", "shoe_id"], how="semi")
+
+
+#: How far around the days the table events are read: a shift's neighbours at its table bound its
+#: coups when it lacks an opener or a closer, and a shift lasts hours, not a week.
+_EVENTS_MARGIN = dt.timedelta(days=7)
+EVENT_COLUMNS = ("table_id", "shift_id", "event_id", "event", "recorded_at", "amount", "denominations")
+SHIFT_COUP_COLUMNS = ("table_id", "shoe_id", "round_no", "started_at", "game", "decks")
+_NO_BETS = {
+    **{c: BET_SCHEMA[c] for c in ("table_id", "shoe_id", "round_no", "amount")},
+    "game": pl.String, "bet": pl.String, "house_net": MONEY, "theo": settlement.THEO,
+}  # fmt: skip
+
+
+def table_events(
+    con, days: Sequence[dt.date] | None, config: MartConfig, tables: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """core.table_events' rows around `days` (all when None), of `tables` (all when None); none
+    where the warehouse has no such table (one of a release before the count room)."""
+    name = schema.CORE_TABLE_EVENTS
+    found = "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?"
+    empty = pl.DataFrame(schema={column: EVENT_SCHEMA[column] for column in EVENT_COLUMNS})
+    if not con.sql(found, params=name.split(".")).fetchall()[0][0]:
+        return empty
+    where = []
+    if days is not None:
+        spans = (config.day.bounds(day, day) for day in days)
+        where.append(
+            "("
+            + " OR ".join(
+                f"(recorded_at >= '{(start - _EVENTS_MARGIN).isoformat()}' "
+                f"AND recorded_at < '{(end + _EVENTS_MARGIN).isoformat()}')"
+                for start, end in spans
+            )
+            + ")"
+        )
+    if tables is not None:
+        where.append(f"table_id IN ({_listed(tables)})" if tables else "FALSE")
+    filtered = f" WHERE {' AND '.join(where)}" if where else ""
+    events = con.sql(f"SELECT {', '.join(map(_quoted, EVENT_COLUMNS))} FROM {name}{filtered}").pl()
+    return events.cast({column: empty.schema[column] for column in EVENT_COLUMNS})
+
+
+def shift_coups(con, spans: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The coups dealt within `spans` (table_id, since, until: `shift_spans`) and their wagers."""
+    if spans.height == 0:
+        return pl.DataFrame(schema={c: ROUND_SCHEMA[c] for c in SHIFT_COUP_COLUMNS}), pl.DataFrame(schema=_NO_BETS)
+    # literal bounds too, so that only the row groups of the spans' times are read
+    since = spans["since"].min()
+    until = None if spans["until"].null_count() else spans["until"].max()
+    near = f"r.started_at >= '{since.isoformat()}'" + (f" AND r.started_at < '{until.isoformat()}'" if until else "")
+    con.register("shift_spans", spans)
+    try:
+        coups = con.sql(
+            f"SELECT DISTINCT {', '.join('r.' + _quoted(c) for c in SHIFT_COUP_COLUMNS)} FROM {schema.CORE_ROUNDS} r "
+            "JOIN shift_spans s ON r.table_id = s.table_id AND r.started_at >= s.since "
+            f"AND (s.until IS NULL OR r.started_at < s.until) WHERE {near}"
+        ).pl()
+        con.register("shift_coups", coups.select("table_id", "shoe_id", "round_no"))
+        bets = con.sql(
+            f"SELECT {', '.join(map(_quoted, BET_COLUMNS))} FROM {schema.CORE_BETS} "
+            "SEMI JOIN shift_coups USING (table_id, shoe_id, round_no)"
+        ).pl()
+    finally:
+        con.unregister("shift_spans")
+        con.unregister("shift_coups")
+    return coups, bets
+
+
+def dealer_errors_of(
+    con, days: Sequence[dt.date] | None, config: MartConfig, tables: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """The dealers' quarantined rows of `days` (all when None) at `tables` (all when None), for dealer pace."""
+    bounds = None if days is None else [config.day.bounds(day, day) for day in days]
+    return dealer_errors(con, bounds, tables, config.day)
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join("'" + name.replace("'", "''") + "'" for name in names)
+
+
+def _quoted(name: str) -> str:
+    return f'"{name}"'

@@ -1,0 +1,162 @@
+"""Every mart, computed from frames of the core rows: no reading, no writing (build.py does both).
+
+`each_mart` yields the day-grained marts one at a time, the largest first, so that a caller can store
+each while the next is computed; `count_marts` the count room's.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Sequence
+
+import polars as pl
+
+from models.metrics.config import MartConfig
+from models.metrics.count_room import count_room, shift_wagers, table_shifts
+from models.metrics.coup_edges import coup_edges
+from models.metrics.coups import Coups, number
+from models.metrics.dealer_errors import SCHEMA as ERRORS_SCHEMA
+from models.metrics.gaming_day import gaming_day, shoe_day
+from models.metrics.money import (
+    commission_per_unit,
+    commission_sums,
+    commission_totals,
+    table_day_sums,
+    table_day_totals,
+    wagers,
+)
+from models.metrics.pace import dealer_pace
+from models.metrics.players import player_bets, player_day, player_sessions
+from models.metrics.ratings import coup_rows, joined_coup_rows, rate
+from models.metrics.shoes import shoe_summary
+from models.metrics.side_bets import side_bets
+from models.metrics.streaks import SHOE, bank_tenures, decision_runs, with_banks
+from models.metrics.surveillance import surveillance_by_tables, surveillance_flags, surveillance_player_day
+from models.metrics.ties import tie_frequency, ties_by_total
+from models.metrics.wager_sums import stint_sums
+from models.warehouse import schema, settlement
+
+DAY = ["gaming_day"]
+
+
+def compute_marts(
+    rounds: pl.DataFrame,
+    bets: pl.DataFrame,
+    shoes: pl.DataFrame,
+    config: MartConfig,
+    errors: pl.DataFrame | None = None,
+) -> dict[str, pl.DataFrame]:
+    """Every day-grained mart from the core tables, as frames keyed by table name; `errors`: the
+    dealers' quarantined rows (`dealer_errors`), none when not given."""
+    return dict(each_mart(rounds, bets, shoes, config, errors))
+
+
+def each_mart(
+    rounds: pl.DataFrame,
+    bets: pl.DataFrame,
+    shoes: pl.DataFrame,
+    config: MartConfig,
+    errors: pl.DataFrame | None = None,
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """`compute_marts` one mart at a time, the largest first: a caller can store each while the next
+    is computed."""
+    coups = number(rounds, config.day)
+    if coups is None:  # a coup's key twice: sorted and joined as text
+        lazy = (
+            rounds.lazy()
+            .with_columns(gaming_day(pl.col("started_at"), config.day))
+            .with_columns(shoe_day())
+            .sort("shoe_day", *SHOE, "round_no")
+            .collect()
+            .lazy()
+        )
+    else:
+        # by shoe day first, so that the per-tenure and per-run marts come out in gaming-day order
+        lazy = coups.rows.gather(coups.order()).lazy()
+    runs = decision_runs(lazy, in_order=True).collect()
+    yield schema.MARTS_DECISION_RUNS, runs
+    tenures = bank_tenures(lazy, in_order=True).collect()
+    yield schema.MARTS_BANKER_STREAKS, with_banks(tenures, bets)
+    # the money sums are taken once, per dealer's stint at a table on a day, and totalled from there
+    # per table and per dealer (they pool exactly)
+    stint = ("gaming_day", "dealer_id", "table_id")
+    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
+    variance = variance.with_columns(pl.col("decks").cast(pl.Int8))
+    sums = None if coups is None else stint_sums(bets, coups, variance, config.rounding, config.paytable)
+    if sums is None:
+        placed = wagers(bets.lazy(), lazy).collect().lazy()
+        sums = (
+            commission_sums(placed, stint, config.rounding, config.paytable).collect().lazy(),
+            table_day_sums(placed, variance, stint).collect().lazy(),
+        )
+    fees, money = sums
+    yield schema.MARTS_COMMISSION, commission_totals(fees, ("table_id", "gaming_day"))
+    yield schema.MARTS_COMMISSION_BY_DEALER, commission_totals(fees, ("dealer_id", "gaming_day"))
+    yield schema.MARTS_TABLE_DAY, table_day_totals(money, ("table_id", "gaming_day"))
+    # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
+    yield schema.MARTS_DEALER_DAY, table_day_totals(money, stint)
+    errors = pl.DataFrame(schema=ERRORS_SCHEMA) if errors is None else errors
+    yield schema.MARTS_DEALER_PACE, dealer_pace(lazy, errors, config.pace_break_minutes, in_order=True)
+    # the ratings before the marts of shoes and ties: their rows are stored while those are computed
+    yield from _rating_marts(bets, coups, lazy, variance, config)
+    yield schema.MARTS_SHOE_SUMMARY, shoe_summary(lazy, shoes.lazy(), runs.lazy())
+    yield (
+        schema.MARTS_TIE_FREQUENCY_BY_SHOE,
+        tie_frequency(
+            lazy.with_columns(gaming_day="shoe_day"), ["table_id", "shoe_id", "gaming_day"], compared_within=DAY
+        ),
+    )
+    yield schema.MARTS_TIE_FREQUENCY, tie_frequency(lazy, ["table_id", "gaming_day"], compared_within=DAY)
+    yield schema.MARTS_TIE_FREQUENCY_BY_DEALER, tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY)
+    yield schema.MARTS_TIES_BY_TOTAL, ties_by_total(lazy, ["table_id", "gaming_day"])
+    yield schema.MARTS_COMMISSION_PER_UNIT, commission_per_unit(lazy, ("table_id", "gaming_day"), config.paytable)
+
+
+def _rating_marts(
+    bets: pl.DataFrame, coups: Coups | None, lazy: pl.LazyFrame, variance: pl.DataFrame, config: MartConfig
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """The player-rating marts and the side bets, from one pass over the wagers (ratings.py)."""
+    if coups is None:
+        rows = lazy.collect()
+        at = joined_coup_rows(bets, rows)
+    else:
+        rows, at = coups.rows, coup_rows(bets, coups)
+    rated = rate(rows, at, bets, variance, dt.timedelta(minutes=config.session_gap))
+    sessions = player_sessions(rated)
+    yield schema.MARTS_PLAYER_SESSIONS, sessions
+    yield schema.MARTS_PLAYER_DAY, player_day(sessions, config.comp_rate)
+    yield schema.MARTS_PLAYER_BETS, player_bets(rated.player_bets)
+    yield schema.MARTS_SIDE_BETS, side_bets(rated.side_bets)
+    yield from _surveillance_marts(rows, bets, sessions, config)
+
+
+def _surveillance_marts(
+    rows: pl.DataFrame, bets: pl.DataFrame, sessions: pl.DataFrame, config: MartConfig
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """Every bet's edge before each coup, each rating's evidence, each player's day and the flags
+    (docs/surveillance.md)."""
+    edges = coup_edges(rows, config.paytable, config.day)
+    yield schema.MARTS_COUP_EDGES, edges
+    watched = surveillance_by_tables(bets, rows, sessions, edges, max_bet=config.max_bet, side_max=config.side_max)
+    yield schema.MARTS_SURVEILLANCE_SESSIONS, watched
+    days = surveillance_player_day(watched)
+    yield schema.MARTS_SURVEILLANCE_PLAYER_DAY, days
+    yield schema.MARTS_SURVEILLANCE_FLAGS, surveillance_flags(watched, days, config.surveillance_fdr)
+
+
+def count_marts(
+    events: pl.DataFrame,
+    coups: pl.DataFrame,
+    bets: pl.DataFrame,
+    config: MartConfig,
+    days: Sequence[dt.date] | None = None,
+) -> Iterator[tuple[str, pl.DataFrame]]:
+    """marts.table_shift and marts.count_room of the shifts of `days` (all when None) from the table
+    events and the coups (table_id, shoe_id, round_no, started_at, game, decks) and bets of their spans."""
+    variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
+    placed = shift_wagers(bets, coups, variance)
+    shifts = table_shifts(events, coups, placed, config.day, config.count_tolerance)
+    if days is not None:
+        shifts = shifts.filter(pl.col("gaming_day").is_in(list(days)))
+    yield schema.MARTS_TABLE_SHIFT, shifts
+    yield schema.MARTS_COUNT_ROOM, count_room(shifts)
