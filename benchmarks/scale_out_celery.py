@@ -37,8 +37,8 @@ def launched(c, job: str, tags: dict[str, str] | None = None) -> dict:
 
 
 def main(folder: Path, landing: Path, shards: int) -> None:
+    from models.gaming_day import GamingDay
     from models.metrics.days import days_with_coups
-    from models.metrics.gaming_day import GamingDay
     from models.warehouse.store import read
     from pipelines.defs.partitions import range_tags
     from tests.scale_out.cluster import cluster

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import streamlit as st
 
 from dashboards import query
-from models.metrics.gaming_day import GamingDay
+from models.gaming_day import GamingDay
 from models.settings import Settings
 from models.warehouse import schema
 

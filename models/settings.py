@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from models.contract import DEFAULT_DB
-from models.metrics.gaming_day import GamingDay
+from models.gaming_day import GamingDay
 from models.reports.rules import DEFAULT_RULES, parse_rules
 
 Value = TypeVar("Value")

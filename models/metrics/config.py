@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
-from models.metrics.gaming_day import GamingDay
+from models.gaming_day import GamingDay
 from models.metrics.money import Rounding
 from models.reports.rules import RULES
 from models.settings import DEFAULTS, Settings

@@ -14,8 +14,8 @@ from decimal import Decimal
 
 import polars as pl
 
+from models.gaming_day import GamingDay, gaming_day
 from models.logs.denominations import smallest
-from models.metrics.gaming_day import GamingDay, gaming_day
 from models.money_units import CENTS, MONEY, THEO
 from models.ratios import pct
 

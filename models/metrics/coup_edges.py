@@ -15,8 +15,8 @@ import polars as pl
 from models.game.games import Banker, Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PayTable
 from models.game.shoe import MAX_DECKS, Composition
+from models.gaming_day import GamingDay, gaming_day
 from models.logs.hands import RANK_INDEX, VALUES
-from models.metrics.gaming_day import GamingDay, gaming_day
 from models.odds.batch import RANK_COLUMNS, UNKNOWN_RANKS, VALUE_COLUMNS, house_edges
 
 SHOE = ["table_id", "shoe_id"]

@@ -14,8 +14,8 @@ import numpy as np
 import polars as pl
 from numba import njit
 
+from models.gaming_day import GamingDay, gaming_day
 from models.logs.arrow_text import buffers, length, offset_of
-from models.metrics.gaming_day import GamingDay, gaming_day
 
 SHOE = ["table_id", "shoe_id"]
 

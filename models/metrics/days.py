@@ -6,7 +6,7 @@ import datetime as dt
 
 import polars as pl
 
-from models.metrics.gaming_day import GamingDay, gaming_day
+from models.gaming_day import GamingDay, gaming_day
 from models.warehouse import schema
 
 # Time zone offsets are whole minutes, so minutes are all a gaming day needs from a coup's instant.

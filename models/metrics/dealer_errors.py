@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from models.gaming_day import GamingDay, gaming_day
 from models.logs.checks import _instant as ingested_instant  # a row's time read as its checks read it
-from models.metrics.gaming_day import GamingDay, gaming_day
 from models.warehouse import schema
 
 COUNTS = ("quarantined", "tableau_violations", "outcome_mismatches", "payout_mismatches")

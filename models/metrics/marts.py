@@ -11,12 +11,12 @@ from collections.abc import Iterator, Sequence
 
 import polars as pl
 
+from models.gaming_day import gaming_day, shoe_day
 from models.metrics.config import MartConfig
 from models.metrics.count_room import count_room, shift_wagers, table_shifts
 from models.metrics.coup_edges import coup_edges
 from models.metrics.coups import Coups, number
 from models.metrics.dealer_errors import SCHEMA as ERRORS_SCHEMA
-from models.metrics.gaming_day import gaming_day, shoe_day
 from models.metrics.money import (
     commission_per_unit,
     commission_sums,

@@ -10,7 +10,7 @@ from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE, EGALITE_BETS, SIDE_BETS, PayTable
 from models.game.shoe import MAX_DECKS
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy
-from models.metrics.gaming_day import GamingDay
+from models.gaming_day import GamingDay
 from models.settings import DEFAULTS
 from models.simulate.advantage import ADVANTAGE_KINDS
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
+from models.gaming_day import GamingDay
 from models.metrics.build import build
 from models.metrics.config import MartConfig
-from models.metrics.gaming_day import GamingDay
 from models.metrics.money import Rounding
 from models.settings import DEFAULTS, Settings
 from pipelines.commands import arguments

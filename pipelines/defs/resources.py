@@ -9,8 +9,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from models.gaming_day import GamingDay
 from models.metrics.config import MartConfig
-from models.metrics.gaming_day import GamingDay
 from models.reports.rules import parse_rules
 from models.settings import DEFAULTS, Settings
 from models.warehouse.store import current, read

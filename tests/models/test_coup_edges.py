@@ -10,8 +10,8 @@ from models.game.cards import RANKS, parse_hand
 from models.game.games import Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PAIR_BETS, PayTable
 from models.game.shoe import Composition
+from models.gaming_day import gaming_day
 from models.metrics.coup_edges import COLUMNS, EDGE_COLUMNS, coup_edges
-from models.metrics.gaming_day import gaming_day
 from models.odds.exact import exact_odds
 from models.simulate.config import Simulation
 from models.simulate.engine import simulate

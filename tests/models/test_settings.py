@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from models.gaming_day import GamingDay
 from models.metrics import combine, pace, players, surveillance
 from models.metrics.build import MartConfig
-from models.metrics.gaming_day import GamingDay
 from models.settings import DAY_START_HOUR, DEFAULTS, TIMEZONE, VARIABLES, Settings
 from models.simulate.config import Population, Simulation
 from models.systems.rules import Limits

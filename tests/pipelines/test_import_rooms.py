@@ -16,15 +16,8 @@ FORBIDDEN = {
     "dashboards": {"dagster", "pipelines", "benchmarks", "tests"},
     "pipelines": {"dashboards", "benchmarks", "tests"},
 }
-#: Known violations on their way out, each (importer, imported). The dashboards read settings from the
-#: pipelines until the settings have one home below both (issue #30, part 2): delete these lines then.
-KNOWN = {
-    ("dashboards.filters", "pipelines.settings"),
-    ("dashboards.queries.players", "pipelines.settings"),
-    ("dashboards.query", "pipelines.settings"),
-    ("dashboards.views.count_room", "pipelines.settings"),
-    ("dashboards.views.systems", "pipelines.settings"),
-}
+#: Known violations on their way out, each (importer, imported): none now.
+KNOWN: set[tuple[str, str]] = set()
 
 
 def module_name(path: Path) -> str:

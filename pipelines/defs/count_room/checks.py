@@ -6,7 +6,7 @@ import datetime as dt
 import dagster as dg
 import polars as pl
 
-from models.metrics.gaming_day import gaming_day
+from models.gaming_day import gaming_day
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of, latest_ingest_start
 from pipelines.defs.core.checks import NOTHING_YET

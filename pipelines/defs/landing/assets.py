@@ -6,7 +6,7 @@ import dagster as dg
 from pydantic import Field
 
 from models.game.games import Game
-from models.metrics.gaming_day import GamingDay
+from models.gaming_day import GamingDay
 from models.simulate.config import Population, Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.shards import Sharding

@@ -5,7 +5,7 @@ import datetime as dt
 import dagster as dg
 import polars as pl
 
-from models.metrics.gaming_day import GamingDay, gaming_day
+from models.gaming_day import GamingDay, gaming_day
 from pipelines.defs.jobs import marts_job
 from pipelines.defs.resources import SETTINGS
 

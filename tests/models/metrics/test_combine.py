@@ -7,9 +7,9 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from models.game.games import Game
+from models.gaming_day import GamingDay, gaming_day
 from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS, MartConfig, compute_marts
 from models.metrics.combine import combine
-from models.metrics.gaming_day import GamingDay, gaming_day
 from models.simulate.config import Population, Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest

@@ -11,9 +11,9 @@ from polars.testing import assert_frame_equal
 
 from models.contract import EVENT_SCHEMA
 from models.game.paytable import DEFAULT_PAYTABLE
+from models.gaming_day import GamingDay, gaming_day
 from models.metrics.build import MartConfig, build
 from models.metrics.count_room import count_room, shift_wagers, table_shifts
-from models.metrics.gaming_day import GamingDay, gaming_day
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest

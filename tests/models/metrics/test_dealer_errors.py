@@ -8,8 +8,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from models.gaming_day import GamingDay, gaming_day
 from models.metrics.dealer_errors import COUNTS, SCHEMA, dealer_errors
-from models.metrics.gaming_day import GamingDay, gaming_day
 from models.metrics.pace import dealer_pace
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation

@@ -12,9 +12,9 @@ from polars.testing import assert_frame_equal
 
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE
+from models.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS, MartConfig, compute_marts
 from models.metrics.coups import changes, number
-from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import (
     Rounding,
     commission_sums,

@@ -9,7 +9,7 @@ from polars.testing import assert_frame_equal
 from scipy import stats
 
 from models.game.shoe import Composition
-from models.metrics.gaming_day import GamingDay, gaming_day, shoe_day
+from models.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import Rounding, commission, commission_per_unit, wagers
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import bank_tenures, decision_runs, tenure_fit

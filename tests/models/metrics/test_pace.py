@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from models.metrics.gaming_day import GamingDay, gaming_day
+from models.gaming_day import GamingDay, gaming_day
 from models.metrics.pace import COLUMNS, ERROR_COUNTS, ORDER, dealer_pace, dealer_pace_combined
 
 DAY = dt.date(2026, 11, 1)

@@ -9,7 +9,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from models.game.paytable import DEFAULT_PAYTABLE
-from models.metrics.gaming_day import GamingDay, gaming_day
+from models.gaming_day import GamingDay, gaming_day
 from models.metrics.players import player_bets, player_day, player_sessions, players, players_of_totals, players_sql
 from models.metrics.ratings import joined_coup_rows, rate
 from models.metrics.side_bets import side_bets

@@ -9,9 +9,9 @@ from polars.testing import assert_frame_equal
 
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE
+from models.gaming_day import gaming_day
 from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS, MartConfig, build, compute_marts
 from models.metrics.coups import number
-from models.metrics.gaming_day import gaming_day
 from models.metrics.ratings import MAIN_HANDS, coup_rows, joined_coup_rows
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation

@@ -13,8 +13,8 @@ import pytest
 from scipy import stats
 
 from models.game.paytable import BETS, DEFAULT_PAYTABLE
+from models.gaming_day import GamingDay, gaming_day
 from models.metrics import surveillance
-from models.metrics.gaming_day import GamingDay, gaming_day
 from models.metrics.permutation import sequential_p_values
 from models.metrics.players import player_sessions
 from models.metrics.ratings import joined_coup_rows, rate

@@ -6,9 +6,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from models.gaming_day import GamingDay
 from models.metrics.bands import banker_share_band
 from models.metrics.days import coups_of_days, days_touched_since, days_with_coups
-from models.metrics.gaming_day import GamingDay
 from models.warehouse import audit, files, iceberg
 from models.warehouse.iceberg import Tables
 from models.warehouse.ingest import ingest
