@@ -39,6 +39,13 @@ def pytest_configure(config: pytest.Config) -> None:
             print(f"tests/warm.py {part} failed ({process.returncode}):\n{output[-3000:]}", file=sys.stderr)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding slow tests first: xdist hands out modules in this order, so the longest start at
+    once instead of trailing alone at the end."""
+    slow = {getattr(item, "module", None) for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: getattr(item, "module", None) not in slow)  # stable: False (slow) first
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """One PostgreSQL server for the session; tests take databases of their own on it."""
