@@ -88,12 +88,13 @@ WORKERS = 4
 
 def pytest_arguments(rest: list[str]) -> list[str]:
     """What `dev.py test` passes to pytest: `--fast` leaves out the tests marked slow, and the suite is
-    spread over WORKERS processes, each test module on one of them (its module fixtures built once),
-    unless the caller chose (`-n 0` runs in this process, as a debugger wants)."""
+    spread over WORKERS processes, each test module on one of them (its module fixtures built once), in
+    the order tests/conftest.py gives (the longest first), unless the caller chose (`-n 0` runs in this
+    process, as a debugger wants)."""
     fast = "--fast" in rest
     rest = [word for word in rest if word != "--fast"]
     chosen = any(word == "-n" or word.startswith(("-n", "--numprocesses")) for word in rest)
-    spread = [] if chosen else ["-n", str(WORKERS), "--dist", "loadscope"]
+    spread = [] if chosen else ["-n", str(WORKERS), "--dist", "loadscope", "--no-loadscope-reorder"]
     return [*spread, *(["-m", "not slow"] if fast else []), *rest]
 
 

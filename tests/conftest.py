@@ -39,11 +39,17 @@ def pytest_configure(config: pytest.Config) -> None:
             print(f"tests/warm.py {part} failed ({process.returncode}):\n{output[-3000:]}", file=sys.stderr)
 
 
+#: The longest single tests (minutes each, mostly waiting on servers and subprocesses), started first.
+LONGEST = ("tests/scale_out/test_cluster.py", "tests/pipelines/test_cli_up.py", "tests/pipelines/test_dagster.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules holding slow tests first: xdist hands out modules in this order, so the longest start at
-    once instead of trailing alone at the end."""
-    slow = {getattr(item, "module", None) for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: getattr(item, "module", None) not in slow)  # stable: False (slow) first
+    """The longest modules first, then the others holding slow tests: xdist hands modules out in this
+    order (`dev.py test` turns off its own reordering), so the long ones run beside the rest instead of
+    trailing alone at the end."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    longest = {ROOT / name: rank for rank, name in enumerate(LONGEST)}
+    items.sort(key=lambda item: (longest.get(item.path, len(LONGEST)), item.path not in slow))  # stable
 
 
 @pytest.fixture(scope="session")

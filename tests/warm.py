@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import sys
 import tempfile
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,32 +20,42 @@ PARTS = ("simulate", "odds")
 
 def simulate_ingest_build(folder: Path) -> None:
     """The simulator's, the ingest's and the marts' kernels: a small warehouse of every game, with bets,
-    advantage players, misdeals and count-room faults, two shards, ingested and built."""
+    advantage players, misdeals and count-room faults, two shards, in every log format (the readers'
+    kernels differ by format), ingested and built."""
     from models.game.games import Game
     from models.metrics.build import build
     from models.simulate.config import Population, Simulation
+    from models.simulate.output import FORMATS
     from models.simulate.run import write_simulation
     from models.warehouse.ingest import ingest
     from models.warehouse.shards import Sharding
 
     sim = Simulation(shoes=12, tables=6, shoes_per_day=2, games=tuple(Game), start=dt.date(2026, 11, 1), seed=1,
                      population=Population(advantage_share=0.2))  # fmt: skip
-    write_simulation(sim, folder / "landing", misdeal_rate=0.02, count_fault_rate=0.2, sharding=Sharding(2))
+    for number, fmt in enumerate(FORMATS):
+        write_simulation(replace(sim, seed=number + 1, start=sim.start + dt.timedelta(days=3 * number)),
+                         folder / "landing" / fmt, fmt, misdeal_rate=0.02, count_fault_rate=0.2,
+                         sharding=Sharding(2))  # fmt: skip
     db = folder / "banco.duckdb"
     ingest(db, [folder / "landing"])
     build(db)
 
 
 def odds_and_systems() -> None:
-    """The exact-odds and the betting-systems kernels."""
+    """The exact-odds, the betting-systems and the outcome-tally kernels."""
     from models.game.games import Game
     from models.game.shoe import Composition
+    from models.game.tableau import draw_table
     from models.odds.exact import exact_odds
+    from models.simulate.dealing import new_deck
+    from models.simulate.kernels import count_outcomes
     from models.systems import lab
     from models.systems.rules import Limits
 
     for game in Game:
         exact_odds(Composition.full(8), game)
+        table = draw_table(game)
+        count_outcomes(1, 0, 2, new_deck(8), table.player, table.banker, game.second_player_hand)
     for system in ("flat", "martingale", "follow-column"):
         question = lab.Question(system, "banker", Limits(coups=12, bankroll=Decimal(500)))
         lab.exact_or_note(question, max_states=100_000)

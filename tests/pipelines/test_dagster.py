@@ -72,6 +72,7 @@ def _clean_root(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return root, {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin", "HOME": str(tmp_path)}
 
 
+@pytest.mark.slow
 def test_dagster_cli_works_in_a_fresh_root_with_nothing_set(tmp_path):
     root, env = _clean_root(tmp_path)
     dagster = [str(Path(sys.executable).with_name("dagster"))]
