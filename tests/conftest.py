@@ -1,6 +1,7 @@
 """What many test modules share, started or built once per session (once per xdist worker): the
 servers on loopback. Each test still gets data of its own on them: a database, a bucket. Before
-pytest-xdist starts its workers, the numba kernels are compiled once into numba's cache (tests/warm.py)."""
+pytest-xdist hands its workers any test, the numba kernels are compiled once into numba's cache
+(tests/warm.py), while the workers collect."""
 
 from __future__ import annotations
 
@@ -18,25 +19,40 @@ from tests.warm import PARTS
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The processes filling numba's cache, started with the session and awaited before any test runs.
+_warming: dict[str, subprocess.Popen] = {}
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """In the process that controls xdist's workers, fill numba's cache first, both parts side by side."""
+    """In the process that controls xdist's workers, start filling numba's cache, both parts side by side;
+    the workers start and collect meanwhile (collecting compiles nothing)."""
     controls_workers = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
     if not controls_workers or config.option.collectonly:
         return
-    warming = [
-        subprocess.Popen(
+    for part in PARTS:
+        _warming[part] = subprocess.Popen(
             [sys.executable, "-m", "tests.warm", part],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
         )
-        for part in PARTS
-    ]
-    for part, process in zip(PARTS, warming, strict=True):
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids) -> None:
+    """Hold the tests back until the cache is full (called before xdist schedules them)."""
+    while _warming:
+        part, process = _warming.popitem()
         output, _ = process.communicate()
         if process.returncode:  # the tests that use these kernels will say what is wrong
             print(f"tests/warm.py {part} failed ({process.returncode}):\n{output[-3000:]}", file=sys.stderr)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A session ended early (an error, Ctrl-C) leaves no warming process behind."""
+    while _warming:
+        _warming.popitem()[1].kill()
 
 
 #: The longest single tests (minutes each, mostly waiting on servers and subprocesses), started first.

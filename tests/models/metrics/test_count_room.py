@@ -54,9 +54,16 @@ PLAY = [
     ("T2", "S3", 1, at(3, 10), "banker", "40", "40"),
     ("T2", "S3", 2, at(3, 7, 30), "banker", "10", "10"),  # between T2's shifts: in none
 ]
-VARIANCE = house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "house_variance")
-EIGHT = VARIANCE.filter(game="punto_banco", decks=8)
-UNIT = {bet: EIGHT.filter(bet=bet)["house_variance"].item() for bet in ("banker", "player", "tie")}
+
+
+def variance() -> pl.DataFrame:
+    """Each bet's exact variance per unit (cached by settlement; computed when a test first asks)."""
+    return house_expectation(DEFAULT_PAYTABLE).select("game", "decks", "bet", "house_variance")
+
+
+def unit(bet: str) -> float:
+    """The variance per unit of `bet` at eight-deck Punto Banco."""
+    return variance().filter(game="punto_banco", decks=8, bet=bet)["house_variance"].item()
 
 
 def coups() -> pl.DataFrame:
@@ -75,7 +82,7 @@ def wagers() -> pl.DataFrame:
                 "amount": pl.Decimal(18, 2), "house_net": pl.Decimal(18, 4), "theo": pl.Decimal(18, 6)},
         orient="row",
     )  # fmt: skip
-    return shift_wagers(bets, coups(), VARIANCE)
+    return shift_wagers(bets, coups(), variance())
 
 
 #: T1's day shift: a fill and a credit; its swing shift: a marker and a marker payment. T2's night shift
@@ -122,7 +129,7 @@ def test_a_fill_and_a_credit_in_one_shift(shifts):
     # the coups from its opener (08:00) to before its closer (12:00): -95 + 200 - 400
     assert (a["coups"], a["handle"], a["wagers_win"], a["theo"]) == (3, D(350), D(-295), D("3.5"))
     assert a["theo_hold_pct"] == pytest.approx(3.5 / 3000 * 100)
-    assert a["win_variance"] == pytest.approx(100**2 * UNIT["banker"] + 200**2 * UNIT["player"] + 50**2 * UNIT["tie"])
+    assert a["win_variance"] == pytest.approx(100**2 * unit("banker") + 200**2 * unit("player") + 50**2 * unit("tie"))
     assert (a["difference"], a["tolerance"], a["reconciled"], a["status"]) == (0, D(5), True, "reconciled")
     assert (a["gaming_day"], a["game"], a["opened_at"], a["closed_at"]) == (
         dt.date(2026, 11, 2),

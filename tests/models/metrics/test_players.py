@@ -17,8 +17,15 @@ from models.warehouse import settlement
 
 NOON = dt.datetime(2026, 11, 2, 12, 0, tzinfo=dt.UTC)
 DAY = dt.date(2026, 11, 2)
-EXPECTATION = settlement.house_expectation(DEFAULT_PAYTABLE)
-VARIANCE = EXPECTATION.select("game", "decks", "bet", "house_variance").with_columns(pl.col("decks").cast(pl.Int8))
+
+
+def expectation() -> pl.DataFrame:
+    """The exact expectation of every bet (cached by settlement; computed when a test first asks)."""
+    return settlement.house_expectation(DEFAULT_PAYTABLE)
+
+
+def variance() -> pl.DataFrame:
+    return expectation().select("game", "decks", "bet", "house_variance").with_columns(pl.col("decks").cast(pl.Int8))
 
 
 def at(minutes: float) -> dt.datetime:
@@ -27,12 +34,12 @@ def at(minutes: float) -> dt.datetime:
 
 def edge(bet: str, game: str = "punto_banco", decks: int = 8) -> Decimal:
     """The bet's exact house edge from the settlement module (as the ingest's theo uses it)."""
-    row = EXPECTATION.filter(game=game, decks=decks, bet=bet)
+    row = expectation().filter(game=game, decks=decks, bet=bet)
     return Decimal(repr(row["edge"].item()))
 
 
 def per_unit(bet: str, game: str = "punto_banco", decks: int = 8) -> float:
-    return EXPECTATION.filter(game=game, decks=decks, bet=bet)["house_variance"].item()
+    return expectation().filter(game=game, decks=decks, bet=bet)["house_variance"].item()
 
 
 def theo(amount: str, bet: str) -> Decimal:
@@ -66,7 +73,7 @@ def wagers(*rows: tuple) -> pl.DataFrame:
 
 def marts(rounds: pl.DataFrame, bets: pl.DataFrame, gap: float = 30, comp_rate: str = "0") -> dict[str, pl.DataFrame]:
     """The rating marts as the build makes them from these coups and wagers."""
-    rated = rate(rounds, joined_coup_rows(bets, rounds), bets, VARIANCE, dt.timedelta(minutes=gap))
+    rated = rate(rounds, joined_coup_rows(bets, rounds), bets, variance(), dt.timedelta(minutes=gap))
     sessions = player_sessions(rated)
     return {
         "sessions": sessions,

@@ -7,6 +7,7 @@ neither change its kind nor spoof what the pipeline adds."""
 import codecs
 import gzip
 import json
+from functools import cache
 from pathlib import Path
 
 import duckdb
@@ -22,11 +23,15 @@ from models.warehouse.iceberg import Settings, Tables
 from models.warehouse.ingest import ingest
 from models.warehouse.store import writer
 
-CHUNK = next(simulate(Simulation(shoes=6, decks=8, seed=9)))
+
+@cache
+def chunk():
+    """Six simulated shoes' rounds and bets, dealt when a test first asks (not at collection)."""
+    return next(simulate(Simulation(shoes=6, decks=8, seed=9)))
 
 
 def _rounds() -> pl.DataFrame:
-    return CHUNK.rounds.with_columns(pl.col("started_at").dt.to_string("%Y-%m-%dT%H:%M:%S%.6f%:z"))
+    return chunk().rounds.with_columns(pl.col("started_at").dt.to_string("%Y-%m-%dT%H:%M:%S%.6f%:z"))
 
 
 def _counts(db: Path) -> tuple[int, int, list[tuple]]:
@@ -219,7 +224,7 @@ def test_a_bets_file_of_json_lines_is_read_as_bets_whatever_its_first_line(tmp_p
     landing = tmp_path / "landing"
     landing.mkdir()
     _rounds().write_csv(landing / "rounds.csv")
-    bets = [json.dumps(row) for row in CHUNK.bets.cast(pl.String).iter_rows(named=True)]
+    bets = [json.dumps(row) for row in chunk().bets.cast(pl.String).iter_rows(named=True)]
     lines = ["", *bets] if first == "a blank line" else [json.dumps({"table_id": "T01", "seat": "1"}), *bets]
     (landing / "bets.jsonl").write_text("\n".join(lines) + "\n")
     _, placed = ingest(tmp_path / "banco.duckdb", [landing])
@@ -252,7 +257,7 @@ def test_extra_bet_columns_named_like_what_settlement_joins_in_change_nothing(tm
     landing = tmp_path / "landing"
     landing.mkdir()
     _rounds().write_csv(landing / "rounds.csv")
-    bets = CHUNK.bets.cast(pl.String)
+    bets = chunk().bets.cast(pl.String)
     spoofs = {"game": "super6", "decks": "1", "outcome": "T", "has_cards": "false", "player_total": "9",
               "net_unit": "100", "commission_unit": "0", "edge": "0.9", "cell": "1", "pair": "true",
               "house_net": "-1", "commission": "7", "theo": "5"}  # fmt: skip

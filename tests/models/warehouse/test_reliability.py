@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import duckdb
@@ -31,10 +32,18 @@ from models.warehouse.iceberg import TABLES_KEY
 from models.warehouse.ingest import ingest
 from models.warehouse.store import read, serving_path
 
-GOOD = next(simulate(Simulation(shoes=3, decks=1, seed=4))).rounds.with_columns(
-    pl.col("started_at").dt.to_string("%Y-%m-%dT%H:%M:%S%.3f%:z")
-)
-GOOD_ROWS = [{k: None if v is None else str(v) for k, v in row.items()} for row in GOOD.iter_rows(named=True)]
+
+@cache
+def good() -> pl.DataFrame:
+    """Three simulated shoes' rounds as text, dealt when a test first asks (not at collection)."""
+    rounds = next(simulate(Simulation(shoes=3, decks=1, seed=4))).rounds
+    return rounds.with_columns(pl.col("started_at").dt.to_string("%Y-%m-%dT%H:%M:%S%.3f%:z"))
+
+
+@cache
+def good_rows() -> list[dict[str, str | None]]:
+    return [{k: None if v is None else str(v) for k, v in row.items()} for row in good().iter_rows(named=True)]
+
 
 junk_text = st.one_of(
     st.none(), st.text(max_size=8), st.sampled_from(["", "0", "-3", "9H 9H 9H 9H", "XX YY", "2026-13-45", "B", "Z"])
@@ -47,7 +56,7 @@ ENDINGS = ["\n", "\r\n", "\r"]
 
 @st.composite
 def a_row(draw):
-    row = dict(draw(st.sampled_from(GOOD_ROWS)))
+    row = dict(draw(st.sampled_from(good_rows())))
     for column in draw(st.sets(st.sampled_from(list(row)), max_size=3)):
         row[column] = draw(junk_text)
     return row
@@ -101,19 +110,19 @@ def _text_lines(log: LogFile) -> list[str]:
     chosen for each (a quoted field keeps its own line breaks)."""
     rows = list(log.rows)
     if log.bad_line is not None:
-        rows.insert(log.bad_line, {**GOOD_ROWS[0], "table_id": NOT_UTF8})
+        rows.insert(log.bad_line, {**good_rows()[0], "table_id": NOT_UTF8})
     if log.fmt.startswith("csv"):
-        frame = pl.DataFrame(rows, schema={name: pl.String for name in GOOD.columns})
-        return [",".join(GOOD.columns), *(row.write_csv(include_header=False)[:-1] for row in frame.iter_slices(1))]
+        frame = pl.DataFrame(rows, schema={name: pl.String for name in good().columns})
+        return [",".join(good().columns), *(row.write_csv(include_header=False)[:-1] for row in frame.iter_slices(1))]
     lines = [json.dumps(row) for row in rows]
     if log.depth is not None:
-        lines.append(json.dumps(GOOD_ROWS[-1])[:-1] + ', "nested": ' + "[" * log.depth + "]" * log.depth + "}")
+        lines.append(json.dumps(good_rows()[-1])[:-1] + ', "nested": ' + "[" * log.depth + "]" * log.depth + "}")
     return lines
 
 
 def _write(path: Path, log: LogFile) -> None:
     if log.fmt == "parquet":
-        pl.DataFrame(log.rows, schema={name: pl.String for name in GOOD.columns}).write_parquet(path)
+        pl.DataFrame(log.rows, schema={name: pl.String for name in good().columns}).write_parquet(path)
         return
     lines = _text_lines(log)
     text = "".join(line + log.endings[n % len(log.endings)] for n, line in enumerate(lines))
