@@ -1,16 +1,19 @@
-"""What many test modules share, started or built once per session (once per xdist worker): the
-servers on loopback. Each test still gets data of its own on them: a database, a bucket. Before
+"""What many test modules share, built or started once: a small real warehouse, built once for the
+whole run and read by every worker, and the servers on loopback, started once per worker, on which
+each test still gets data of its own (a database, a bucket). Before
 pytest-xdist hands its workers any test, the numba kernels are compiled once into numba's cache
 (tests/warm.py), while the workers collect."""
 
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from tests.postgres import database, postgres
 from tests.s3 import bucket, s3_server
@@ -66,6 +69,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     longest = {ROOT / name: rank for rank, name in enumerate(LONGEST)}
     items.sort(key=lambda item: (longest.get(item.path, len(LONGEST)), item.path not in slow))  # stable
+
+
+@pytest.fixture(scope="session")
+def built_warehouse(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A small real warehouse, ingested and built (its serving snapshot beside it): a few days of every
+    game, with bets, misdeals and advantage players. Built once for the whole run, by the first worker
+    to ask while the others wait for it; tests only read it (copy it to change it)."""
+    from models.game.games import Game
+    from models.metrics.build import build
+    from models.simulate.config import Population, Simulation
+    from models.simulate.run import write_simulation
+    from models.warehouse.ingest import ingest
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    folder, db = shared / "built-warehouse", shared / "built-warehouse" / "banco.duckdb"
+    with FileLock(shared / "built-warehouse.lock"):
+        if not (folder / "built").exists():
+            sim = Simulation(
+                shoes=36, tables=6, shoes_per_day=2, games=tuple(Game), start=dt.date(2026, 11, 1), seed=11,
+                population=Population(advantage_share=0.1),  # advantage players, for surveillance's flags
+            )  # fmt: skip
+            write_simulation(sim, folder / "landing", misdeal_rate=0.01)
+            ingest(db, [folder / "landing"])
+            build(db)
+            (folder / "built").touch()
+    return db
 
 
 @pytest.fixture(scope="session")

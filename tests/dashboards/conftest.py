@@ -1,5 +1,5 @@
-"""A small real warehouse for the dashboard tests: a few days of every game, with bets, misdeals and advantage
-players."""
+"""The dashboard tests' warehouses: the run's shared one (every game, with bets, misdeals and advantage
+players) and one of round logs alone."""
 
 from __future__ import annotations
 
@@ -7,26 +7,17 @@ import datetime as dt
 
 import pytest
 
-from models.game.games import Game
 from models.metrics.build import build
-from models.simulate.config import Population, Simulation
+from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
 
 
 @pytest.fixture(scope="session")
-def warehouse(tmp_path_factory):
-    """Ingested and built: the serving snapshot beside it is what the dashboard reads."""
-    work = tmp_path_factory.mktemp("dashboard")
-    sim = Simulation(
-        shoes=36, tables=6, shoes_per_day=2, games=tuple(Game), start=dt.date(2026, 11, 1), seed=11,
-        population=Population(advantage_share=0.1),  # advantage players, for the Surveillance page's flags
-    )  # fmt: skip
-    write_simulation(sim, work / "landing", misdeal_rate=0.01)
-    db = work / "banco.duckdb"
-    ingest(db, [work / "landing"])
-    build(db)
-    return db
+def warehouse(built_warehouse):
+    """The run's shared warehouse (tests/conftest.py): the serving snapshot beside it is what the
+    dashboard reads."""
+    return built_warehouse
 
 
 @pytest.fixture(scope="session")

@@ -25,23 +25,16 @@ from models.metrics.money import (
 )
 from models.metrics.streaks import bank_tenures, chemin_bank, with_banks
 from models.metrics.wager_sums import STINT, stint_sums
-from models.simulate.config import Simulation
-from models.simulate.run import write_simulation
 from models.warehouse import settlement
-from models.warehouse.ingest import ingest
 from models.warehouse.store import read
 
 
 @pytest.fixture(scope="module")
-def core(tmp_path_factory) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """Every game's coups and wagers, in an order that cuts shoes into stretches: whole days of
-    tables in turn, each day's rows in blocks of 25 that are shuffled."""
-    root = tmp_path_factory.mktemp("fast")
-    sim = Simulation(shoes=48, tables=6, shoes_per_day=2, seed=21, games=tuple(Game))
-    write_simulation(sim, root / "landing", misdeal_rate=0.005)
-    db = root / "banco.duckdb"
-    ingest(db, [root / "landing"])
-    con = read(db)
+def core(built_warehouse) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Every game's coups and wagers (the run's shared warehouse, tests/conftest.py), in an order that
+    cuts shoes into stretches: whole days of tables in turn, each day's rows in blocks of 25 that are
+    shuffled."""
+    con = read(built_warehouse)
     rounds, bets = (
         con.sql(f"SELECT {', '.join(_quoted(c) for c in columns)} FROM {table}").pl()
         for columns, table in ((ROUND_COLUMNS, "core.rounds"), (BET_COLUMNS, "core.bets"))

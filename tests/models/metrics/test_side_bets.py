@@ -1,36 +1,25 @@
 """marts.side_bets and the ratings over a small simulated warehouse, against the core rows joined plainly."""
 
-import datetime as dt
-
 import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE
 from models.gaming_day import gaming_day
-from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS, MartConfig, build, compute_marts
+from models.metrics.build import BET_COLUMNS, ROUND_COLUMNS, MartConfig, compute_marts
 from models.metrics.coups import number
 from models.metrics.ratings import MAIN_HANDS, coup_rows, joined_coup_rows
-from models.simulate.config import Simulation
-from models.simulate.run import write_simulation
 from models.warehouse import settlement
-from models.warehouse.ingest import ingest
 from models.warehouse.store import read
 
-SIMULATION = Simulation(shoes=12, tables=4, shoes_per_day=2, games=tuple(Game), start=dt.date(2026, 11, 1), seed=3)
 CONFIG = MartConfig()
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
-    root = tmp_path_factory.mktemp("side_bets")
-    write_simulation(SIMULATION, root / "landing")
-    db = root / "banco.duckdb"
-    ingest(db, [root / "landing"])
-    build(db, CONFIG)
-    con = read(db)
+def warehouse(built_warehouse):
+    """The run's shared warehouse of every game (tests/conftest.py), built with the default MartConfig."""
+    con = read(built_warehouse)
     try:
         tables = (
             "core.rounds",
