@@ -100,6 +100,7 @@ def _settled(page) -> None:
     page.wait_for_selector(IDLE, timeout=60_000)
 
 
+@pytest.mark.slow
 def test_every_page_renders_in_a_real_browser(server, browser):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})

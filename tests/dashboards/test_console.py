@@ -32,6 +32,7 @@ def console(warehouse, monkeypatch):
 
 
 @pytest.mark.parametrize("name", ATTACKS)
+@pytest.mark.slow
 def test_each_attack_is_refused_on_the_page_in_one_line(warehouse, console, tmp_path, name):
     before = stored(warehouse)
     at = ask(console, attack(name, warehouse, tmp_path))

@@ -46,6 +46,7 @@ def db(built):
     return count_room_marts.write(built, into=True)
 
 
+@pytest.mark.slow
 def test_the_count_against_the_wagers_per_table_shift(db, monkeypatch):
     at = open_app(db, monkeypatch, PAGE)
     assert at.title[0].value == "Count room"

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from dashboards.filters import Filters
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
@@ -21,6 +23,7 @@ SIM = Simulation(shoes=32, tables=2, shoes_per_day=8, start=dt.date(2026, 11, 1)
 DAYS = [SIM.start, SIM.start + dt.timedelta(days=1)]
 
 
+@pytest.mark.slow
 def test_banco_build_and_the_dashboard_put_the_same_coups_in_the_same_gaming_days(tmp_path, monkeypatch):
     write_simulation(SIM, tmp_path / "landing")
     db = tmp_path / "banco.duckdb"

@@ -54,6 +54,7 @@ def every_page(db: Path, monkeypatch) -> Iterator[tuple[str, AppTest]]:
 
 
 @pytest.mark.parametrize("db", ["warehouse", "rounds_only"])
+@pytest.mark.slow
 def test_no_page_shows_none_and_every_table_shows_an_em_dash(db, request, monkeypatch):
     missing_cells = 0
     for name, at in every_page(request.getfixturevalue(db), monkeypatch):

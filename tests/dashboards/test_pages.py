@@ -59,6 +59,7 @@ def scalar(db: Path, sql: str):
         con.close()
 
 
+@pytest.mark.slow
 def test_overview_shows_the_warehouse_totals(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch)
     assert at.title[0].value == "Overview"

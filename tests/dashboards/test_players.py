@@ -142,6 +142,7 @@ def before_the_player_marts(tmp_path_factory) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_a_warehouse_built_before_the_player_marts_asks_for_a_build(before_the_player_marts, monkeypatch):
     at = open_app(before_the_player_marts, monkeypatch, "players")
     assert "built before marts.players" in at.warning[0].value and at.code[0].value == "banco build"

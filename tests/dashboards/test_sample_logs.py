@@ -31,6 +31,7 @@ def app(samples, monkeypatch):
     return AppTest.from_file(APP, default_timeout=120).run()
 
 
+@pytest.mark.slow
 def test_every_page_renders_the_sample_logs(app):
     for name, _, _ in PAGES:
         app.switch_page(f"views/{name}").run()
@@ -46,6 +47,7 @@ def test_the_integrity_page_shows_quarantined_text_that_is_no_json(samples, app)
     assert not app.exception, [e.value for e in app.exception]
 
 
+@pytest.mark.slow
 def test_the_shoe_explorer_draws_every_shoe_even_one_too_short_for_a_road(samples, app):
     con = read(samples)
     shoes = con.sql("SELECT table_id, shoe_id, coups FROM marts.shoe_summary ORDER BY ALL").fetchall()

@@ -69,6 +69,7 @@ def test_a_wrong_password_or_name_is_refused_in_the_same_line(app):
     assert [e.value for e in at.error] == [signin.REFUSED] and signed_out(at)
 
 
+@pytest.mark.slow
 def test_repeated_failures_wait_even_for_the_right_password(app):
     signin._throttle().cleared("name:ana")  # what the tests before counted against the name
     at = app.run()

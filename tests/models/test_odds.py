@@ -72,6 +72,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("composition", "game", "policy"), CASES)
+@pytest.mark.slow
 def test_kernel_equals_oracle(composition, game, policy):
     fast = exact_odds(composition, game, policy).weights
     slow = _as_array(oracle_weights(composition, game, policy))

@@ -80,6 +80,7 @@ def test_binding_beyond_this_machine_without_sign_in_refuses_in_one_line(tmp_pat
         assert "BANCO_USERS_FILE" in result.stderr and "[auth]" in result.stderr
 
 
+@pytest.mark.slow
 def test_banco_up_refuses_the_same_before_materializing_anything(tmp_path, clean):
     landing, db = tmp_path / "landing", tmp_path / "w.duckdb"
     result = subprocess.run(

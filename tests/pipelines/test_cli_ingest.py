@@ -19,6 +19,7 @@ def banco(*args):
     return subprocess.run([BANCO, *args], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_the_summary_counts_every_row_and_names_each_failed_file(tmp_path):
     db = str(tmp_path / "banco.duckdb")
     first = banco("ingest", "--db", db, str(SAMPLES))
@@ -45,6 +46,7 @@ def test_the_summary_counts_every_row_and_names_each_failed_file(tmp_path):
     assert again.stdout.startswith("1 files (1 already ingested, 0 failed): 0 rows read")
 
 
+@pytest.mark.slow
 def test_a_missing_path_is_logged_failed_in_one_line_after_the_summary(tmp_path):
     good = tmp_path / "rounds.csv"
     shutil.copy(SAMPLES / "01_rounds_suited.csv", good)
@@ -60,6 +62,7 @@ def test_a_missing_path_is_logged_failed_in_one_line_after_the_summary(tmp_path)
     assert log.fetchall() == [(str(tmp_path / "nowhere"), "failed"), (str(good), "ok")]
 
 
+@pytest.mark.slow
 def test_odd_entries_each_fail_in_one_line_after_the_summary_and_the_rest_go_in(tmp_path):
     landing = tmp_path / "landing"
     landing.mkdir()

@@ -1,8 +1,11 @@
 """`banco migrate` as a user runs it, on warehouses with nothing to move (test_migrate.py moves one)."""
 
+import pytest
+
 from tests.pipelines.test_cli_ingest import SAMPLES, banco
 
 
+@pytest.mark.slow
 def test_a_warehouse_on_the_iceberg_tables_has_nothing_to_move(tmp_path):
     db = tmp_path / "banco.duckdb"
     assert banco("ingest", "--db", str(db), str(SAMPLES / "01_rounds_suited.csv")).returncode == 0

@@ -28,6 +28,7 @@ def test_json_has_the_eight_deck_figures():
     assert set(odds["edge"]) >= {"banker", "player", "tie", "player_pair", "dragon7", "egalite_9"}
 
 
+@pytest.mark.slow
 def test_pay_table_options():
     result = banco("odds", "--commission", "0.04", "--tie-pays", "9", "--json")
     odds = json.loads(result.stdout)

@@ -27,6 +27,7 @@ def _read(path: Path) -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
+@pytest.mark.slow
 def test_simulate_writes_round_logs(tmp_path, fmt):
     result = banco(
         "simulate", "--shoes", "12", "--decks", "6", "--game", "punto_banco,baccarat_banque", "--seed", "4",
@@ -52,6 +53,7 @@ def test_simulate_writes_round_logs(tmp_path, fmt):
     assert set(rounds["game"]) == {"punto_banco", "baccarat_banque"}
 
 
+@pytest.mark.slow
 def test_same_command_same_files(tmp_path):
     args = ["simulate", "--shoes", "5", "--seed", "8", "--format", "csv"]
     assert banco(*args, "--out", str(tmp_path / "a")).returncode == 0
@@ -87,6 +89,7 @@ def test_bad_arguments(tmp_path, args, message):
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_unwritable_output_folder(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
@@ -97,6 +100,7 @@ def test_unwritable_output_folder(tmp_path):
     assert blocker.read_text() == "not a folder"
 
 
+@pytest.mark.slow
 def test_simulate_writes_table_events_unless_told_not_to(tmp_path):
     common = ["simulate", "--shoes", "16", "--tables", "2", "--shoes-per-day", "8", "--seed", "5"]
     result = banco(*common, "--out", str(tmp_path / "on"), "--count-fault-rate", "1")

@@ -29,6 +29,7 @@ def sql(db, query, *options):
     return banco("sql", "--db", db, query, *options)
 
 
+@pytest.mark.slow
 def test_each_format_gives_the_same_counts(db):
     query = "SELECT outcome, count(*) AS coups FROM core.rounds GROUP BY outcome ORDER BY outcome"
     as_csv = list(csv.DictReader(io.StringIO(sql(db, query, "--format", "csv").stdout)))
@@ -52,6 +53,7 @@ def test_lists_and_structs_are_json_text_in_csv(db):
     assert row["none"] == ""
 
 
+@pytest.mark.slow
 def test_intervals_blobs_and_names_used_twice_print_in_every_format(db):
     query = "SELECT max(finished_at) - min(started_at) AS took, 'x'::BLOB AS raw, 1 AS n, 2 AS n FROM meta.ingest_log"
     results = {output: sql(db, query, "--format", output) for output in ("table", "csv", "json")}
@@ -61,6 +63,7 @@ def test_intervals_blobs_and_names_used_twice_print_in_every_format(db):
     assert next(csv.DictReader(io.StringIO(results["csv"].stdout))) == {k: str(v) for k, v in row.items()}
 
 
+@pytest.mark.slow
 def test_csv_and_json_are_written_a_batch_at_a_time_and_whole(db):
     """More rows than a batch (sql.BATCH_ROWS): one header, every row once, one JSON array; and an
     empty result is the header alone, or an empty array."""
@@ -120,6 +123,7 @@ def test_the_installed_command_refuses_the_password_file_in_one_line(db):
     assert result.stderr == "banco: error: file access is not allowed in banco sql: it reads the warehouse only\n"
 
 
+@pytest.mark.slow
 def test_after_an_attach_of_the_writers_file_the_ingest_still_runs(db):
     refused = sql(db, f"ATTACH '{db}' AS writer")
     assert refused.returncode != 0 and "attaching or detaching databases is not allowed" in refused.stderr

@@ -24,6 +24,7 @@ def as_json(*args) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_the_whole_question_with_every_default():
     result = systems("--system", "1-3-2-6", "--bet", "player", "--exact")
     assert result.returncode == 0, result.stderr
@@ -35,6 +36,7 @@ def test_the_whole_question_with_every_default():
     assert systems("--system", "1-3-2-6", "--bet", "player").stdout == out  # --exact is the default mode
 
 
+@pytest.mark.slow
 def test_the_figures_are_the_models_own():
     shown = as_json("--system", "martingale", "--bet", "banker", "--unit", "25", "--bankroll", "2000",
                     "--goal", "500", "--max-bet", "5000", "--coups", "30")  # fmt: skip
@@ -57,6 +59,7 @@ def test_the_figures_are_the_models_own():
     assert shown["limits"]["bankroll"] == "2000" and shown["limits"]["stop_loss"] is None
 
 
+@pytest.mark.slow
 def test_simulated_shoes_back_test_beside_the_exact():
     args = ("--system", "paroli", "--bet", "banker", "--shoes", "40", "--seed", "3")
     shown = as_json(*args)
@@ -81,6 +84,7 @@ def db(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_the_warehouse_shoes_and_a_pattern_followers_calibration(db):
     shown = as_json("--system", "follow-winner", "--bet", "banker", "--warehouse", "--db", db)
     assert shown["backtest"]["sessions"] == 12
@@ -89,12 +93,14 @@ def test_the_warehouse_shoes_and_a_pattern_followers_calibration(db):
     assert flat["backtest"]["sessions"] == 12 and "calibration" not in flat
 
 
+@pytest.mark.slow
 def test_the_warehouse_mode_without_a_warehouse(tmp_path):
     result = systems("--system", "flat", "--bet", "banker", "--warehouse", "--db", str(tmp_path / "none.duckdb"))
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("suffix", [".html", ".json"])
+@pytest.mark.slow
 def test_plot_writes_the_chart(tmp_path, suffix):
     path = tmp_path / f"chart{suffix}"
     result = systems("--system", "dalembert", "--bet", "banker", "--coups", "20", "--shoes", "10", "--plot", str(path))
@@ -118,6 +124,7 @@ def test_plot_writes_the_chart(tmp_path, suffix):
         (["--bet", "banker"], "the following arguments are required: --system"),
     ],
 )
+@pytest.mark.slow
 def test_bad_arguments_give_one_line_and_non_zero_exit(args, message):
     result = systems(*args)
     assert result.returncode == 2
@@ -129,6 +136,7 @@ def test_bad_arguments_give_one_line_and_non_zero_exit(args, message):
 TOO_LARGE = ("--system", "labouchere", "--bet", "banker", "--max-states", "1000")
 
 
+@pytest.mark.slow
 def test_an_exact_chain_too_large_says_so_and_suggests_shoes():
     result = systems(*TOO_LARGE, "--exact")
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -136,6 +144,7 @@ def test_an_exact_chain_too_large_says_so_and_suggests_shoes():
     assert "the exact distribution is too large for these settings" in result.stderr and "--shoes N" in result.stderr
 
 
+@pytest.mark.slow
 def test_too_large_a_chain_shows_the_back_test_alone(db):
     shown = as_json(*TOO_LARGE, "--shoes", "15")
     assert shown["exact"] is None and "the exact column is omitted" in shown["exact_omitted"]
@@ -150,6 +159,7 @@ def test_too_large_a_chain_shows_the_back_test_alone(db):
     assert warehouse["exact"] is None and warehouse["backtest"]["sessions"] == 12
 
 
+@pytest.mark.slow
 def test_the_warehouse_calls_are_rated_at_the_chosen_games_exact_odds(db):
     """The warehouse's shoes here are 8-deck punto_banco: the calibration's expected rate is that game's
     P(side) / (P(B) + P(P)), the same odds the summary states."""

@@ -28,6 +28,7 @@ def path(tmp_path):
     return tmp_path / "users.toml"
 
 
+@pytest.mark.slow
 def test_add_change_list_and_remove(path):
     added = banco_users("add", "ana", "--role", "analyst", "--password-stdin", "--file", str(path),
                         password="first long password\n")  # fmt: skip

@@ -97,6 +97,7 @@ def test_dagster_cli_works_in_a_fresh_root_with_nothing_set(tmp_path):
     assert not list(root.glob(".tmp_dagster_home_*"))
 
 
+@pytest.mark.slow
 def test_whole_graph_materializes_into_a_real_warehouse(tmp_path):
     warehouse = warehouse_in(tmp_path)
     result = dg.materialize(
@@ -258,6 +259,7 @@ def test_landing_sensor_passes_over_files_already_ingested(tmp_path):
     assert not result.run_requests and len(json.loads(result.cursor)) == 3  # rounds, bets and table events
 
 
+@pytest.mark.slow
 def test_marts_follow_a_successful_ingest_over_the_days_it_touched(tmp_path):
     warehouse = warehouse_in(tmp_path)
     dg.materialize([simulated_shoes], resources={"warehouse": warehouse},

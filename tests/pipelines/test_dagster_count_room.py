@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 import polars as pl
+import pytest
 from openpyxl import load_workbook
 from pypdf import PdfReader
 
@@ -81,6 +82,7 @@ def test_a_shift_never_closed_stops_the_marts(tmp_path):
     assert not {key for key in materialized if key.startswith("marts/")}
 
 
+@pytest.mark.slow
 def test_unreconciled_shifts_warn_and_the_month_is_filed(tmp_path):
     warehouse = landed(tmp_path, EVENTS)
     result = dg.materialize(GRAPH, resources={"warehouse": warehouse}, tags=DAY)

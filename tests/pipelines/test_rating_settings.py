@@ -66,6 +66,7 @@ def test_banco_build_says_so_in_one_line(tmp_path):
     assert done.stderr.startswith("banco: error: bad BANCO_* setting in the environment: BANCO_COMP_RATE")
 
 
+@pytest.mark.slow
 def test_banco_build_rates_players_with_the_environments_gap_and_comp_rate(tmp_path):
     write_simulation(
         Simulation(shoes=4, tables=2, shoes_per_day=2, start=dt.date(2026, 11, 1), seed=4), tmp_path / "in"

@@ -91,6 +91,7 @@ def banco(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_cluster_up_refuses_bad_input_in_one_line_before_starting_anything(tmp_path):
     shards = banco("cluster", "up", "--folder", str(tmp_path / "cluster"), "--shards", "0")
     assert (shards.returncode, shards.stderr) == (2, "banco: error: BANCO_SHARDS must be 1 or more, not 0\n")

@@ -7,6 +7,7 @@ import re
 from decimal import ROUND_DOWN, Decimal, localcontext
 
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def _reference(text: str | None, scale: int) -> tuple[bool, int, int, int]:
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.one_of(st.none(), NUMBER_TEXTS), min_size=1, max_size=40), st.sampled_from([0, 2, 4]))
+@pytest.mark.slow
 def test_decimal_texts_read_by_the_compiled_reader_as_python_decimal_reads_them(texts, scale):
     read, digits, places, units = arrow_text.decimals(pl.Series(texts, dtype=pl.String), scale)
     for i, text in enumerate(texts):
@@ -103,6 +105,7 @@ SPACED = st.builds(lambda before, text, after: before + text + after, st.sampled
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(SPACED, st.one_of(st.none(), SPACED)), min_size=1, max_size=30))
+@pytest.mark.slow
 def test_amounts_and_payouts_are_kept_exactly_or_quarantined_as_the_contract_says(pairs):
     amounts, payouts = [a for a, _ in pairs], [p for _, p in pairs]
     checked = checks.check_bets(_bets(amounts, payouts)).sort("_line")
@@ -162,6 +165,7 @@ WHOLE_TEXTS = st.one_of(
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(WHOLE_TEXTS, min_size=1, max_size=30))
+@pytest.mark.slow
 def test_round_numbers_are_whole_numbers_read_from_their_digits(texts):
     """Plain digits go through the compiled sweep, the rest through the full checks: both read the
     digits, so `1e3` and `1.0000000000000001` are no round numbers, and `12.0` is 12."""

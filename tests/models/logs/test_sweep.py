@@ -4,6 +4,7 @@ exactly (values and types) as every check in order makes them, and the others go
 import datetime as dt
 
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -54,6 +55,7 @@ def _fully(frame: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(ROW, min_size=1, max_size=40))
+@pytest.mark.slow
 def test_the_sweep_and_the_full_checks_agree_on_every_row(rows):
     frame = pl.DataFrame(rows, schema={name: pl.String for name in rows[0]}).with_columns(
         _line=pl.int_range(2, pl.len() + 2, dtype=pl.Int64)
@@ -102,6 +104,7 @@ NEARLY_PLAIN = st.fixed_dictionaries(
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(NEARLY_PLAIN, min_size=1, max_size=60))
+@pytest.mark.slow
 def test_the_twins_agree_where_only_the_cards_decide(rows):
     """Canonical hands of every game, with and without a second hand: the tableau and the outcome
     decide which rows are plain, and the plain rows' totals, pairs and outcomes must match."""

@@ -74,6 +74,7 @@ def test_tableau_check_equals_tableau_violation_on_every_case(game):
     st.lists(st.sampled_from([t for t in TOKENS if t]), min_size=2, max_size=3),
     st.lists(st.sampled_from(TOKENS), min_size=2, max_size=3),
 )
+@pytest.mark.slow
 def test_totals_and_outcome_agree_with_score(player, banker):
     frame = pl.DataFrame(
         {"table_id": ["T"], "shoe_id": ["S"], "round_no": ["1"], "started_at": ["2026-11-01T10:00:00"],

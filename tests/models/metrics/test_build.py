@@ -26,6 +26,7 @@ def warehouse(tmp_path_factory) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_every_mart_is_written(warehouse):
     con = read(warehouse)
     tables = {
@@ -93,6 +94,7 @@ def _marts(db: Path) -> dict[str, pl.DataFrame]:
     return {name: frame.sort(frame.columns) for name, frame in frames.items()}
 
 
+@pytest.mark.slow
 def test_a_new_gaming_day_recomputes_that_day_only_and_matches_a_full_rebuild(tmp_path):
     sim = Simulation(shoes=24, tables=2, shoes_per_day=4, seed=31, games=(Game.PUNTO_BANCO, Game.CHEMIN_DE_FER))
     write_simulation(sim, tmp_path / "old", days=range(0, 2))
@@ -119,6 +121,7 @@ def test_a_day_without_coups_is_named_in_the_error_and_changes_nothing(warehouse
     assert all(after[name].equals(before[name]) for name in before)
 
 
+@pytest.mark.slow
 def test_a_warehouse_built_by_an_older_release_is_rebuilt_whole(tmp_path):
     """A mart missing, or one without a column added since, turns a one-day build into a full one."""
     sim = Simulation(shoes=16, tables=2, shoes_per_day=4, seed=32, games=(Game.PUNTO_BANCO,))

@@ -61,6 +61,7 @@ def assert_same_rows(got: pl.DataFrame, expected: pl.DataFrame, name: str) -> No
 
 
 @pytest.mark.parametrize("shards", [1, 2, 3])
+@pytest.mark.slow
 def test_the_shards_combined_are_the_marts_of_all_coups(core, shards):
     sharding = Sharding(shards)
     whole = compute_marts(core["rounds"], core["bets"], core["shoes"], CONFIG)
@@ -101,6 +102,7 @@ def rigged(rounds: pl.DataFrame, day: dt.date, extra: int) -> pl.DataFrame:
     )
 
 
+@pytest.mark.slow
 def test_the_flags_compare_every_table_of_a_day_whatever_its_shard(core):
     """A table flagged among its shard's few is not among the day's many: the flags are taken again."""
     day, sharding, mart = dt.date(2026, 11, 1), Sharding(2), "marts.tie_frequency"

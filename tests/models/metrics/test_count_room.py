@@ -300,6 +300,7 @@ def marts(db: Path) -> dict[str, pl.DataFrame]:
         con.close()
 
 
+@pytest.mark.slow
 def test_the_count_room_through_build(warehouse, tmp_path):
     build(warehouse)  # no table events yet: the count room's marts are there, empty
     assert {name: frame.height for name, frame in marts(warehouse).items()} == dict.fromkeys(

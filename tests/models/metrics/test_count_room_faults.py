@@ -34,6 +34,7 @@ def built(tmp_path_factory) -> dict[str, pl.DataFrame]:
     return {"shifts": shifts, "labels": labels, "events": events}
 
 
+@pytest.mark.slow
 def test_every_injected_fault_is_found_at_its_table_shift(built):
     shifts, labels = built["shifts"], built["labels"]
     assert built["events"] > 0 and labels.height >= 4

@@ -84,6 +84,7 @@ def sharded(db: Path, days: list[dt.date], sharding: Sharding, run_id: str = "ru
 
 
 @pytest.mark.parametrize("shards", [1, 2, 3])
+@pytest.mark.slow
 def test_every_shard_then_the_day_combined_stores_what_build_does(warehouse, shards):
     build(warehouse, CONFIG)
     rows = build(warehouse, CONFIG, DAYS)
@@ -94,6 +95,7 @@ def test_every_shard_then_the_day_combined_stores_what_build_does(warehouse, sha
     assert_same_marts(stored(warehouse), expected)
 
 
+@pytest.mark.slow
 def test_every_day_built_alone_stores_what_the_full_rebuild_does(warehouse):
     """A day's rows of every mart (the players' too) are complete when that day alone is built."""
     build(warehouse, CONFIG)
@@ -113,6 +115,7 @@ def test_every_day_built_alone_stores_what_the_full_rebuild_does(warehouse):
     assert players["visits"].max() > 1 and players["tables"].max() > 1  # regulars: several days, several tables
 
 
+@pytest.mark.slow
 def test_a_day_rebuilt_retotals_the_players_who_played_on_it_before_as_after(warehouse):
     """A rating that is no longer there (its wagers re-read) leaves its player's totals with it; the
     players of other days keep the totals stored."""
@@ -136,6 +139,7 @@ def test_a_day_rebuilt_retotals_the_players_who_played_on_it_before_as_after(war
     assert_frame_equal(got, want, check_exact=False, rel_tol=1e-9, abs_tol=0)
 
 
+@pytest.mark.slow
 def test_a_shard_without_coups_stores_empty_marts_and_its_rows_add_up(warehouse):
     build(warehouse, CONFIG)
     sharding = Sharding(3)  # no table falls in s0
@@ -150,6 +154,7 @@ def test_a_shard_without_coups_stores_empty_marts_and_its_rows_add_up(warehouse)
     assert all(totals[name] == sum(per_shard[name] for per_shard in rows.values()) for name in local)
 
 
+@pytest.mark.slow
 def test_a_warehouse_without_marts_starts_them_with_the_days_combined(tmp_path):
     """The first sharded build of a new warehouse stores the combined shards' days, not a rebuild."""
     write_simulation(SIMULATION, tmp_path / "landing", misdeal_rate=0.01)
@@ -171,6 +176,7 @@ def test_a_warehouse_without_marts_starts_them_with_the_days_combined(tmp_path):
     assert_same_marts(combined, stored(db))
 
 
+@pytest.mark.slow
 def test_a_warehouse_with_older_marts_is_rebuilt_whole_from_the_core_tables(warehouse):
     build(warehouse, CONFIG)
     expected = stored(warehouse)
@@ -186,6 +192,7 @@ def test_a_warehouse_with_older_marts_is_rebuilt_whole_from_the_core_tables(ware
     assert_same_marts(stored(warehouse), expected)
 
 
+@pytest.mark.slow
 def test_a_day_not_built_for_these_shards_is_named_and_nothing_changes(warehouse):
     build(warehouse, CONFIG)
     before = stored(warehouse)

@@ -78,6 +78,7 @@ def faulted(tmp_path_factory, clean) -> dict[str, pl.DataFrame]:
     return month
 
 
+@pytest.mark.slow
 def test_count_win_equals_wagers_win_for_every_shift(clean):
     shifts = _shifts(clean["events"], clean["wagers"])
     assert shifts.height > 6 * 30 * 1.5  # most table-days deal into a second shift

@@ -107,6 +107,7 @@ def simulated_shoes(n: int, coups: int, seed: int) -> list[str]:
         pytest.param("ask-big-eye-boy", "banker", Limits(goal=200), marks=pytest.mark.slow),  # about a minute
     ],
 )
+@pytest.mark.slow
 def test_the_exact_distribution_matches_simulated_sessions(name, bet, limits):
     shoes = simulated_shoes(3000, limits.coups, seed=sum(map(ord, name)))
     sessions = backtest(name, bet, limits, shoes)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 
 from models.gaming_day import GamingDay
 from models.metrics.bands import banker_share_band
@@ -24,6 +25,7 @@ def ingested(tmp_path) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_a_sound_warehouse_passes_every_audit(tmp_path):
     con = duckdb.connect(str(ingested(tmp_path)))
     assert audit.unaccounted_files(con).height == 0
@@ -46,6 +48,7 @@ def tamper(db: Path, change) -> None:
         change(pl.read_parquet(path)).write_parquet(path)
 
 
+@pytest.mark.slow
 def test_a_row_lost_from_a_table_is_found(tmp_path):
     db = ingested(tmp_path)
     con = duckdb.connect(str(db))
@@ -61,6 +64,7 @@ def test_a_row_lost_from_a_table_is_found(tmp_path):
     assert audit.unaccounted_files(con, dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).height == 0
 
 
+@pytest.mark.slow
 def test_a_stored_coup_that_overdraws_its_shoe_is_found(tmp_path):
     db = ingested(tmp_path)
     con = duckdb.connect(str(db))
@@ -85,6 +89,7 @@ def test_a_stored_coup_that_overdraws_its_shoe_is_found(tmp_path):
     assert bad.height >= 1 and set(zip(bad["table_id"], bad["shoe_id"], strict=True)) == {shoe}
 
 
+@pytest.mark.slow
 def test_gaming_days_and_bands_from_the_stored_coups(tmp_path):
     db = ingested(tmp_path)
     con = duckdb.connect(str(db))

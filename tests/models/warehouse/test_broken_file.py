@@ -59,6 +59,7 @@ def _serving(tmp_path: Path, sql: str, db: str = "banco") -> list[tuple]:
         con.close()
 
 
+@pytest.mark.slow
 def test_a_file_breaking_after_batches_went_in_is_rolled_back_and_logged(tmp_path, monkeypatch):
     monkeypatch.setattr(read, "BATCH_ROWS", 1000)  # many batches: several are staged before the break
     landing = tmp_path / "landing"

@@ -100,6 +100,7 @@ def test_a_folder_ingest_passes_over_a_warehouses_tables_inside_it(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_the_log_commit_names_every_tables_current_snapshot_and_the_views_read_them(tmp_path):
     db = tmp_path / "banco.duckdb"
     ingest(db, [SAMPLES])
@@ -149,6 +150,7 @@ def kill_between_commits(db: Path, rounds: pl.DataFrame) -> None:
     assert tables.snapshot_id(CORE_ROUNDS) != tables.commit_point()[CORE_ROUNDS]
 
 
+@pytest.mark.slow
 def test_a_writer_killed_between_two_table_commits_is_rolled_back_by_the_next(tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -215,6 +217,7 @@ def test_a_table_committed_before_its_first_warehouse_commit_is_emptied_by_the_n
     assert held(db) == held(scratch)
 
 
+@pytest.mark.slow
 def test_appends_merge_small_manifests_so_planning_reads_a_few(tmp_path):
     """One commit a file ingested: without merging, a table's snapshot would list a manifest for
     every commit it ever had, and every scan's planning would read them all."""
@@ -248,6 +251,7 @@ def test_a_table_rewritten_again_and_again_keeps_its_manifests_few(tmp_path):
     assert table.scan(snapshot_id=snapshots[4]).to_arrow().column("shoe_id").to_pylist() == ["S4"]
 
 
+@pytest.mark.slow
 def test_compaction_merges_small_files_and_a_reader_of_the_older_snapshot_still_reads_it(tmp_path, monkeypatch):
     db = tmp_path / "banco.duckdb"
     ingest(db, [landing(tmp_path), SAMPLES])  # a few small files a table, fewer than MERGE_AT
@@ -282,6 +286,7 @@ def test_compaction_merges_small_files_and_a_reader_of_the_older_snapshot_still_
     old_reader.close()
 
 
+@pytest.mark.slow
 def test_expiry_removes_the_files_no_kept_snapshot_names_and_none_the_commit_names(tmp_path, monkeypatch):
     db = tmp_path / "banco.duckdb"
     monkeypatch.setattr(maintenance, "MERGE_AT", 2)
@@ -327,6 +332,7 @@ BETS_SUMS = ("amount", "payout", "house_net", "theo")
 
 
 @pytest.mark.parametrize(("table", "columns"), [(CORE_ROUNDS, ROUNDS_SUMS), (CORE_BETS, BETS_SUMS)])
+@pytest.mark.slow
 def test_duckdb_polars_and_pyiceberg_read_the_same_rows(read_three_ways, monkeypatch, table, columns):
     monkeypatch.setenv("POLARS_ICEBERG_PLANNER", "pyiceberg")
     db = read_three_ways

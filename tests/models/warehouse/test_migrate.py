@@ -132,6 +132,7 @@ def assert_same(db: Path, before: dict) -> None:
     assert after["marts"] == before["marts"]
 
 
+@pytest.mark.slow
 def test_banco_migrate_moves_every_row_and_column(tmp_path, before):
     db = extracted(tmp_path / "wh")
     assert before["tables"]["core.rounds"][0] > 0 and before["tables"]["core.bets"][0] > 0
@@ -226,6 +227,7 @@ with store.writer(Path(sys.argv[1])):
 
 
 @pytest.mark.parametrize("commits", [1, 3, 5, 6])
+@pytest.mark.slow
 def test_a_migration_killed_part_way_is_finished_by_the_next_writer(tmp_path, before, commits):
     db = extracted(tmp_path / "wh")
     killed = subprocess.run([sys.executable, "-c", KILLED, str(db), str(commits)], timeout=300)
@@ -255,6 +257,7 @@ def test_a_lake_folder_left_by_a_writer_stopped_after_the_old_tables_went_is_rem
     assert_same(db, before)
 
 
+@pytest.mark.slow
 def test_tables_that_hold_rows_already_are_not_added_to(tmp_path):
     new = tmp_path / "new"
     write_simulation(Simulation(shoes=1, seed=41, start=NEW_DAY), new, events=False)  # round logs alone

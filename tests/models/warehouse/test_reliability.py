@@ -138,6 +138,7 @@ def _write(path: Path, log: LogFile) -> None:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(files=st.lists(a_file(), min_size=1, max_size=3))
+@pytest.mark.slow
 def test_random_files_never_crash_and_never_lose_a_row(tmp_path_factory, files):
     folder = tmp_path_factory.mktemp("landing")
     written = {}
@@ -284,6 +285,7 @@ def _clean(landing: Path, tmp: Path) -> tuple:
     return _counts(tmp / "banco.duckdb")
 
 
+@pytest.mark.slow
 def test_sigkill_mid_ingest_leaves_the_warehouse_as_it_was(tmp_path, big_landing):
     db = tmp_path / "banco.duckdb"
     process = _start(db, big_landing)
@@ -298,6 +300,7 @@ def test_sigkill_mid_ingest_leaves_the_warehouse_as_it_was(tmp_path, big_landing
     assert _consistent(db) == _counts(db) == _clean(big_landing, tmp_path / "clean")
 
 
+@pytest.mark.slow
 def test_sigkill_again_and_again_leaves_a_whole_commit_each_time(tmp_path, many_files):
     """Killed at several moments of its work, each time again from where it stopped: after each kill
     the warehouse is one whole commit, and once an ingest finishes it holds what a clean one does."""
@@ -313,6 +316,7 @@ def test_sigkill_again_and_again_leaves_a_whole_commit_each_time(tmp_path, many_
     assert _consistent(db) == _counts(db) == _clean(many_files, tmp_path / "clean")
 
 
+@pytest.mark.slow
 def test_a_reader_on_the_snapshot_never_blocks_or_breaks_the_writer(tmp_path, big_landing):
     db = tmp_path / "banco.duckdb"
     small = tmp_path / "small"

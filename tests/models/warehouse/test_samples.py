@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 
 from models.warehouse import iceberg, views
 from models.warehouse.columns import frame_schema
@@ -195,6 +196,7 @@ def test_samples_ingest_to_exact_counts(tmp_path):
     assert scoreboard == 14  # outcome-only rows: BAC-03 / S-0302 and BAC-04 / S-0601, 7 each
 
 
+@pytest.mark.slow
 def test_a_second_ingest_changes_nothing(tmp_path):
     db = tmp_path / "banco.duckdb"
     ingest(db, [SAMPLES])

@@ -90,6 +90,7 @@ def facts(db: Path) -> tuple:
         con.close()
 
 
+@pytest.mark.slow
 def test_two_shard_writers_at_once_lose_nothing(tmp_path):
     split = shard_files(tmp_path)
     db = tmp_path / "sharded" / "banco.duckdb"
@@ -102,6 +103,7 @@ def test_two_shard_writers_at_once_lose_nothing(tmp_path):
     assert {result.status for result in again} == {"skipped"}
 
 
+@pytest.mark.slow
 def test_two_writers_of_one_shard_take_turns_and_count_nothing_twice(tmp_path):
     split = shard_files(tmp_path)
     db = tmp_path / "twice" / "banco.duckdb"
@@ -121,6 +123,7 @@ with writer(Path(sys.argv[1])):
 """
 
 
+@pytest.mark.slow
 def test_a_shard_writer_works_while_the_serving_writer_holds_its_file(tmp_path):
     """A marts run holding the serving file does not stop another run's shard writers."""
     split = shard_files(tmp_path)
@@ -178,6 +181,7 @@ def append_log_rows(db: Path, who: str) -> None:
         tables.add(schema.INGEST_LOG, [written], f"{who}-{index}")
 
 
+@pytest.mark.slow
 def test_racing_appends_to_one_table_are_retried_not_lost(tmp_path):
     db = tmp_path / "race" / "banco.duckdb"
     Tables.open(db)  # the tables made before the race

@@ -152,6 +152,7 @@ NULLABLE = {  # column -> the reason and detail of a row holding a null there (N
 
 
 @pytest.mark.parametrize("typed", [True, False], ids=["typed", "all-null columns"])
+@pytest.mark.slow
 def test_a_null_in_any_column_is_missing_or_its_default_for_its_row_only(tmp_path, typed):
     """Each column null in one row of its own file (typed columns, or Parquet's null type)."""
     files = {}
