@@ -7,6 +7,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import polars as pl
 import streamlit as st
 
 from dashboards import query
@@ -61,6 +62,11 @@ class Filters:
     games: tuple[str, ...] = ()
     dealers: tuple[str, ...] = ()
     every_day: bool = False
+
+    def frame(self, sql: str, grain: Grain) -> pl.DataFrame:
+        """`sql` read as a frame, its `{where}` filled with the clause for a relation of `grain`."""
+        where, params = self.where(grain)
+        return query.frame(sql.format(where=where), params)
 
     def where(self, grain: Grain, alias: str = "") -> tuple[str, dict[str, Any]]:
         """A WHERE clause (without the keyword) for a relation of `grain`, and its parameters."""

@@ -31,23 +31,19 @@ WON = (
 
 
 def by_day(f: filters.Filters) -> pl.DataFrame:
-    where, params = f.where("table_day")
-    return query.frame(BY_DAY.format(where=where), params)
+    return f.frame(BY_DAY, "table_day")
 
 
 def by_game(f: filters.Filters) -> pl.DataFrame:
-    where, params = f.where("table_day")
-    return query.frame(BY_GAME.format(where=where), params)
+    return f.frame(BY_GAME, "table_day")
 
 
 def by_table(f: filters.Filters) -> pl.DataFrame:
-    where, params = f.where("table_day")
-    return query.frame(BY_TABLE.format(where=where), params)
+    return f.frame(BY_TABLE, "table_day")
 
 
 def by_dealer(f: filters.Filters) -> pl.DataFrame:
-    where, params = f.where("dealer")
-    return query.frame(BY_DEALER.format(where=where), params)
+    return f.frame(BY_DEALER, "dealer")
 
 
 def won(f: filters.Filters) -> pl.DataFrame:

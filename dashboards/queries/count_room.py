@@ -27,8 +27,7 @@ MONTHS = (
 
 def shifts(f: filters.Filters) -> pl.DataFrame:
     """The filtered table-shifts: the count, the wagers' win, their difference and the holds over the drop."""
-    where, params = f.where("table_day")
-    return query.frame(SHIFTS.format(where=where), params)
+    return f.frame(SHIFTS, "table_day")
 
 
 def any_shift() -> bool:

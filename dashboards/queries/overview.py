@@ -34,8 +34,7 @@ DAILY = (
 
 def volume(f: filters.Filters) -> pl.DataFrame:
     """Coups, Banker, Player and Tie wins, shoes, tables and days per game and decks in the filtered shoes."""
-    where, params = f.where("shoe")
-    return query.frame(VOLUME.format(where=where), params)
+    return f.frame(VOLUME, "shoe")
 
 
 def money(f: filters.Filters) -> dict[str, Any]:
@@ -58,5 +57,4 @@ def trend(f: filters.Filters) -> pl.DataFrame:
 
 def daily(f: filters.Filters) -> pl.DataFrame:
     """Per gaming day of the filtered shoes: coups and the tie rate."""
-    where, params = f.where("shoe")
-    return query.frame(DAILY.format(where=where), params)
+    return f.frame(DAILY, "shoe")

@@ -22,8 +22,7 @@ OUTCOMES = (
 
 def shoes(f: filters.Filters) -> pl.DataFrame:
     """The filtered shoes as marts.shoe_summary holds them, by table, gaming day and shoe."""
-    where, params = f.where("shoe")
-    return query.frame(SHOES.format(where=where), params)
+    return f.frame(SHOES, "shoe")
 
 
 def coups(table_id: str, shoe_id: str) -> pl.DataFrame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from dashboards import filters, query
+from dashboards import filters
 from models.warehouse import schema
 
 COUNTS = (
@@ -26,22 +26,18 @@ GROWTH = (
 
 def counts(f: filters.Filters) -> pl.DataFrame:
     """Tenures of the filtered shoes by game, decks, decided coups held and whether they passed."""
-    where, params = f.where("shoe")
-    return query.frame(COUNTS.format(where=where), params)
+    return f.frame(COUNTS, "shoe")
 
 
 def longest(f: filters.Filters) -> pl.DataFrame:
-    where, params = f.where("shoe")
-    return query.frame(LONGEST.format(where=where), params)
+    return f.frame(LONGEST, "shoe")
 
 
 def fit(f: filters.Filters) -> pl.DataFrame:
     """The tenure fit per table, game and month of the filtered months."""
-    where, params = f.where("month")
-    return query.frame(FIT.format(where=where), params)
+    return f.frame(FIT, "month")
 
 
 def growth(f: filters.Filters) -> pl.DataFrame:
     """chemin_de_fer banks by decided coups held (10 pooling 10 or more): the last bank over the first."""
-    where, params = f.where("shoe")
-    return query.frame(GROWTH.format(where=where), params)
+    return f.frame(GROWTH, "shoe")

@@ -67,8 +67,7 @@ DEALT = (
 
 def days(f: filters.Filters) -> pl.DataFrame:
     """The filtered table-days with their holds and z as marts.table_day holds them."""
-    where, params = f.where("table_day")
-    return query.frame(DAYS.format(where=where), params)
+    return f.frame(DAYS, "table_day")
 
 
 def tables(f: filters.Filters) -> pl.DataFrame:
@@ -97,8 +96,7 @@ def dealers(f: filters.Filters, bets: bool = True) -> pl.DataFrame:
 
 def dealer_pace(f: filters.Filters) -> pl.DataFrame:
     """Per dealer and game: pace against the house median, and the dealer's errors."""
-    where, params = f.where("stint")
-    return query.frame(PACE.format(where=where), params)
+    return f.frame(PACE, "stint")
 
 
 def stints(f: filters.Filters, dealer: str) -> pl.DataFrame:

@@ -60,5 +60,4 @@ def flagged(f: filters.Filters, grouping: str) -> pl.DataFrame:
 
 def by_total(f: filters.Filters) -> pl.DataFrame:
     """Ties seen and expected on each total 0..9 in the filtered table-days."""
-    where, params = f.where("table_day")
-    return query.frame(BY_TOTAL.format(where=where), params)
+    return f.frame(BY_TOTAL, "table_day")
