@@ -1,7 +1,4 @@
-"""The environment Dagster runs in; the project's settings themselves live in models/settings.py.
-
-`Settings` is re-exported here for callers of this module's earlier home.
-"""
+"""The environment Dagster runs in; the project's settings themselves live in models/settings.py."""
 
 from __future__ import annotations
 
@@ -9,9 +6,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from models.settings import Settings
-
-__all__ = ["PROJECT_ROOT", "Settings", "dagster_environment"]
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -8,9 +8,9 @@ from decimal import Decimal
 
 from dashboards import fmt
 from models.game.games import Game
+from models.settings import Settings
 from models.systems import lab
 from models.systems.rules import Limits
-from pipelines.settings import Settings
 from tests.dashboards.test_pages import metric, open_app, scalar
 
 PAGE = "systems"

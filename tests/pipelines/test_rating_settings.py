@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from models.metrics.build import MartConfig
+from models.settings import Settings
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
 from models.warehouse.store import read
 from pipelines.defs.resources import Warehouse
-from pipelines.settings import Settings
 
 BANCO = Path(sys.executable).with_name("banco")
 

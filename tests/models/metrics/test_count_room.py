@@ -14,13 +14,13 @@ from models.game.paytable import DEFAULT_PAYTABLE
 from models.gaming_day import GamingDay, gaming_day
 from models.metrics.build import MartConfig, build
 from models.metrics.count_room import count_room, shift_wagers, table_shifts
+from models.settings import Settings
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
 from models.warehouse.settlement import house_expectation
 from models.warehouse.store import read, write
 from pipelines.defs.resources import Warehouse
-from pipelines.settings import Settings
 
 DAY = GamingDay("UTC", 6)
 D = Decimal
