@@ -98,6 +98,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+#: Cores a server running the cross join uses at the least: with the suite's four workers sharing two
+#: cores it gets a fifth of one at times; idle is under a tenth (`settle`).
+QUERYING = 0.15
+
+
 def busy(pid: int, seconds: float = 1.0) -> float:
     """Cores the process used over the next `seconds`."""
     before = cpu_seconds(pid)
@@ -148,7 +153,7 @@ def test_closing_the_tab_stops_its_query(server, browser):
     url, pid = server
     page, _ = start_cross_join(browser, url)
     time.sleep(1)
-    assert busy(pid) > 0.25  # the cross join is running on the server (on a machine others share)
+    assert busy(pid, 2) > QUERYING  # the cross join is running on the server
     page.close()
     assert settle(pid, within=10) < 10  # well before its 120 s limit
 
@@ -158,7 +163,7 @@ def test_running_the_page_again_stops_the_query_it_ran(server, browser):
     url, pid = server
     page, query = start_cross_join(browser, url)
     time.sleep(1)
-    assert busy(pid) > 0.25
+    assert busy(pid, 2) > QUERYING
     started = time.monotonic()
     query.fill("SELECT 42 AS answer")
     query.press("Control+Enter")
