@@ -8,20 +8,23 @@ belongs to one gaming day, so a new day recomputes that day's rows and leaves th
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from itertools import chain, product
+from contextlib import contextmanager
+from itertools import product
 from pathlib import Path
 
 import polars as pl
 
+from models.gaming_day import gaming_day
+from models.metrics import ledger
 from models.metrics.combine import combine
 from models.metrics.config import MartConfig
 from models.metrics.count_room import shift_spans
 from models.metrics.loading import (
     BET_COLUMNS,
     ROUND_COLUMNS,
-    SHIFT_COUP_COLUMNS,
     core_rows,
     dealer_errors_of,
     shift_coups,
@@ -29,7 +32,7 @@ from models.metrics.loading import (
 )
 from models.metrics.marts import compute_marts, count_marts, each_mart
 from models.metrics.storing import outdated, quiet_checkpoints, store_marts
-from models.warehouse import partials, schema
+from models.warehouse import partials, schema, views
 from models.warehouse.shards import Sharding
 from models.warehouse.store import WarehouseError, current, write
 
@@ -39,24 +42,165 @@ __all__ = ["BET_COLUMNS", "ROUND_COLUMNS", "MartConfig", "build", "build_from_pa
 DEFAULT_CONFIG = MartConfig()
 
 
-def build(db: Path, config: MartConfig = DEFAULT_CONFIG, days: Sequence[dt.date] | None = None) -> dict[str, int]:
-    """Recompute the marts (of the given gaming days only, or all) and the tenure fit of their
-    months, in one transaction; publish. Returns the rows written to each mart."""
+def build(
+    db: Path,
+    config: MartConfig = DEFAULT_CONFIG,
+    days: Sequence[dt.date] | None = None,
+    every_day: bool = False,
+    chunk_coups: int | None = None,
+) -> Built:
+    """Recompute the marts of the given gaming days, or of every day a new row or a changed setting
+    touched since the last build (of every day with `every_day`), a few days at a time, with the
+    tenure fit of their months, the players' totals and the statistical report; publish. Returns the
+    rows written to each mart, and the days computed and reused (ledger.py). `chunk_coups`: about
+    how many coups' marts are computed at a time (CHUNK_COUPS when None)."""
     if not db.exists():
         raise WarehouseError(f"no warehouse at {db} yet: run `banco ingest PATH` first")
     with write(db) as con:
         quiet_checkpoints(con)
-        rounds, bets, shoes = core_rows(con, days, config)
-        if rounds.height == 0 and days is not None:
-            raise WarehouseError(_nothing_on(db, days))
-        if rounds.height == 0:
+        # before anything is read: what lands meanwhile is new next time
+        now, shoes_now = ledger.files(con), ledger.shoe_digests(con)
+        held = _coups_by_day(con, config)
+        if held.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
-        if days is None:  # each mart is stored while the next is computed
-            every = _every_mart(con, config, (rounds, bets, shoes))
-            return store_marts(con, every, None, config.comp_rate, config.report_rules)
-        errors = dealer_errors_of(con, days, config)
-        marts = compute_marts(rounds, bets, shoes, config, errors) | _count_marts_of(con, days, config)
-        return _store_days(con, config, days, marts)
+        every = held["gaming_day"].to_list()
+        plan = ledger.plan(con, config, every, every_day)
+        if days is not None:
+            asked = sorted(set(days))
+            if not set(asked) & set(every):
+                raise WarehouseError(_nothing_on(db, asked))
+            plan = ledger.Plan(asked, [], plan.touched)
+        built = _compute(con, config, plan, held, chunk_coups or CHUNK_COUPS)
+        if days is None:
+            ledger.record_files(con, now, shoes_now)
+        return built
+
+
+class Built(dict):
+    """The rows a build wrote to each mart, with the gaming days it computed and those it reused."""
+
+    def __init__(
+        self, rows: dict[str, int], plan: ledger.Plan, seconds: dict[str, float] | None = None, kept_edges: int = 0
+    ):
+        super().__init__(rows)
+        self.computed, self.reused, self.why = plan.days, plan.reused, plan.why
+        #: The coups whose edges were kept from an earlier build, not computed.
+        self.kept_edges = kept_edges
+        #: Where the time went: seconds by stage (reading, each mart computed, storing).
+        self.seconds = seconds or {}
+
+
+class Stopwatch:
+    """Seconds by stage, summed over a build's chunks."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, stage: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
+
+    def each(self, marts: Iterator[tuple[str, pl.DataFrame]]) -> Iterator[tuple[str, pl.DataFrame]]:
+        """`marts` as they are computed, each one's time taken as its stage."""
+        start = time.perf_counter()
+        for name, frame in marts:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+            yield name, frame
+            start = time.perf_counter()
+
+
+def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chunk_coups: int = 0) -> Built:
+    """Compute and store the marts of `plan`'s days, whole days of about `chunk_coups` coups at a
+    time (CHUNK_COUPS when 0); every day from the start, when a stored mart turns out an earlier
+    release's."""
+    rows: dict[str, int] = {}
+    clock = Stopwatch()
+    kept_edges = 0
+    for chunk in _chunks(plan.days or held["gaming_day"].tail(1).to_list(), held, chunk_coups or CHUNK_COUPS):
+        with clock("read the core rows"):
+            rounds, bets, shoes = core_rows(con, chunk, config)
+            errors = dealer_errors_of(con, chunk, config)
+        with clock("read the kept edges"):
+            known = _stored_edges(con, rounds, plan.touched, config)
+            kept_edges += 0 if known is None else known.height
+        marts = dict(clock.each(each_mart(rounds, bets, shoes, config, errors, known)))
+        marts |= dict(clock.each(_count_marts(con, chunk, config)))
+        if outdated(con, marts, fresh=False):  # a mart missing, or of other columns: every day again
+            _forget_marts(con)
+            again = ledger.Plan(held["gaming_day"].to_list(), [], None, "a mart was stored by an earlier release")
+            return _compute(con, config, again, held, chunk_coups)
+        if not plan.days:  # nothing to compute: the day was only computed to see the marts are current
+            break
+        with clock("store"):
+            stored = _store_days(con, config, chunk, marts)
+        for name, count in stored.items():
+            rows[name] = count + (rows.get(name, 0) if name not in _TOTALS else 0)
+        ledger.record_days(con, chunk, config)
+    return Built(rows, plan, clock.seconds, kept_edges)
+
+
+#: About the coups whose marts are computed at a time (whole gaming days): memory stays that of a few
+#: days' rows however large the warehouse.
+CHUNK_COUPS = 500_000
+#: What a build stores again over every day (not a day's rows): the last chunk's count is theirs.
+_TOTALS = (schema.MARTS_TENURE_FIT, schema.MARTS_PLAYERS, schema.MARTS_STATISTICAL_REPORT)
+
+
+def _coups_by_day(con, config: MartConfig) -> pl.DataFrame:
+    """The coups of each gaming day the warehouse holds (gaming_day, coups), in day order."""
+    # time zone offsets are whole minutes: minutes are all a gaming day needs of an instant
+    minutes = con.sql(
+        f"SELECT date_trunc('minute', started_at) AS started_at, count(*) AS coups FROM {schema.CORE_ROUNDS} GROUP BY 1"
+    ).pl()
+    return minutes.group_by(gaming_day(pl.col("started_at"), config.day)).agg(pl.col("coups").sum()).sort("gaming_day")
+
+
+def _chunks(days: Sequence[dt.date], held: pl.DataFrame, most: int) -> Iterator[list[dt.date]]:
+    """`days` in order, whole days of at most `most` coups together (a larger day alone)."""
+    coups = dict(held.iter_rows())
+    chunk: list[dt.date] = []
+    size = 0
+    for day in sorted(days):
+        if chunk and size + coups.get(day, 0) > most:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(day)
+        size += coups.get(day, 0)
+    if chunk:
+        yield chunk
+
+
+def _stored_edges(con, rounds: pl.DataFrame, touched: pl.DataFrame | None, config: MartConfig) -> pl.DataFrame | None:
+    """The stored edges of the coups of `rounds`' shoes but the `touched` ones (None when every
+    shoe's edges are to be computed, or none are stored)."""
+    if touched is None or rounds.height == 0 or not views.exists(con, schema.MARTS_COUP_EDGES):
+        return None
+    shoes = rounds.select("table_id", "shoe_id").unique().join(touched, on=["table_id", "shoe_id"], how="anti")
+    day = gaming_day(pl.col("started_at"), config.day)
+    first, last = rounds.select(first=day.min(), last=day.max()).row(0)
+    con.register("kept_shoes", shoes)
+    try:  # a shoe's edges carry its first coup's day: the earliest day of these coups
+        return con.sql(
+            f"SELECT * FROM {schema.MARTS_COUP_EDGES} SEMI JOIN kept_shoes USING (table_id, shoe_id) "
+            f"WHERE gaming_day BETWEEN DATE '{first}' AND DATE '{last}'"
+        ).pl()
+    finally:
+        con.unregister("kept_shoes")
+
+
+def _forget_marts(con) -> None:
+    """Drop every stored mart and the ledger: the next store creates them anew."""
+    listed = con.sql(
+        "SELECT table_schema || '.' || table_name, table_type FROM information_schema.tables "
+        "WHERE table_schema = 'marts'"
+    ).fetchall()
+    for name, kind in listed:
+        con.execute(f"DROP {'VIEW' if kind == 'VIEW' else 'TABLE'} IF EXISTS {name}")
+    ledger.forget(con)
 
 
 def build_shard(
@@ -101,40 +245,31 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
         raise WarehouseError(_nothing_on(db, days))
     with write(db) as con:
         quiet_checkpoints(con)
-        return _store_days(con, config, days, marts, fresh=False)
-
-
-def _every_mart(
-    con, config: MartConfig, loaded: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame] | None = None
-) -> Iterator[tuple[str, pl.DataFrame]]:
-    """Every mart of every day, from every core row (`loaded`: `core_rows`'s, when read already), the
-    count room's too, one mart at a time; all is read before the first is computed (the marts are
-    stored on the connection meanwhile)."""
-    rounds, bets, shoes = core_rows(con, None, config) if loaded is None else loaded
-    errors, events = dealer_errors_of(con, None, config), table_events(con, None, config)
-    return chain(
-        each_mart(rounds, bets, shoes, config, errors),
-        count_marts(events, rounds.select(SHIFT_COUP_COLUMNS), bets, config),
-    )
+        if not outdated(con, marts, fresh=False):
+            return _store_days(con, config, days, marts)
+        # a mart missing, or stored with other columns (an earlier release's): every day again
+        _forget_marts(con)
+        held = _coups_by_day(con, config)
+        return _compute(con, config, ledger.Plan(held["gaming_day"].to_list(), [], None), held)
 
 
 def _count_marts_of(
     con, days: Sequence[dt.date], config: MartConfig, tables: Sequence[str] | None = None
 ) -> dict[str, pl.DataFrame]:
     """The count room's marts of `days` (of `tables` only, when given), read from the warehouse."""
+    return dict(_count_marts(con, days, config, tables))
+
+
+def _count_marts(
+    con, days: Sequence[dt.date], config: MartConfig, tables: Sequence[str] | None = None
+) -> Iterator[tuple[str, pl.DataFrame]]:
     events = table_events(con, days, config, tables)
     coups, bets = shift_coups(con, shift_spans(events, config.day, days))
-    return dict(count_marts(events, coups, bets, config, days))
+    yield from count_marts(events, coups, bets, config, days)
 
 
-def _store_days(
-    con, config: MartConfig, days: Sequence[dt.date], marts: dict[str, pl.DataFrame], fresh: bool = True
-) -> dict[str, int]:
-    """Store the marts' rows of `days` (and refit their months), or, when the stored marts are
-    outdated (`outdated`), rebuild every day from the core tables; the rows written to each mart."""
-    if outdated(con, marts, fresh):
-        # a mart is missing or its columns changed (a newer release): rebuild every day, not just these
-        return store_marts(con, _every_mart(con, config), None, config.comp_rate, config.report_rules)
+def _store_days(con, config: MartConfig, days: Sequence[dt.date], marts: dict[str, pl.DataFrame]) -> dict[str, int]:
+    """Store the marts' rows of `days` (and refit their months); the rows written to each mart."""
     # a shoe that began the day before belongs to that day
     kept = ((n, f.filter(pl.col("gaming_day").is_in(list(days)))) for n, f in marts.items())
     return store_marts(con, kept, days, config.comp_rate, config.report_rules)

@@ -26,7 +26,7 @@ REASONS = {
 SCHEMA = {"dealer_id": pl.String, "table_id": pl.String, "gaming_day": pl.Date} | dict.fromkeys(COUNTS, pl.Int64)
 
 
-def _raw_field(name: str) -> str:
+def raw_field(name: str) -> str:
     # a line the reader could not make a row of keeps its own text, which is no JSON object
     return f"CASE WHEN json_valid(raw) THEN json_extract_string(raw, '$.{name}') END"
 
@@ -55,7 +55,7 @@ def dealer_errors(
     through the connection's warehouse views, for the coups within `day_bounds` (UTC instants, start
     included, end not; every time when None) at `tables` (all when None), as `loading.core_rows` picks."""
     rounds = con.sql(
-        f"SELECT table_id, reason, {_raw_field('dealer_id')} AS dealer_id, {_raw_field('started_at')} AS started_at "
+        f"SELECT table_id, reason, {raw_field('dealer_id')} AS dealer_id, {raw_field('started_at')} AS started_at "
         f"FROM {schema.QUARANTINE_ROUNDS} WHERE {_where('table_id', tables)}"
     ).pl()
     rounds = rounds.with_columns(

@@ -77,9 +77,8 @@ def table_events(
     """core.table_events' rows around `days` (all when None), of `tables` (all when None); none
     where the warehouse has no such table (one of a release before the count room)."""
     name = schema.CORE_TABLE_EVENTS
-    found = "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?"
     empty = pl.DataFrame(schema={column: EVENT_SCHEMA[column] for column in EVENT_COLUMNS})
-    if not con.sql(found, params=name.split(".")).fetchall()[0][0]:
+    if not views.exists(con, name):
         return empty
     where = []
     if days is not None:

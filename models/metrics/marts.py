@@ -45,10 +45,12 @@ def compute_marts(
     shoes: pl.DataFrame,
     config: MartConfig,
     errors: pl.DataFrame | None = None,
+    edges: pl.DataFrame | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Every day-grained mart from the core tables, as frames keyed by table name; `errors`: the
-    dealers' quarantined rows (`dealer_errors`), none when not given."""
-    return dict(each_mart(rounds, bets, shoes, config, errors))
+    dealers' quarantined rows (`dealer_errors`), none when not given; `edges`: marts.coup_edges'
+    rows kept from an earlier build, of whole shoes (the other shoes' edges are computed)."""
+    return dict(each_mart(rounds, bets, shoes, config, errors, edges))
 
 
 def each_mart(
@@ -57,6 +59,7 @@ def each_mart(
     shoes: pl.DataFrame,
     config: MartConfig,
     errors: pl.DataFrame | None = None,
+    edges: pl.DataFrame | None = None,
 ) -> Iterator[tuple[str, pl.DataFrame]]:
     """`compute_marts` one mart at a time, the largest first: a caller can store each while the next
     is computed."""
@@ -98,7 +101,7 @@ def each_mart(
     errors = pl.DataFrame(schema=ERRORS_SCHEMA) if errors is None else errors
     yield schema.MARTS_DEALER_PACE, dealer_pace(lazy, errors, config.pace_break_minutes, in_order=True)
     # the ratings before the marts of shoes and ties: their rows are stored while those are computed
-    yield from _rating_marts(bets, coups, lazy, variance, config)
+    yield from _rating_marts(bets, coups, lazy, variance, config, edges)
     yield schema.MARTS_SHOE_SUMMARY, shoe_summary(lazy, shoes.lazy(), runs.lazy())
     yield (
         schema.MARTS_TIE_FREQUENCY_BY_SHOE,
@@ -113,7 +116,12 @@ def each_mart(
 
 
 def _rating_marts(
-    bets: pl.DataFrame, coups: Coups | None, lazy: pl.LazyFrame, variance: pl.DataFrame, config: MartConfig
+    bets: pl.DataFrame,
+    coups: Coups | None,
+    lazy: pl.LazyFrame,
+    variance: pl.DataFrame,
+    config: MartConfig,
+    edges: pl.DataFrame | None,
 ) -> Iterator[tuple[str, pl.DataFrame]]:
     """The player-rating marts and the side bets, from one pass over the wagers (ratings.py)."""
     if coups is None:
@@ -127,21 +135,31 @@ def _rating_marts(
     yield schema.MARTS_PLAYER_DAY, player_day(sessions, config.comp_rate)
     yield schema.MARTS_PLAYER_BETS, player_bets(rated.player_bets)
     yield schema.MARTS_SIDE_BETS, side_bets(rated.side_bets)
-    yield from _surveillance_marts(rows, bets, sessions, config)
+    yield from _surveillance_marts(rows, bets, sessions, config, edges)
 
 
 def _surveillance_marts(
-    rows: pl.DataFrame, bets: pl.DataFrame, sessions: pl.DataFrame, config: MartConfig
+    rows: pl.DataFrame, bets: pl.DataFrame, sessions: pl.DataFrame, config: MartConfig, kept: pl.DataFrame | None
 ) -> Iterator[tuple[str, pl.DataFrame]]:
-    """Every bet's edge before each coup, each rating's evidence, each player's day and the flags
-    (docs/surveillance.md)."""
-    edges = coup_edges(rows, config.paytable, config.day)
+    """Every bet's edge before each coup (`kept`'s shoes' as kept), each rating's evidence, each
+    player's day and the flags (docs/surveillance.md)."""
+    edges = _edges(rows, config, kept)
     yield schema.MARTS_COUP_EDGES, edges
     watched = surveillance_by_tables(bets, rows, sessions, edges, max_bet=config.max_bet, side_max=config.side_max)
     yield schema.MARTS_SURVEILLANCE_SESSIONS, watched
     days = surveillance_player_day(watched)
     yield schema.MARTS_SURVEILLANCE_PLAYER_DAY, days
     yield schema.MARTS_SURVEILLANCE_FLAGS, surveillance_flags(watched, days, config.surveillance_fdr)
+
+
+def _edges(rows: pl.DataFrame, config: MartConfig, kept: pl.DataFrame | None) -> pl.DataFrame:
+    """marts.coup_edges of the coups of `rows`: `kept`'s rows, and those of every other shoe computed."""
+    if kept is None:
+        return coup_edges(rows, config.paytable, config.day)
+    shoes = kept.select(SHOE).unique()
+    fresh = coup_edges(rows.join(shoes, on=SHOE, how="anti"), config.paytable, config.day)
+    # in coup_edges' order (as computed whole)
+    return pl.concat([kept.select(fresh.columns).cast(fresh.schema), fresh]).sort("gaming_day", *SHOE, "round_no")
 
 
 def count_marts(

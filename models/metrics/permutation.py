@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 #: splitmix64's constants (Steele, Lea and Flood 2014), as unsigned words so numba keeps them so.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -97,18 +97,19 @@ def _below(state, m):
     return np.int64((_next(state) >> _S11) * (1.0 / 9007199254740992.0) * m)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _tests(
     edges, blocks, widths, stakes, rows, columns, entries, seeds, h, max_permutations, observed, permutations,
     exceedances, p_value,
 ):  # fmt: skip
-    """Run each test (see sequential_p_values); fills the four outputs (n_tests,)."""
+    """Run each test (see sequential_p_values), the tests spread over the threads; fills the four
+    outputs (n_tests,)."""
     width_max = max(1, int(widths.max())) if widths.shape[0] else 1
-    counts = np.zeros(width_max, np.int64)
-    first = np.zeros(width_max, np.float64)
-    same = np.zeros(width_max, np.bool_)
-    state = np.zeros(1, np.uint64)
-    for t in range(entries.shape[0] - 1):
+    for t in prange(entries.shape[0] - 1):
+        counts = np.zeros(width_max, np.int64)
+        first = np.zeros(width_max, np.float64)
+        same = np.zeros(width_max, np.bool_)
+        state = np.zeros(1, np.uint64)
         base, width = blocks[t], widths[t]
         n = (blocks[t + 1] - base) // width if width else 0
         a, b = entries[t], entries[t + 1]

@@ -19,6 +19,7 @@ from scipy import stats
 
 from models.game.paytable import BETS, MAIN_BETS
 from models.metrics.permutation import sequential_p_values
+from models.metrics.rank_correlation import spearman_by_segment
 from models.metrics.ratings import MAIN_HANDS
 from models.metrics.ties import q_values
 from models.money_units import MONEY
@@ -388,9 +389,7 @@ def _tested(
     keys = _ratings(sessions).select(KEY)[tests["_rating"]]
     seeds = np.array([rating_seed(*row) for row in keys.iter_rows()], np.uint64)
     found = sequential_p_values(**arrays, seeds=seeds, h=h, max_permutations=max_permutations)
-    correlation = cells.group_by("_rating").agg(
-        edge_rank_correlation=pl.corr("stake", "edge", method="spearman").fill_nan(None)
-    )
+    correlation = _rank_correlations(cells)
     side = pl.col("_side")  # a rating that bet no side bet is not tested
     return (
         tests.with_columns(
@@ -401,6 +400,18 @@ def _tested(
         .drop("_side")
         .join(correlation, on="_rating", how="left")
     )
+
+
+def _rank_correlations(cells: pl.DataFrame) -> pl.DataFrame:
+    """Per rating of `cells` (their rows together, a rating's after another's): Spearman's rho of
+    stake against edge (`edge_rank_correlation`, null where either is constant)."""
+    ratings = cells["_rating"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, ratings[1:] != ratings[:-1]]) if len(ratings) else np.zeros(0, np.int64)
+    rho = spearman_by_segment(np.r_[starts, len(ratings)], cells["stake"].to_numpy(), cells["edge"].to_numpy())
+    return pl.DataFrame(
+        {"_rating": ratings[starts], "edge_rank_correlation": rho},
+        schema={"_rating": cells.schema["_rating"], "edge_rank_correlation": pl.Float64},
+    ).with_columns(pl.col("edge_rank_correlation").fill_nan(None))
 
 
 def rating_seed(player_id: str, table_id: str, gaming_day, session: int) -> int:

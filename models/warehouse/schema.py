@@ -141,6 +141,11 @@ TABLES = {
 }
 #: The DuckDB file's own table: the Iceberg snapshot each view reads (the warehouse's commit).
 SNAPSHOTS = "meta.snapshots"
+#: The build's ledger (models/metrics/ledger.py): the data files the marts were last built from, each
+#: shoe's row of core.shoes then, and each gaming day's settings and pay table then.
+BUILT_FILES = "meta.built_files"
+BUILT_SHOES = "meta.built_shoes"
+BUILT_DAYS = "meta.built_days"
 
 MARTS_BANKER_STREAKS = "marts.banker_streaks"
 MARTS_DECISION_RUNS = "marts.decision_runs"

@@ -54,6 +54,12 @@ def source(name: str, locations: list[str]) -> str:
     return "SELECT " + ", ".join(f'"{column}"' for column, _ in columns) + f" FROM read_parquet([{listed}])"
 
 
+def exists(con, name: str) -> bool:
+    """Whether the connection's database holds the table or view `name` (schema.table)."""
+    found = "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?"
+    return bool(con.sql(found, params=name.split(".")).fetchall()[0][0])
+
+
 def locations(con, name: str) -> list[str]:
     """The data files the table's view reads, as DuckDB and Polars name them."""
     found = con.sql(f"SELECT locations FROM {SNAPSHOTS} WHERE table_name = ?", params=[name]).fetchall()
