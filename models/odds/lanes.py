@@ -52,7 +52,7 @@ def lane_weights(counts, player_draw, banker_draw, out):  # pragma: no cover - c
         fill_two[k] = (n - 4.0) * (n - 5.0)
         fill_one[k] = n - 5.0
     a, b, cc = np.empty(lanes), np.empty((10, lanes)), np.empty((10, 10, lanes))
-    player, w = np.empty(lanes), np.empty(lanes)
+    player, w, before = np.empty(lanes), np.empty(lanes), np.empty(lanes)
     for pt in range(10):
         for bt in range(10):
             natural = pt >= 8 or bt >= 8
@@ -70,6 +70,7 @@ def lane_weights(counts, player_draw, banker_draw, out):  # pragma: no cover - c
                 pair = 1.0 if p1 == p2 else 2.0
                 for k in range(lanes):
                     player[k] = c[p1, k] * (c[p2, k] - (p1 == p2)) * pair
+                    before[k] = a[k]
                 for j in range(10):
                     hand = _PAIRS[bt, j]
                     if hand < 0:
@@ -79,16 +80,28 @@ def lane_weights(counts, player_draw, banker_draw, out):  # pragma: no cover - c
                     out1 = (p1 == b1) + (p2 == b1)
                     out2 = (p1 == b2) + (p2 == b2) + (b1 == b2)
                     bpair = 1.0 if b1 == b2 else 2.0
+                    if natural:
+                        for k in range(lanes):
+                            a[k] += player[k] * (c[b1, k] - out1) * (c[b2, k] - out2) * bpair
+                        continue
                     for k in range(lanes):
                         w[k] = player[k] * (c[b1, k] - out1) * (c[b2, k] - out2) * bpair
                     _add(a, w)
-                    if not natural:
-                        _add(b[p1], w)
-                        _add(b[p2], w)
-                        _add(b[b1], w)
-                        _add(b[b2], w)
-                    if both:
-                        _add_outer(cc, p1, p2, b1, b2, w)
+                    _add(b[b1], w)
+                    _add(b[b2], w)
+                    if both:  # the banker's cards with themselves and with the player's
+                        _add_pairs(cc, b1, b2, w)
+                        for v, u in ((p1, b1), (p1, b2), (p2, b1), (p2, b2)):
+                            _add_scaled(cc[min(v, u), max(v, u)], 2.0 if v == u else 1.0, w)
+                if natural:
+                    continue
+                # the player's cards, once for all the banker's hands: sum(w) over them is a - before
+                for k in range(lanes):
+                    before[k] = a[k] - before[k]
+                _add(b[p1], before)
+                _add(b[p2], before)
+                if both:
+                    _add_pairs(cc, p1, p2, before)
             _third_cards(c, player_draw, banker_draw, pt, bt, a, b, cc, fill_two, fill_one, out)
 
 
@@ -152,14 +165,17 @@ def _add_times(row, scale, x, y):  # pragma: no cover - compiled
 
 
 @njit(inline="always", cache=True)
-def _add_outer(cc, p1, p2, b1, b2, w):  # pragma: no cover - compiled
-    """cc[v, u] (v <= u) += w per ordered pair of the four cards valued v and u: sum(w r[v] r[u])."""
-    _add(cc[p1, p1], w)
-    _add(cc[p2, p2], w)
-    _add(cc[b1, b1], w)
-    _add(cc[b2, b2], w)
-    for v, u in ((p1, p2), (p1, b1), (p1, b2), (p2, b1), (p2, b2), (b1, b2)):
-        row = cc[min(v, u), max(v, u)]
-        _add(row, w)
-        if v == u:  # both orders land on the diagonal
-            _add(row, w)
+def _add_scaled(row, scale, w):  # pragma: no cover - compiled
+    for k in range(row.shape[0]):
+        row[k] += scale * w[k]
+
+
+@njit(inline="always", cache=True)
+def _add_pairs(cc, v, u, w):  # pragma: no cover - compiled
+    """cc[x, y] (x <= y) += w r[x] r[y] for the two cards v <= u of a hand (r their counts by value)."""
+    if v == u:
+        _add_scaled(cc[v, v], 4.0, w)
+    else:
+        _add(cc[v, v], w)
+        _add(cc[u, u], w)
+        _add(cc[v, u], w)
