@@ -6,8 +6,10 @@ time; the third cards are not: the four-card weights w of (pt, bt) are summed wi
 take out, A = sum(w), B[v] = sum(w r[v]), C[v, u] = sum(w r[v] r[u]), and a third card p weighs
 sum(w (c[p] - r[p])) = c[p] A - B[p], then a banker's third card u after it
 sum(w (c[p] - r[p]) (c[u] - [u = p] - r[u])) = (c[u] - [u = p]) (c[p] A - B[p]) - c[p] B[u] + C[p, u].
-The counts are whole numbers and every sum stays below 2**53, so the sums are exact and equal the
-kernel's, whatever their order. The compositions sit side by side in the last axis of every array
+The counts are whole numbers and no sum passes 2**53 (eight decks hold 5.0e15 ordered six-card
+deals), so under a tableau that draws or stands (every house game) the sums are exact and equal the
+kernel's, whatever their order; a lane short of a value weighs 0 there (a falling product reaches 0
+before a count goes below it). The compositions sit side by side in the last axis of every array
 (the lanes), so each step is one vector loop.
 """
 
@@ -29,7 +31,7 @@ def _pairs_by_total() -> np.ndarray:
 
 
 #: Compositions a call of `lane_weights` best takes: each vector loop long enough to pay its set-up.
-LANES = 64
+LANES = 128
 #: The two-card hands of each total (`_pairs_by_total`), read by the compiled code as a constant.
 _PAIRS = _pairs_by_total()
 
