@@ -155,8 +155,8 @@ def _plain_edges(values: np.ndarray, game: Game, table: PayTable = DEFAULT_PAYTA
 
 
 def _simulated_values(game: Game, decks: int, value_only: bool) -> np.ndarray:
-    """Every coup's cards left (by value) over two simulated shoes, the tens logged as `0` if `value_only`."""
-    sim = Simulation(shoes=2, tables=1, shoes_per_day=2, games=(game,), decks=decks, bets=False, seed=decks)
+    """Every coup's cards left (by value) over three simulated shoes, the tens logged as `0` if `value_only`."""
+    sim = Simulation(shoes=3, tables=1, shoes_per_day=3, games=(game,), decks=decks, bets=False, seed=decks)
     rounds = pl.concat([chunk.rounds for chunk in simulate(sim)]).sort("shoe_id", "round_no")
     if value_only:
         rounds = rounds.with_columns(pl.col("player_cards", "banker_cards").str.replace_all(r"[TJQK][CDHS]", "0"))
