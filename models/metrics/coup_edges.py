@@ -64,7 +64,8 @@ def _batch_edges(shoes: pl.DataFrame, paytable: PayTable) -> pl.DataFrame:
     edges = np.full((len(games), len(BETS)), np.nan)
     for code, name in enumerate(HOUSE_GAMES):
         rows = np.flatnonzero(games == code)
-        edges[rows] = house_edges(values[rows], ranks[rows], Game(name), paytable)
+        if len(rows):  # a game the batch does not hold costs nothing
+            edges[rows] = house_edges(values[rows], ranks[rows], Game(name), paytable)
     best = np.where(np.isnan(edges), np.inf, edges).argmin(axis=1)
     best_edge = edges[np.arange(len(best)), best]
     cards_left = pl.Series(values.sum(axis=1), dtype=pl.Int16)

@@ -1,9 +1,10 @@
 """The exact engine over many compositions at once: every bet's house edge for each row.
 
-A public function over a private compiled kernel. The weights come from the one enumeration
-(`models.odds.kernel.outcome_weights`), the payoffs from the one settlement grid (`exact._payoffs`)
-and the pair bets from the chance of a pair as `ExactOdds.p_pair` reckons it, so a row's edges
-are those `exact_odds(...).bets()` gives for its composition.
+A public function over a private compiled kernel. The weights come from `models.odds.lanes`, the
+enumeration of `models.odds.kernel.outcome_weights` over LANES rows at once (the same exact
+integers), the payoffs from the one settlement grid (`exact._payoffs`) and the pair bets from the
+chance of a pair as `ExactOdds.p_pair` reckons it, so a row's edges are those
+`exact_odds(...).bets()` gives for its composition.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from models.game.cells import CELLS
 from models.game.games import Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PAIR_BETS, PayTable
 from models.game.shoe import MIN_CARDS_FOR_A_COUP
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy, draw_table
 from models.odds.exact import _payoffs
-from models.odds.kernel import outcome_weights
+from models.odds.lanes import LANES, lane_weights
 
 #: Columns of `values`: the count of each point value 0..9.
 VALUE_COLUMNS = 10
@@ -51,8 +53,11 @@ def house_edges(
     # a composition that recurs (every shoe's first coup, many second ones) is enumerated once
     distinct, inverse = _distinct_rows(values)
     main = np.full((len(distinct), len(BETS)), np.nan)
+    dealable = np.flatnonzero(distinct.sum(axis=1) >= MIN_CARDS_FOR_A_COUP)
+    edges = np.full((len(dealable), len(BETS)), np.nan)
     columns = np.array([BET_COLUMN[name] for name in names], np.int64)
-    _main_edges(distinct, np.ascontiguousarray(payoffs), columns, table.player, table.banker, main)
+    _main_edges(distinct[dealable], np.ascontiguousarray(payoffs), columns, table.player, table.banker, edges)
+    main[dealable] = edges
     out = main[inverse]
     if ranks is not None:
         counted, known = _rank_counts(ranks, values)
@@ -106,19 +111,37 @@ def _pair_edges(ranks: np.ndarray, cards: np.ndarray, paytable: PayTable) -> np.
 
 @njit(parallel=True, nogil=True, cache=True)
 def _main_edges(values, payoffs, columns, player_draw, banker_draw, out):  # pragma: no cover - compiled
-    """Fill out[i, columns[b]] with minus the mean of payoffs[b] over row i's deals.
+    """Fill out[i, columns[b]] with minus the mean of payoffs[b] over row i's deals, LANES rows at a time.
 
-    values: int64 (n, VALUE_COLUMNS); payoffs: float64 (bets, CELLS), net per unit in each cell;
-    columns: int64 (bets,), each payoff row's column of `out`; player_draw, banker_draw: the draw
-    table's arrays; out: float64 (n, len(BETS)), left as it is (NaN) for rows that cannot deal a coup.
+    values: int64 (n, VALUE_COLUMNS), each row with at least MIN_CARDS_FOR_A_COUP cards; payoffs:
+    float64 (bets, CELLS), net per unit in each cell; columns: int64 (bets,), each payoff row's column
+    of `out`; player_draw, banker_draw: the draw table's arrays; out: float64 (n, len(BETS)), the
+    other columns left as they are.
     """
-    for i in prange(values.shape[0]):
-        if values[i].sum() < MIN_CARDS_FOR_A_COUP:
-            continue
-        weights = outcome_weights(values[i], player_draw, banker_draw).ravel()
-        cells = weights / weights.sum()
+    n = values.shape[0]
+    for block in prange((n + LANES - 1) // LANES):
+        first = block * LANES
+        lanes = min(LANES, n - first)
+        counts = np.empty((VALUE_COLUMNS, lanes))
+        for k in range(lanes):
+            for v in range(VALUE_COLUMNS):
+                counts[v, k] = values[first + k, v]
+        cells = np.zeros((CELLS, lanes))
+        lane_weights(counts, player_draw, banker_draw, cells)
+        # each weight over its lane's total, then each bet's sum over the cells in cell order
+        total = np.zeros(lanes)
+        for cell in range(CELLS):
+            for k in range(lanes):
+                total[k] += cells[cell, k]
+        for cell in range(CELLS):
+            for k in range(lanes):
+                cells[cell, k] /= total[k]
+        mean = np.empty(lanes)
         for b in range(payoffs.shape[0]):
-            mean = 0.0
-            for c in range(cells.shape[0]):
-                mean += payoffs[b, c] * cells[c]
-            out[i, columns[b]] = -mean
+            mean[:] = 0.0
+            for cell in range(CELLS):
+                pays = payoffs[b, cell]
+                for k in range(lanes):
+                    mean[k] += pays * cells[cell, k]
+            for k in range(lanes):
+                out[first + k, columns[b]] = -mean[k]

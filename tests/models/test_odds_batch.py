@@ -4,16 +4,24 @@ import random
 from fractions import Fraction
 
 import numpy as np
+import polars as pl
 import pytest
 
 from models.game.cards import Card
+from models.game.cells import CELLS
 from models.game.coup import Coup
 from models.game.games import Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PAIR_BETS, PayTable, bet_result
-from models.game.shoe import Composition
-from models.odds.batch import UNKNOWN_RANKS, house_edges
-from models.odds.exact import exact_odds
+from models.game.shoe import MIN_CARDS_FOR_A_COUP, Composition
+from models.game.tableau import DrawPolicy, draw_table
+from models.metrics.coup_edges import compositions
+from models.odds.batch import BET_COLUMN, UNKNOWN_RANKS, house_edges
+from models.odds.exact import _payoffs, exact_odds
+from models.odds.kernel import outcome_weights
+from models.odds.lanes import LANES, lane_weights
 from models.odds.oracle import oracle_weights
+from models.simulate.config import Simulation
+from models.simulate.engine import simulate
 
 HOUSE_GAMES = (Game.PUNTO_BANCO, Game.SUPER6, Game.EZ_BACCARAT)
 
@@ -125,3 +133,73 @@ def test_no_rows_and_bad_arrays():
     values, ranks = _arrays([SHOES[0]])
     with pytest.raises(ValueError, match="as many cards"):
         house_edges(values, ranks - 1, Game.PUNTO_BANCO)
+
+
+def _plain_edges(values: np.ndarray, game: Game, table: PayTable = DEFAULT_PAYTABLE) -> np.ndarray:
+    """The naive twin of `house_edges` without the pair bets: each row enumerated alone by
+    `outcome_weights`, each bet's mean summed cell by cell in cell order (the engine before lanes)."""
+    names, payoffs = _payoffs(game, table)
+    draw = draw_table(game)
+    out = np.full((len(values), len(BETS)), np.nan)
+    for i, row in enumerate(values):
+        if row.sum() < MIN_CARDS_FOR_A_COUP:
+            continue
+        weights = outcome_weights(row.astype(np.int64), draw.player, draw.banker).ravel()
+        cells = (weights / weights.sum()).tolist()
+        for name, pays in zip(names, payoffs.tolist(), strict=True):
+            mean = 0.0
+            for pay, cell in zip(pays, cells, strict=True):
+                mean += pay * cell
+            out[i, BET_COLUMN[name]] = -mean
+    return out
+
+
+def _simulated_values(game: Game, decks: int, value_only: bool) -> np.ndarray:
+    """Every coup's cards left (by value) over three simulated shoes, the tens logged as `0` if `value_only`."""
+    sim = Simulation(shoes=3, tables=1, shoes_per_day=3, games=(game,), decks=decks, bets=False, seed=decks)
+    rounds = pl.concat([chunk.rounds for chunk in simulate(sim)]).sort("shoe_id", "round_no")
+    if value_only:
+        rounds = rounds.with_columns(pl.col("player_cards", "banker_cards").str.replace_all(r"[TJQK][CDHS]", "0"))
+    kept, values, ranks = compositions(rounds.with_columns(shoe_day=pl.lit(None, pl.Date)))
+    assert kept.all() and (ranks[-1] == UNKNOWN_RANKS).all() == value_only
+    return values
+
+
+@pytest.mark.parametrize(
+    ("game", "decks", "value_only"),
+    [(Game.PUNTO_BANCO, 8, False), (Game.PUNTO_BANCO, 8, True), (Game.SUPER6, 6, True), (Game.EZ_BACCARAT, 6, False)],
+)
+def test_simulated_shoes_equal_the_plain_twin_bit_for_bit(game, decks, value_only):
+    values = _simulated_values(game, decks, value_only)
+    assert len(values) > LANES  # blocks of lanes, the last one part full
+    values = np.concatenate([values, [[1, 1, 1, 0, 0, 0, 0, 1, 1, 0]]])  # too few cards for a coup: NaN
+    edges = house_edges(values, None, game)
+    np.testing.assert_array_equal(edges, _plain_edges(values, game))
+
+
+def _lane_compositions() -> np.ndarray:
+    """Cards left (by value) of many sizes: full 8, 6 and 1 decks, shoes dealt deep, values run out."""
+    rows = [Composition.full(decks).values for decks in (8, 6, 1)]
+    rows += [_part_dealt(decks, dealt, seed=dealt).values for decks, dealt in ((8, 380), (6, 290), (1, 40), (1, 46))]
+    rows += [(2, 0, 1, 0, 1, 0, 1, 0, 1, 0), (0, 0, 0, 0, 0, 0, 0, 0, 6, 0), (3, 3, 0, 0, 0, 0, 0, 0, 0, 0)]
+    return np.array(rows, np.int64)
+
+
+@pytest.mark.parametrize(
+    ("game", "policy"),
+    [
+        (Game.PUNTO_BANCO, DrawPolicy()),
+        (Game.EZ_BACCARAT, DrawPolicy()),
+        (Game.CHEMIN_DE_FER, DrawPolicy(punter_on_5=0.5)),
+        (Game.BACCARAT_BANQUE, DrawPolicy(punter_on_5=0.25, banker_optional=0.75)),
+    ],
+)
+def test_lane_weights_equal_outcome_weights_bit_for_bit(game, policy):
+    table = draw_table(game, policy)
+    values = _lane_compositions()
+    counts = np.ascontiguousarray(values.T, dtype=float)
+    out = np.zeros((CELLS, len(values)))
+    lane_weights(counts, table.player, table.banker, out)
+    assert (counts == values.T).all()  # left as given
+    for lane, row in enumerate(values):
+        np.testing.assert_array_equal(out[:, lane], outcome_weights(row, table.player, table.banker).ravel())
