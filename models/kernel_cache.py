@@ -1,0 +1,48 @@
+"""Where the numba kernels' compiled code is kept: a folder per version of the domain's code.
+
+numba's own cache (`cache=True`) sits beside each module and checks only that module's file, so a
+kernel calling a changed function of another module would go on running its old code. Keyed by a
+digest of every module here, the cache is never stale; it lives under the virtual environment (else
+the user's cache folder), so every run after the first starts warm. NUMBA_CACHE_DIR, when set,
+stands instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+#: The code whose version keys the cache: every module of the domain.
+_CODE = Path(__file__).resolve().parent
+
+
+def kernel_cache_folder() -> Path:
+    """The folder of this version of the code's compiled kernels."""
+    digest = hashlib.sha256()
+    for path in sorted(_CODE.rglob("*.py")):
+        digest.update(path.relative_to(_CODE).as_posix().encode())
+        digest.update(path.read_bytes())
+    return _cache_root() / digest.hexdigest()[:16]
+
+
+def use_kernel_cache() -> Path:
+    """Point numba at `kernel_cache_folder` (unless NUMBA_CACHE_DIR says otherwise); the folder used.
+    Earlier versions' folders stay (checkouts sharing an environment each use their own): delete
+    the cache root to reclaim them."""
+    # numba's own setting, read here because it must be set before any kernel is declared
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    folder = Path(chosen) if chosen else kernel_cache_folder()
+    if not chosen:
+        os.environ["NUMBA_CACHE_DIR"] = str(folder)
+        if "numba" in sys.modules:  # imported already: its settings were read then
+            sys.modules["numba"].config.CACHE_DIR = str(folder)
+    return folder
+
+
+def _cache_root() -> Path:
+    if sys.prefix != sys.base_prefix:  # a virtual environment: its own folder
+        return Path(sys.prefix) / "var" / "cache" / "banco-numba"
+    # XDG's setting for a user's cache folder, as every Linux tool reads it
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "banco-numba"
