@@ -1,11 +1,15 @@
-"""Mart rebuild time over a warehouse of simulated coups with bets, one new gaming day, and a
-straightforward per-row Python implementation of the same metrics as the baseline."""
+"""The marts' nightly cycle over a warehouse of simulated coups with bets: the first build, every day
+again with the edges kept, a build with nothing new, one new gaming day and that day again, each
+with its peak memory and its time by stage; the baseline, a per-row Python loop of a few metrics."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -13,7 +17,6 @@ from decimal import Decimal
 from pathlib import Path
 
 from benchmarks.report import Row, figure, publish, quick_requested
-from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
@@ -22,8 +25,8 @@ from models.warehouse.store import read
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_COUPS = 200_000
-#: `--quick`: about 25,000 coups on 8 tables (4 gaming days; a kept warehouse is not used), the three
-#: builds three times over.
+#: `--quick`: about 25,000 coups on 8 tables (4 gaming days; a kept warehouse is not used), the
+#: cycle three times over.
 QUICK_COUPS, QUICK_TABLES, QUICK_REPEAT = 25_000, 8, 3
 
 
@@ -64,9 +67,12 @@ def baseline_seconds_per_coup(db: Path) -> float:
 
 def simulated_warehouse(work: Path, coups: int, tables: int = 50) -> tuple[Path, float]:
     """A warehouse of about `coups` simulated coups with bets (10 shoes a table and day) in `work`,
-    ingested but not built; returns its path and the ingest time in seconds."""
+    ingested but not built, its last gaming day's logs held back in `work/last` (what a nightly run
+    brings); returns its path and the ingest time in seconds."""
     sim = Simulation(shoes=coups // 81 + 1, tables=tables, shoes_per_day=10, seed=5)
-    write_simulation(sim, work / "landing")
+    days = -(-sim.shoes // (sim.tables * sim.shoes_per_day))
+    write_simulation(sim, work / "landing", days=range(0, days - 1))
+    write_simulation(sim, work / "last", days=range(days - 1, days))
     db = work / "banco.duckdb"
     start = time.perf_counter()
     ingest(db, [work / "landing"])
@@ -74,9 +80,9 @@ def simulated_warehouse(work: Path, coups: int, tables: int = 50) -> tuple[Path,
 
 
 def prepare(work: Path, coups: int, tables: int = 50) -> tuple[Path, str]:
-    """A warehouse of about `coups` simulated coups with bets, or the one named by
+    """A warehouse of about `coups` simulated coups with bets but the last day's, or the one named by
     BANCO_BENCH_MARTS_WAREHOUSE (`<folder>/banco.duckdb`, made there by the first run that names it:
-    the simulation and ingest take minutes), its DuckDB file as the ingest left it."""
+    the simulation and ingest take minutes), as the ingest left it."""
     kept = os.environ.get("BANCO_BENCH_MARTS_WAREHOUSE")
     if not kept:
         db, seconds = simulated_warehouse(work, coups, tables)
@@ -87,24 +93,47 @@ def prepare(work: Path, coups: int, tables: int = 50) -> tuple[Path, str]:
         shutil.rmtree(made.parent / "landing")
         if made != db:
             raise SystemExit(f"BANCO_BENCH_MARTS_WAREHOUSE names {kept}: a new one is made as {made}")
-    return as_ingested(db), f"{kept}, as ingested"
+        _snapshot(db)
+    return _restore(db), f"{kept}, as ingested"
 
 
-def as_ingested(db: Path) -> Path:
-    """The warehouse at `db` with its DuckDB file as the ingest left it (kept beside it the first
-    time): builds write that file only, and a warehouse cannot be copied elsewhere by its files."""
-    pristine = db.with_name(f"{db.stem}.ingested{db.suffix}")
-    if not pristine.exists():
-        shutil.copyfile(db, pristine)
-    shutil.copyfile(pristine, db)
+def _snapshot(db: Path) -> None:
+    """Keep the warehouse as the ingest left it: its DuckDB file and its Iceberg tables' catalog."""
+    for path in (db, *_catalogs(db)):
+        shutil.copyfile(path, path.with_name(f"{path.name}.ingested"))
+
+
+def _restore(db: Path) -> Path:
+    """The warehouse at `db` as `_snapshot` kept it (a build writes the DuckDB file only; the last
+    day's ingest, the catalog and new data files, which stay unread once the catalog is back)."""
+    for path in (db, *_catalogs(db)):
+        shutil.copyfile(path.with_name(f"{path.name}.ingested"), path)
     publish_snapshot(db)
     return db
 
 
-def timed(function) -> tuple[float, object]:
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
+def _catalogs(db: Path) -> list[Path]:
+    return sorted(db.parent.glob(f"{db.stem}.catalog.db"))
+
+
+def stage(db: Path, step: str) -> tuple[dict, float]:
+    """Run one step of the nightly cycle on `db` in a process of its own (`python -m
+    benchmarks.marts_step`): its report and its peak memory in MB."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.marts_step", str(db), step], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise SystemExit(f"the marts benchmark's step {step} failed (exit {child.returncode})")
+    return json.loads(out.strip().splitlines()[-1]), usage.ru_maxrss / 1024
+
+
+#: The nightly cycle's steps, in order (benchmarks/marts_step.py): the first build (every coup's edges
+#: computed), every day again with the edges kept, a build with nothing new, the held-back day
+#: ingested and built, that day again.
+STEPS = ("first", "every_day", "nothing_new", "new_day", "same_day")
 
 
 def main(quick: bool = False) -> None:
@@ -114,40 +143,57 @@ def main(quick: bool = False) -> None:
         os.environ.pop("BANCO_BENCH_MARTS_WAREHOUSE", None)
     with tempfile.TemporaryDirectory(dir=ROOT / "data") as tmp:
         db, origin = prepare(Path(tmp), coups, tables)
+        if not os.environ.get("BANCO_BENCH_MARTS_WAREHOUSE"):
+            _snapshot(db)
         con = read(db)
-        stored, wagers, shoes, last_day = con.execute(
-            "SELECT (SELECT count(*) FROM core.rounds), (SELECT count(*) FROM core.bets), "
-            "(SELECT count(*) FROM core.shoes), (SELECT max(started_at - INTERVAL 6 HOUR)::DATE FROM core.rounds)"
+        stored, wagers = con.execute(
+            "SELECT (SELECT count(*) FROM core.rounds), (SELECT count(*) FROM core.bets)"
         ).fetchall()[0]
         con.close()
-        times: dict[str, list[float]] = {"full": [], "one_day": [], "again": []}
+        times: dict[str, list[float]] = {step: [] for step in STEPS}
+        peaks: dict[str, float] = dict.fromkeys(STEPS, 0.0)
+        stages: dict[str, dict[str, float]] = {}
         for _ in range(repeat):
-            times["full"].append(timed(lambda: build(db))[0])
-            # the first day after a full rebuild, then the same day again (the steady state of a daily run)
-            one_day, rows = timed(lambda: build(db, days=[last_day]))
-            times["one_day"].append(one_day)
-            times["again"].append(timed(lambda: build(db, days=[last_day]))[0])
+            _restore(db)
+            for step in STEPS:
+                report, peak = stage(db, step)
+                times[step].append(report["seconds"])
+                peaks[step] = max(peaks[step], peak)
+                stages[step] = report["stages"]
+                if step == "new_day":
+                    day_coups = report["coups"]
         baseline = baseline_seconds_per_coup(db)
-        day_coups = rows["marts.shoe_summary"] * (stored / max(1, shoes))
     day_baseline = baseline * day_coups
-    (full, full_spread), (one_day, day_spread), (again, again_spread) = (
-        figure(times[name], quick=quick) for name in ("full", "one_day", "again")
-    )
+    figures = {step: figure(times[step], quick=quick) for step in STEPS}
     rows = [
-        Row(f"full rebuild, {stored:,} coups", full, baseline * stored, "s", "<= 20", spread=full_spread,
-            key="full rebuild"),
-        Row(f"one gaming day after it, ~{day_coups:,.0f} coups", one_day, day_baseline, "s", "<= 1",
-            spread=day_spread, key="one gaming day after it"),
-        Row("the same gaming day again", again, day_baseline, "s", "<= 1", spread=again_spread),
+        Row(f"first build, {stored:,} coups (edges computed)", *_at(figures["first"]), baseline * stored, "s",
+            spread=figures["first"][1], key="first build"),
+        Row("  its peak memory", peaks["first"], 4096, "MB", "<= 4,096", key="first build: peak memory"),
+        Row("full rebuild, every day, edges kept", *_at(figures["every_day"]), baseline * stored, "s", "<= 20",
+            spread=figures["every_day"][1], key="full rebuild"),
+        Row("  its peak memory", peaks["every_day"], 4096, "MB", "<= 4,096", key="full rebuild: peak memory"),
+        Row("full rebuild, nothing new", *_at(figures["nothing_new"]), baseline * stored, "s",
+            spread=figures["nothing_new"][1], key="nothing new"),
+        Row(f"one new gaming day, ~{day_coups:,} coups", *_at(figures["new_day"]), day_baseline, "s", "<= 1",
+            spread=figures["new_day"][1], key="one gaming day after it"),
+        Row("the same gaming day again", *_at(figures["same_day"]), day_baseline, "s", "<= 1",
+            spread=figures["same_day"][1]),
+        Row("  peak memory of a day", max(peaks["new_day"], peaks["same_day"]), 4096, "MB",
+            key="a day: peak memory"),
     ]  # fmt: skip
     publish(
         "marts",
-        f"Mart rebuilds over {stored:,} coups and {wagers:,} wagers ({origin})",
+        f"The nightly cycle over {stored:,} coups and {wagers:,} wagers ({origin}); each step in a process of its own",
         rows,
         "a per-row Python loop computing only tie counts, commission and table-day money (a lower bound of a "
-        f"per-row build of every mart), timed on {BASELINE_COUPS:,} coups and scaled",
+        f"per-row build of every mart), timed on {BASELINE_COUPS:,} coups and scaled; memory: 4 GB",
         quick=quick,
+        stages={f"{step} ({times[step][-1]:.1f} s)": stages[step] for step in ("first", "every_day", "new_day")},
     )
+
+
+def _at(figured: tuple[float, float]) -> tuple[float]:
+    return (figured[0],)
 
 
 if __name__ == "__main__":

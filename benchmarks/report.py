@@ -63,12 +63,25 @@ def figure(samples: Sequence[float], *, higher_is_better: bool = False, quick: b
     return value, (max(samples) - min(samples)) / value if value else 0.0
 
 
-def publish(name: str, title: str, rows: list[Row], baseline_name: str, *, quick: bool = False) -> None:
-    """Print the table and save it as benchmarks/results/NAME.json (NAME.quick.json for a quick run)."""
+def publish(
+    name: str,
+    title: str,
+    rows: list[Row],
+    baseline_name: str,
+    *,
+    quick: bool = False,
+    stages: dict[str, dict[str, float]] | None = None,
+) -> None:
+    """Print the table and save it as benchmarks/results/NAME.json (NAME.quick.json for a quick run);
+    `stages`: where each case's time went (seconds by stage, per case), printed and saved beside."""
     print(f"\n{title}\n(baseline: {baseline_name}; ratio = how many times better than the baseline)")
     print(f"{'case':<46}{'measured':>12}{'baseline':>12}{'ratio':>10}  {'unit':<10}target")
     for row in rows:
         print(f"{row.case:<46}{row.measured:>12.4g}{row.baseline:>12.4g}{row.ratio:>9.1f}x  {row.unit:<10}{row.target}")
+    for case, seconds in (stages or {}).items():
+        print(f"\n{case}: seconds by stage")
+        for stage, spent in sorted(seconds.items(), key=lambda item: -item[1]):
+            print(f"  {stage:<44}{spent:>8.2f}")
     RESULTS.mkdir(exist_ok=True)
     payload = {
         "benchmark": name,
@@ -78,6 +91,7 @@ def publish(name: str, title: str, rows: list[Row], baseline_name: str, *, quick
         "machine": {"python": platform.python_version(), "processor": platform.machine()},
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "rows": [{**asdict(row), "ratio": row.ratio} for row in rows],
+        **({"stages": stages} if stages else {}),
     }
     saved = RESULTS / f"{name}{'.quick' if quick else ''}.json"
     saved.write_text(json.dumps(payload, indent=2))

@@ -26,6 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument(
         "--day", type=arguments.date, action="append", dest="days", help="recompute only this gaming day (repeatable)"
     )
+    parser.add_argument(
+        "--every-day",
+        action="store_true",
+        help="recompute every gaming day, not only those a new row or a changed setting touched "
+        "(the coups' exact edges are kept while their shoes are untouched)",
+    )
     # the ratings' and dealer pace's settings come from the environment, as the Dagster assets read them
     parser.epilog = (
         f"Player ratings and dealer pace follow BANCO_SESSION_GAP_MINUTES ({settings.session_gap_minutes:g}), "
@@ -40,9 +46,22 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = replace(args.settings, gaming_day=GamingDay(args.timezone, args.day_start_hour))
     config = MartConfig.from_settings(settings, rounding=Rounding(args.rounding, args.unit))
-    rows = build(Path(args.db), config, days=args.days)
-    print(
-        f"built {len(rows)} marts: "
-        + ", ".join(f"{name.removeprefix('marts.')} {count:,}" for name, count in rows.items())
-    )
+    built = build(Path(args.db), config, days=args.days, every_day=args.every_day)
+    print(summary(built))
+    if built:
+        print(
+            f"built {len(built)} marts: "
+            + ", ".join(f"{name.removeprefix('marts.')} {count:,}" for name, count in built.items())
+        )
     return 0
+
+
+def summary(built) -> str:
+    """What a build computed and what it kept, in one line."""
+    days = f"{len(built.computed)} gaming day{'' if len(built.computed) == 1 else 's'}"
+    if not built.computed:
+        return f"nothing new since the last build: kept the marts of all {len(built.reused)} gaming days"
+    why = f" ({built.why})" if built.why else ""
+    kept = f"; kept {len(built.reused)} days as built" if built.reused else ""
+    edges = f"; kept the exact edges of {built.kept_edges:,} coups" if built.kept_edges else ""
+    return f"computed {days}{why}{kept}{edges}"
