@@ -98,22 +98,33 @@ def prepare(work: Path, coups: int, tables: int = 50) -> tuple[Path, str]:
 
 
 def _snapshot(db: Path) -> None:
-    """Keep the warehouse as the ingest left it: its DuckDB file and its Iceberg tables' catalog."""
-    for path in (db, *_catalogs(db)):
-        shutil.copyfile(path, path.with_name(f"{path.name}.ingested"))
+    """Keep the warehouse as the ingest left it: its DuckDB file and its Iceberg tables' catalog,
+    each with its write-ahead log where it has one."""
+    for path in _state(db):
+        kept = path.with_name(f"{path.name}.ingested")
+        if path.exists():
+            shutil.copyfile(path, kept)
+        else:
+            kept.unlink(missing_ok=True)
 
 
 def _restore(db: Path) -> Path:
-    """The warehouse at `db` as `_snapshot` kept it (a build writes the DuckDB file only; the last
-    day's ingest, the catalog and new data files, which stay unread once the catalog is back)."""
-    for path in (db, *_catalogs(db)):
-        shutil.copyfile(path.with_name(f"{path.name}.ingested"), path)
+    """The warehouse at `db` as `_snapshot` kept it (the last day's ingest adds data files, which
+    stay unread once the catalog is back)."""
+    for path in _state(db):
+        kept = path.with_name(f"{path.name}.ingested")
+        if kept.exists():
+            shutil.copyfile(kept, path)
+        else:  # a log begun since would be replayed onto the file kept
+            path.unlink(missing_ok=True)
     publish_snapshot(db)
     return db
 
 
-def _catalogs(db: Path) -> list[Path]:
-    return sorted(db.parent.glob(f"{db.stem}.catalog.db"))
+def _state(db: Path) -> list[Path]:
+    catalog = db.with_name(f"{db.stem}.catalog.db")
+    logs = [catalog.with_name(f"{catalog.name}-{suffix}") for suffix in ("wal", "shm")]
+    return [db, db.with_name(f"{db.name}.wal"), catalog, *logs]
 
 
 def stage(db: Path, step: str) -> tuple[dict, float]:
