@@ -128,7 +128,7 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
             known = _stored_edges(con, rounds, plan.touched, config)
             kept_edges += 0 if known is None else known.height
         marts = dict(clock.each(each_mart(rounds, bets, shoes, config, errors, known)))
-        marts |= dict(clock.each(_count_marts(con, chunk, config)))
+        marts |= dict(clock.each(_count_marts(con, chunk, config, loaded=(rounds, bets))))
         if outdated(con, marts, fresh=False):  # a mart missing, or of other columns: every day again
             _forget_marts(con)
             again = ledger.Plan(held["gaming_day"].to_list(), [], None, "a mart was stored by an earlier release")
@@ -261,10 +261,18 @@ def _count_marts_of(
 
 
 def _count_marts(
-    con, days: Sequence[dt.date], config: MartConfig, tables: Sequence[str] | None = None
+    con,
+    days: Sequence[dt.date],
+    config: MartConfig,
+    tables: Sequence[str] | None = None,
+    loaded: tuple[pl.DataFrame, pl.DataFrame] | None = None,
 ) -> Iterator[tuple[str, pl.DataFrame]]:
+    """`_count_marts_of` as it computes them, the wagers taken from `loaded` (rounds, bets) when
+    they hold every coup of the shifts."""
     events = table_events(con, days, config, tables)
-    coups, bets = shift_coups(con, shift_spans(events, config.day, days))
+    # core_rows read every coup of these days: the shifts within them need no other
+    covered = [config.day.bounds(day, day) for day in days]
+    coups, bets = shift_coups(con, shift_spans(events, config.day, days), loaded, covered)
     yield from count_marts(events, coups, bets, config, days)
 
 

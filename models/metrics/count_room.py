@@ -133,6 +133,33 @@ def shift_spans(
     return shifts.filter(pl.col("since").is_not_null()).select("table_id", "since", "until")
 
 
+def coups_in_spans(rounds: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `rounds` (table_id, started_at, ...) dealt within any of `spans` (table_id,
+    since, until: `shift_spans`; a null until is open-ended), each once: a coup is within one when
+    the furthest until among its table's spans begun by then lies after it."""
+    utc = pl.Datetime("us", "UTC")
+    reach = (
+        spans.lazy()
+        .select(
+            "table_id",
+            pl.col("since").cast(utc),
+            _until=pl.col("until").cast(utc).fill_null(pl.lit(dt.datetime.max).cast(utc)),
+        )
+        .sort("table_id", "since")
+        .select("table_id", "since", _reach=pl.col("_until").cum_max().over("table_id"))
+        .sort("since")
+    )
+    return (
+        rounds.lazy()
+        .with_columns(_at=pl.col("started_at").cast(utc))
+        .sort("_at")
+        .join_asof(reach, left_on="_at", right_on="since", by="table_id", strategy="backward", check_sortedness=False)
+        .filter(pl.col("_at") < pl.col("_reach"))
+        .select(rounds.columns)
+        .collect()
+    )
+
+
 def _counted(events: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
     """Each shift's count from its events, its gaming day, and the span its coups are taken from."""
     kind, amount, at = pl.col("event"), pl.col("amount").cast(COUNT), pl.col("recorded_at")

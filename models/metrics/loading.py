@@ -10,6 +10,7 @@ import polars as pl
 
 from models.contract import BET_SCHEMA, EVENT_SCHEMA, MONEY, ROUND_SCHEMA
 from models.metrics.config import MartConfig
+from models.metrics.count_room import coups_in_spans
 from models.metrics.dealer_errors import dealer_errors
 from models.warehouse import schema, settlement, views
 
@@ -99,10 +100,20 @@ def table_events(
     return events.cast({column: empty.schema[column] for column in EVENT_COLUMNS})
 
 
-def shift_coups(con, spans: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The coups dealt within `spans` (table_id, since, until: `shift_spans`) and their wagers."""
+def shift_coups(
+    con, spans: pl.DataFrame, loaded: tuple[pl.DataFrame, pl.DataFrame] | None = None, covered=()
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The coups dealt within `spans` (table_id, since, until: `shift_spans`) and their wagers;
+    taken from `loaded` (rounds and bets read already) when every span lies within one of the
+    `covered` (start, end) instants, whose every coup `loaded` holds, else read from the warehouse."""
     if spans.height == 0:
         return pl.DataFrame(schema={c: ROUND_SCHEMA[c] for c in SHIFT_COUP_COLUMNS}), pl.DataFrame(schema=_NO_BETS)
+    if loaded is not None and _within(spans, covered):
+        rounds, bets = loaded
+        coups = coups_in_spans(rounds.select(SHIFT_COUP_COLUMNS), spans)
+        keys = coups.select("table_id", "shoe_id", "round_no")
+        kept = bets.join(keys, on=list(keys.columns), how="semi").select(BET_COLUMNS)
+        return coups, kept.with_columns(pl.col("player_id").cast(pl.String))
     # literal bounds too, so that only the row groups of the spans' times are read
     since = spans["since"].min()
     until = None if spans["until"].null_count() else spans["until"].max()
@@ -123,6 +134,16 @@ def shift_coups(con, spans: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         con.unregister("shift_spans")
         con.unregister("shift_coups")
     return coups, bets
+
+
+def _within(spans: pl.DataFrame, covered) -> bool:
+    """Whether every span is closed and lies within one of the `covered` (start, end) instants."""
+    if spans["until"].null_count() or not covered:
+        return False
+    inside = pl.lit(False)
+    for start, end in covered:
+        inside = inside | ((pl.col("since") >= start) & (pl.col("until") <= end))
+    return bool(spans.select(inside.all()).item())
 
 
 def dealer_errors_of(

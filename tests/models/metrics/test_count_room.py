@@ -373,3 +373,40 @@ def test_a_bad_count_room_setting_is_named_in_one_line(name, value, message):
         Settings.from_env({name: value})
     with pytest.raises(ValueError, match=r"^the count tolerance is an amount of 0 or more, got -1$"):
         MartConfig(count_tolerance=D(-1))
+
+
+def test_coups_in_spans_equal_the_range_join_they_stand_in_for():
+    """The build's in-memory pick of a shift's coups against DuckDB's join of every span: spans that
+    overlap, an open-ended one under a closed one, a table without spans, coups on the bounds."""
+    import duckdb
+
+    from models.metrics.count_room import coups_in_spans
+
+    at = dt.datetime(2026, 11, 1, 6, tzinfo=dt.UTC)
+    minutes = [0, 5, 10, 30, 59, 60, 61, 90, 120, 200, 400]
+    rounds = pl.DataFrame(
+        {
+            "table_id": [table for table in ("T1", "T2", "T3") for _ in minutes],
+            "shoe_id": "S",
+            "round_no": list(range(len(minutes) * 3)),
+            "started_at": [at + dt.timedelta(minutes=m) for _ in range(3) for m in minutes],
+        }
+    )
+    spans = pl.DataFrame(
+        {
+            "table_id": ["T1", "T1", "T2", "T2", "T2"],
+            "since": [at, at + dt.timedelta(minutes=60), at + dt.timedelta(minutes=5), at + dt.timedelta(minutes=30),
+                      at + dt.timedelta(minutes=100)],
+            "until": [at + dt.timedelta(minutes=60), at + dt.timedelta(minutes=90), None,
+                      at + dt.timedelta(minutes=61), at + dt.timedelta(minutes=150)],
+        }
+    )  # fmt: skip
+    joined = duckdb.sql(
+        "SELECT DISTINCT r.* FROM rounds r JOIN spans s ON r.table_id = s.table_id AND r.started_at >= s.since "
+        "AND (s.until IS NULL OR r.started_at < s.until)"
+    ).pl()
+    picked = coups_in_spans(rounds, spans)
+    assert picked.height == 17  # T1: minutes 0 to 61 (7 coups), not 90; T2: 5 onwards (10); T3: none
+    assert_frame_equal(
+        picked.sort("round_no"), joined.sort("round_no").with_columns(pl.col("started_at").dt.convert_time_zone("UTC"))
+    )
