@@ -1,28 +1,19 @@
-"""Spearman's rank correlation of two columns within each of many segments, compiled.
-
-The surveillance marts take one per rating over its block's cells (stake against edge): a
-group-by in Polars ranks every segment through its general machinery, this sorts each in place.
-"""
+"""Spearman's rank correlation, compiled: the surveillance blocks (rating_blocks.py) take one per
+rating, stake against edge, inside their own loop."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 
-def spearman_by_segment(starts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman's rho of x against y within each segment, ties ranked by their average (NaN for a
-    segment of fewer than two values or a constant one).
-
-    starts int64 (n_segments + 1,): segment s is x[starts[s]:starts[s + 1]], nondecreasing, from 0
-    to len(x); x and y float64 (n_values,): the paired values, none NaN."""
-    starts = np.ascontiguousarray(starts, np.int64)
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rho of x against y, ties ranked by their average (NaN for fewer than two values
+    or a constant one). x and y float64 (n,): the paired values, none NaN."""
     x, y = np.ascontiguousarray(x, np.float64), np.ascontiguousarray(y, np.float64)
-    if len(x) != len(y) or len(starts) == 0 or starts[0] != 0 or starts[-1] != len(x):
-        raise ValueError("the segments and their values do not line up")
-    out = np.full(len(starts) - 1, np.nan)
-    _spearman(starts, x, y, out)
-    return out
+    if len(x) != len(y):
+        raise ValueError(f"x and y are paired: {len(x)} against {len(y)} values")
+    return float(_rho(x, y))
 
 
 @njit(cache=True, nogil=True)
@@ -41,21 +32,18 @@ def _ranks(values):
     return ranks
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _spearman(starts, x, y, out):
-    """Fill out float64 (n_segments,) with each segment's rho (see spearman_by_segment)."""
-    for s in prange(starts.shape[0] - 1):
-        lo, hi = starts[s], starts[s + 1]
-        n = hi - lo
-        if n < 2:
-            continue
-        rx, ry = _ranks(x[lo:hi]), _ranks(y[lo:hi])
-        mx, my = rx.mean(), ry.mean()
-        sxy, sxx, syy = 0.0, 0.0, 0.0
-        for i in range(n):
-            dx, dy = rx[i] - mx, ry[i] - my
-            sxy += dx * dy
-            sxx += dx * dx
-            syy += dy * dy
-        if sxx > 0 and syy > 0:
-            out[s] = sxy / np.sqrt(sxx * syy)
+@njit(cache=True, nogil=True)
+def _rho(x, y):
+    """Spearman's rho of x against y float64 (n,) (see spearman)."""
+    n = x.shape[0]
+    if n < 2:
+        return np.nan
+    rx, ry = _ranks(x), _ranks(y)
+    mx, my = rx.mean(), ry.mean()
+    sxy, sxx, syy = 0.0, 0.0, 0.0
+    for i in range(n):
+        dx, dy = rx[i] - mx, ry[i] - my
+        sxy += dx * dy
+        sxx += dx * dx
+        syy += dy * dy
+    return sxy / np.sqrt(sxx * syy) if sxx > 0 and syy > 0 else np.nan

@@ -19,7 +19,7 @@ from scipy import stats
 
 from models.game.paytable import BETS, MAIN_BETS
 from models.metrics.permutation import sequential_p_values
-from models.metrics.rank_correlation import spearman_by_segment
+from models.metrics.rating_blocks import pair_counts, rating_blocks
 from models.metrics.ratings import MAIN_HANDS
 from models.metrics.ties import q_values
 from models.money_units import MONEY
@@ -274,26 +274,22 @@ def _edge_table(coups: pl.DataFrame) -> np.ndarray:
 
 def _blocks(
     on_edges: pl.DataFrame, present: pl.DataFrame, edge_table: np.ndarray
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, np.ndarray]]:
+) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, np.ndarray]]:
     """Each rating's block: its present coups (rows) by the bet types it wagered whose edge is known
-    somewhere there (columns), with the stakes placed; the block's cells of known edge (`_rating`,
-    stake, edge); and per rating the advantage wagers expected if its timing were unrelated to the
-    shoe (`expected_advantage_wagers`); and the blocks as `sequential_p_values` takes them. A rating
-    with no such column has no block (it is not tested)."""
+    somewhere there (columns), with the stakes placed (rating_blocks.py); per rating the advantage
+    wagers expected if its timing were unrelated to the shoe (`expected_advantage_wagers`); and the
+    blocks as `sequential_p_values` takes them. Per tested rating: whether it bet a side bet
+    (`_side`), what its stakes win at random timing (`expected_edge_won`) and the rank correlation of
+    stake with edge over its cells of known edge (`edge_rank_correlation`). A rating with no such
+    column has no block (it is not tested)."""
     pairs = (
         on_edges.group_by("_rating", "_bet")
         .agg(_wagers=pl.len())
         .join(present, on="_rating", how="inner")
         .sort("_rating", "_bet")
     )
-    # a pair's present coups _lo.._hi, one after the other: by arithmetic, not joins
-    lo, size = pairs["_lo"].to_numpy().astype(np.int64), pairs["coups_present"].to_numpy().astype(np.int64)
-    starts = np.r_[0, np.cumsum(size)]
-    along = np.repeat(lo - starts[:-1], size) + np.arange(starts[-1])
-    edge = edge_table[along, np.repeat(pairs["_bet"].to_numpy(), size)]
-    segments = starts[:-1][size > 0]
-    favoured = np.add.reduceat((edge > 0).astype(np.int64), segments) if len(segments) else np.zeros(0, np.int64)
-    known = np.add.reduceat((~np.isnan(edge)).astype(np.int64), segments) if len(segments) else favoured
+    favoured, known = pair_counts(edge_table, pairs["_lo"].to_numpy(), pairs["coups_present"].to_numpy(),
+                                  pairs["_bet"].to_numpy())  # fmt: skip
     pairs = pairs.with_columns(_favoured=pl.Series(favoured, dtype=pl.Int64), _known=pl.Series(known, dtype=pl.Int64))
     # per bet type, the share of the present coups where it favoured the player, times its wagers
     weights = pairs.group_by("_rating").agg(
@@ -307,12 +303,6 @@ def _blocks(
     )
     n, width = tests["coups_present"].to_numpy().astype(np.int64), tests["_width"].to_numpy().astype(np.int64)
     blocks = np.r_[0, np.cumsum(n * width)]
-    # block cell q of test t: row q // width, column q % width, at coup _lo + row, bet _bets[column]
-    test_of = np.repeat(np.arange(tests.height), n * width)
-    q = np.arange(blocks[-1]) - blocks[test_of]
-    row, column = q // width[test_of], q % width[test_of]
-    bet_of = columns["_bet"].to_numpy()[np.r_[0, np.cumsum(width)][test_of] + column]
-    block_edges = edge_table[tests["_lo"].to_numpy().astype(np.int64)[test_of] + row, bet_of]
     staked = (
         on_edges.group_by("_rating", "_bet", "_coup")
         .agg(stake=pl.col("amount").cast(pl.Float64).sum())
@@ -324,12 +314,9 @@ def _blocks(
     test = staked["_test"].to_numpy().astype(np.int64)
     # the test weighs only the bets a count can beat: Banker's and Player's edges stay near -1 % and
     # only add noise (their stakes still move with their coup)
-    main = np.isin(bet_of, [BETS.index(bet) for bet in MAIN_HANDS])
-    tests = tests.with_columns(
-        _side=pl.Series(np.bincount(test_of, weights=~main, minlength=tests.height) > 0, dtype=pl.Boolean)
-    )
+    main = np.isin(np.arange(len(BETS)), [BETS.index(bet) for bet in MAIN_HANDS])
+    bets = columns["_bet"].to_numpy().astype(np.int64)
     arrays = {
-        "edges": np.where(main, 0.0, np.nan_to_num(block_edges, nan=0.0)),
         "blocks": blocks,
         "widths": width,
         "stakes": staked["stake"].to_numpy(),
@@ -337,25 +324,18 @@ def _blocks(
         "columns": staked["_column"].to_numpy(),
         "entries": np.searchsorted(test, np.arange(tests.height + 1)),
     }
-    at = blocks[test] + arrays["rows"] * width[test] + arrays["columns"]
-    stake_block = np.bincount(at, weights=arrays["stakes"], minlength=blocks[-1])
-    seen = ~np.isnan(block_edges)
-    cells = pl.DataFrame(
-        {
-            "_rating": tests["_rating"].to_numpy()[test_of[seen]],
-            "stake": stake_block[seen],
-            "edge": block_edges[seen],
-        },
-        schema={"_rating": pl.UInt32, "stake": pl.Float64, "edge": pl.Float64},
+    laid = rating_blocks(
+        edge_table, tests["_lo"].to_numpy(), n, width, bets, main, blocks, arrays["entries"], arrays["rows"],
+        arrays["columns"], arrays["stakes"],
+    )  # fmt: skip
+    arrays["edges"] = laid.edges
+    sided = ~pl.col("_bet").is_in(np.flatnonzero(main).tolist())
+    side = columns.group_by("_rating", maintain_order=True).agg(_side=sided.any())
+    found = tests.select("_rating").with_columns(
+        expected_edge_won=pl.Series(laid.expected, dtype=pl.Float64),
+        edge_rank_correlation=pl.Series(laid.rho, dtype=pl.Float64).fill_nan(None),
     )
-    # what the stakes win on average at random timing: each bet type's stakes times its mean edge
-    column_of = np.r_[0, np.cumsum(width)][test_of] + column
-    every_edge = np.nan_to_num(block_edges, nan=0.0)
-    mean_edge = np.bincount(column_of, weights=every_edge, minlength=width.sum()) / np.repeat(n, width)
-    per_column = mean_edge * np.bincount(column_of, weights=stake_block, minlength=width.sum())
-    expected = np.bincount(np.repeat(np.arange(tests.height), width), weights=per_column, minlength=tests.height)
-    expected = pl.Series(expected, dtype=pl.Float64)
-    return tests.select("_rating", "_side", expected_edge_won=expected), cells, weights, arrays
+    return found.join(side, on="_rating", how="left", maintain_order="left"), weights, arrays
 
 
 #: Ratings whose blocks are built and tested at a time: a block holds every (present coup, bet type)
@@ -375,21 +355,19 @@ def _tested_in_slices(
     for first in range(0, max(ratings.len(), 1), SLICE_RATINGS):
         chosen = ratings.slice(first, SLICE_RATINGS)
         part = pl.col("_rating").is_in(chosen.implode())
-        tests, cells, weighed, arrays = _blocks(on_edges.filter(part), present.filter(part), edge_table)
+        tests, weighed, arrays = _blocks(on_edges.filter(part), present.filter(part), edge_table)
         weights.append(weighed)
-        tested.append(_tested(tests, cells, arrays, sessions, h, max_permutations))
+        tested.append(_tested(tests, arrays, sessions, h, max_permutations))
     return pl.concat(weights, how="vertical"), pl.concat(tested, how="vertical")
 
 
 def _tested(
-    tests: pl.DataFrame, cells: pl.DataFrame, arrays: dict[str, np.ndarray], sessions: pl.DataFrame, h: int,
-    max_permutations: int,
-) -> pl.DataFrame:  # fmt: skip
-    """Per tested rating: the rank correlation of stake with edge, permutations and p-value."""
+    tests: pl.DataFrame, arrays: dict[str, np.ndarray], sessions: pl.DataFrame, h: int, max_permutations: int
+) -> pl.DataFrame:
+    """Per tested rating (`tests`, from `_blocks`): its permutations and p-value beside."""
     keys = _ratings(sessions).select(KEY)[tests["_rating"]]
     seeds = np.array([rating_seed(*row) for row in keys.iter_rows()], np.uint64)
     found = sequential_p_values(**arrays, seeds=seeds, h=h, max_permutations=max_permutations)
-    correlation = _rank_correlations(cells)
     side = pl.col("_side")  # a rating that bet no side bet is not tested
     return (
         tests.with_columns(
@@ -398,20 +376,7 @@ def _tested(
         )
         .with_columns(pl.when(side).then(pl.col("permutations", "p_value")))
         .drop("_side")
-        .join(correlation, on="_rating", how="left")
     )
-
-
-def _rank_correlations(cells: pl.DataFrame) -> pl.DataFrame:
-    """Per rating of `cells` (their rows together, a rating's after another's): Spearman's rho of
-    stake against edge (`edge_rank_correlation`, null where either is constant)."""
-    ratings = cells["_rating"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, ratings[1:] != ratings[:-1]]) if len(ratings) else np.zeros(0, np.int64)
-    rho = spearman_by_segment(np.r_[starts, len(ratings)], cells["stake"].to_numpy(), cells["edge"].to_numpy())
-    return pl.DataFrame(
-        {"_rating": ratings[starts], "edge_rank_correlation": rho},
-        schema={"_rating": cells.schema["_rating"], "edge_rank_correlation": pl.Float64},
-    ).with_columns(pl.col("edge_rank_correlation").fill_nan(None))
 
 
 def rating_seed(player_id: str, table_id: str, gaming_day, session: int) -> int:
