@@ -80,13 +80,13 @@ class Counted:
     lowest_tray: Decimal  # the tray's lowest level at any moment of the chunk (never below 0)
 
 
-def _codes(column: pa.ChunkedArray) -> np.ndarray:
-    """A dictionary-encoded column's indices (the number each label was built from), or its values."""
-    parts = [np.zeros(0, np.int64)]
-    for chunk in column.chunks:
-        values = chunk.indices if pa.types.is_dictionary(chunk.type) else chunk
-        parts.append(values.to_numpy(zero_copy_only=False).astype(np.int64))
-    return np.concatenate(parts)
+def _codes(column: pa.ChunkedArray, dtype: type | None = np.int64) -> np.ndarray:
+    """A dictionary-encoded column's indices (the number each label was built from), or its values; as
+    `dtype`, or as stored when None."""
+    values = [chunk.indices if pa.types.is_dictionary(chunk.type) else chunk for chunk in column.chunks]
+    parts = [value.to_numpy(zero_copy_only=False) for value in values]
+    codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    return codes if dtype is None else codes.astype(dtype, copy=False)
 
 
 def _times(column: pa.ChunkedArray) -> np.ndarray:
@@ -119,7 +119,7 @@ def table_events(
     r_day = first_day + r_shoe // sim.shoes_per_day
     order = coup_order(r_day * tables + r_table, r_time)
     n_coups = len(order)
-    b_table = _codes(bets["table_id"])
+    b_table = _codes(bets["table_id"], None)  # the wagers' columns as stored: the compiled pass reads any integers
     net = house_net_units(rounds, bets, b_table, player_banked, sim.paytable)
     # coups in table-day and time order; shifts from the gaming day's opening
     c_time, c_table, c_day = r_time[order], r_table[order], r_day[order]
@@ -127,7 +127,7 @@ def table_events(
     # one entry per (coup, player): what they staked and won on it, and where their sittings begin and end
     entries = coup_entries(
         order, (r_shoe, r_table, r_round), table_day, c_time,
-        (_codes(bets["shoe_id"]), b_table, _codes(bets["round_no"]), _codes(bets["player_id"]),
+        (_codes(bets["shoe_id"], None), b_table, _codes(bets["round_no"], None), _codes(bets["player_id"], None),
          arrow_units(bets["amount"], CENT_SCALE), arrow_units(bets["payout"], MONEY_SCALE), net),
         tables, round(cage.session_gap_minutes * 60 * 1_000_000),
     )  # fmt: skip

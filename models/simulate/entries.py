@@ -96,9 +96,10 @@ def _coup_entries(
         if not (0 <= r_table[i] < tables and r_round[i] >= 0):
             return False, entries, coup_net, player[:0], wager[:0], payout[:0], nothing, nothing
         place[((np.int64(r_shoe[i]) - low) * tables + r_table[i]) * width + r_round[i]] = k
-    # the wagers counted into their coups, in their order within each
+    # the wagers counted into their coups, in their order within each (as dealt, they come in that order)
     first_bet = np.zeros(n + 1, np.int64)
     of_bet = np.empty(m, np.int64)
+    in_order = True
     for j in range(m):
         s = np.int64(b_shoe[j]) - low
         inside = 0 <= s <= high - low and 0 <= b_table[j] < tables and 0 <= b_round[j] < width
@@ -106,49 +107,55 @@ def _coup_entries(
         if k < 0:
             return False, entries, coup_net, player[:0], wager[:0], payout[:0], nothing, nothing
         of_bet[j] = k
+        in_order = in_order and (j == 0 or k >= of_bet[j - 1])
         first_bet[k + 1] += 1
     for k in range(n):
         first_bet[k + 1] += first_bet[k]
-    bets = np.empty(m, np.int64)
-    fill = first_bet[:n].copy()
-    for j in range(m):
-        bets[fill[of_bet[j]]] = j
-        fill[of_bet[j]] += 1
-    # one entry per (coup, player): a coup's wagers in player order (insertion: a coup has a few)
-    e = 0
-    for k in range(n):
-        entries[k] = e
-        a, z = first_bet[k], first_bet[k + 1]
-        for x in range(a + 1, z):
-            j, y = bets[x], x
-            while y > a and b_player[bets[y - 1]] > b_player[j]:
-                bets[y] = bets[y - 1]
-                y -= 1
-            bets[y] = j
-        for x in range(a, z):
-            j = bets[x]
-            if x == a or b_player[j] != b_player[bets[x - 1]]:
-                player[e] = b_player[j]
-                e += 1
-            wager[e - 1] += b_cents[j]
-            payout[e - 1] += b_payout[j]
-            coup_net[k] += b_net[j]
-    entries[n] = e
-    # sittings: a player's entries at one table-day, split where they pause longer than the gap
-    first = np.zeros(e, np.bool_)
-    last = np.zeros(e, np.bool_)
-    players = player[:e].max() + 1 if e else 0
+    bets = of_bet  # their order: wager j itself when in order, else counted into place
+    if not in_order:
+        bets = np.empty(m, np.int64)
+        fill = first_bet[:n].copy()
+        for j in range(m):
+            bets[fill[of_bet[j]]] = j
+            fill[of_bet[j]] += 1
+    # one entry per (coup, player), a coup's players ascending: each wager added to its player's
+    # entry or put in its place among the coup's few entries; then the coup's entries open or carry
+    # on their players' sittings (a player's entries at one table-day, split where they pause longer
+    # than the gap)
+    first = np.zeros(m, np.bool_)
+    last = np.zeros(m, np.bool_)
+    players = b_player.max() + 1 if m else 0
     seen = np.full(players, -1, np.int64)
     seen_day = np.empty(players, np.int64)
     seen_time = np.empty(players, np.int64)
+    e = 0
     for k in range(n):
-        for x in range(entries[k], entries[k + 1]):
+        entries[k] = e
+        for x in range(first_bet[k], first_bet[k + 1]):
+            j = x if in_order else bets[x]
+            p = b_player[j]
+            at = e
+            while at > entries[k] and player[at - 1] > p:
+                at -= 1
+            if at == entries[k] or player[at - 1] != p:
+                for y in range(e, at, -1):
+                    player[y], wager[y], payout[y] = player[y - 1], wager[y - 1], payout[y - 1]
+                player[at], wager[at], payout[at] = p, 0, 0
+                e += 1
+            else:
+                at -= 1
+            wager[at] += b_cents[j]
+            payout[at] += b_payout[j]
+            coup_net[k] += b_net[j]
+        day, time = c_table_day[k], c_time[k]
+        for x in range(entries[k], e):
             p = player[x]
             before = seen[p]
-            if before >= 0 and seen_day[p] == c_table_day[k] and c_time[k] - seen_time[p] <= gap:
+            if before >= 0 and seen_day[p] == day and time - seen_time[p] <= gap:
                 last[before] = False
             else:
                 first[x] = True
             last[x] = True
-            seen[p], seen_day[p], seen_time[p] = x, c_table_day[k], c_time[k]
-    return True, entries, coup_net, player[:e].copy(), wager[:e].copy(), payout[:e].copy(), first, last
+            seen[p], seen_day[p], seen_time[p] = x, day, time
+    entries[n] = e
+    return True, entries, coup_net, player[:e], wager[:e], payout[:e], first[:e], last[:e]
