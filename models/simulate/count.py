@@ -141,13 +141,12 @@ def table_events(
     s_table, s_day, s_k = c_table[shift_first], c_day[shift_first], c_k[shift_first]
     s_start = c_open[shift_first] + s_k * shift_us
     s_end = np.minimum(s_start + shift_us, openings[s_day - first_day + 1])
-    shift_ids = [
-        f"{sim.start + dt.timedelta(days=int(day)):%Y%m%d}-{int(k) + 1}" for day, k in zip(s_day, s_k, strict=True)
-    ]
-    table_ids = [f"T{int(table) + 1:02d}" for table in s_table]
-    shifts = pl.DataFrame(
-        {"table_id": table_ids, "shift_id": shift_ids, "player_banked": player_banked[s_table]},
-        schema={"table_id": pl.String, "shift_id": pl.String, "player_banked": pl.Boolean},
+    dates = np.array([f"{sim.start + dt.timedelta(days=int(day)):%Y%m%d}" for day in days])
+    shift_parts = {"_table": s_table + 1, "_date": dates[s_day - first_day], "_k": s_k + 1}
+    shifts = pl.DataFrame({**shift_parts, "player_banked": player_banked[s_table]}).select(
+        table_id=pl.format("T{}", pl.col("_table").cast(pl.String).str.zfill(2)),
+        shift_id=pl.format("{}-{}", "_date", "_k"),
+        player_banked=pl.col("player_banked").cast(pl.Boolean),
     )
     fault = count_faults.pick(shifts, fault_rate, sim.seed)
     (ev_shift, ev_kind, ev_time, ev_amount, ev_player, f_amount, f_coup, f_player, f_event, lowest) = count_table_days(
