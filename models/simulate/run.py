@@ -186,11 +186,14 @@ def write_simulation(
         summary.players = write_frame(players.frame(), out / PLAYERS_FOLDER / f"players_seed{sim.seed}", fmt)
         purses = Purses.of(players, sim.seed) if events else None
 
-    # One chunk's files are written, and its table events worked out, each in its own thread while the
+    # One chunk's files are written (each in its own thread) and its table events worked out while the
     # next chunk is dealt on one core fewer than the machine has: a dealing thread waiting for a core a
-    # writer holds would stall the kernel's other threads. At most two chunks are ever in memory.
+    # writer holds would stall the kernel's other threads. At most two chunks are ever in memory. The
+    # events have a thread of their own: its malloc arena keeps the same large arrays chunk after chunk
+    # (spread over the writers' threads, each chunk faulted in fresh pages, a tenth of the CPU time).
     dealers = max(1, numba.config.NUMBA_NUM_THREADS - 1)
-    with ThreadPoolExecutor(max_workers=3) as writer, collector.paused(), _compile_timer() as compiling:
+    writer, counter = ThreadPoolExecutor(max_workers=3), ThreadPoolExecutor(max_workers=1)
+    with writer, counter, collector.paused(), _compile_timer() as compiling:
         pending: list[Future] = []
         for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups, threads=dealers)):
             if misdeal_rate > 0:
@@ -204,10 +207,10 @@ def write_simulation(
                 *_log_files(labels, out / FAULTS_FOLDER / f"faults_{stem}", None),
             ]
             _collect(summary, pending)
-            counting = []  # the longest job, started first; its files listed last
+            counting = []  # started first, its files listed last
             if purses is not None:
                 counting = [
-                    writer.submit(_count_and_write, sim, chunk, purses, count_fault_rate, out, stem, sharding, fmt)
+                    counter.submit(_count_and_write, sim, chunk, purses, count_fault_rate, out, stem, sharding, fmt)
                 ]
             pending = [writer.submit(_write_rows, frame, rows, path, fmt) for frame, rows, path in frames] + counting
             summary.shoes += chunk.shoes
