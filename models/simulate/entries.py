@@ -2,9 +2,9 @@
 won, and where each player's sittings at a table-day begin and end.
 
 One compiled pass: each wager finds its coup by its key in a table of the chunk's coups, the wagers
-are counted into their coups, and a coup's few wagers are put in player order in place; nothing
-sorts the wagers of a whole chunk. `tests/models/simulate/test_entries.py` holds the plain twin
-(sorts and group-bys in numpy) it is checked against.
+are counted into their coups (as dealt they are in order already), and each wager is added to its
+player's entry among its coup's few, kept in player order; nothing sorts a whole chunk's wagers.
+`tests/models/simulate/test_entries.py` holds the plain twin (numpy sorts and group-bys).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def coup_entries(
     coup_keys: tuple[np.ndarray, np.ndarray, np.ndarray],
     table_day: np.ndarray,
     time: np.ndarray,
-    wagers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    wagers: tuple[np.ndarray, ...],
     tables: int,
     gap: int,
 ) -> Entries:
