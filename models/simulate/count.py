@@ -34,6 +34,7 @@ from models.simulate.count_kernel import (
     STEP,
     count_table_days,
 )  # fmt: skip
+from models.simulate.entries import coup_entries, coup_order
 from models.simulate.frames import day_opening
 from models.simulate.house_net import house_net_units
 
@@ -44,20 +45,30 @@ COUNT_TEAM = "C01"
 
 
 def denominations(cents: int) -> str:
-    """The chips making up an amount, `DENOMxCOUNT` tokens from the largest: a tray's usual stock of
+    """The chips making up an amount, `DENOMxCOUNT` tokens from the largest (`chips`, for one amount)."""
+    return chips(np.array([cents], np.int64))[0]
+
+
+def chips(cents: np.ndarray) -> pl.Series:
+    """The chips making up each amount, `DENOMxCOUNT` tokens from the largest: a tray's usual stock of
     each denomination first, the smallest first (a tray keeps change for commissions and side bets),
     the largest then taking the rest; odd cents as 0.01 chips."""
     counts, left = {}, cents
     for value, cap in reversed(TRAY):
         worth = int(Decimal(value) * 100)
-        counts[value] = min(cap, left // worth)
-        left -= counts[value] * worth
+        counts[value] = np.minimum(cap, left // worth)
+        left = left - counts[value] * worth
     for value, _ in TRAY:
         worth = int(Decimal(value) * 100)
-        more, left = divmod(left, worth)
-        counts[value] += more
+        counts[value] = counts[value] + left // worth
+        left = left % worth
     counts[Decimal("0.01")] = left
-    return " ".join(f"{value}x{counts[value]}" for value in sorted(counts, reverse=True) if counts[value])
+    tokens = [
+        pl.when(pl.col(str(value)) != 0).then(pl.format(f"{value}x{{}}", pl.col(str(value))))
+        for value in sorted(counts, reverse=True)
+    ]
+    frame = pl.DataFrame({str(value): count for value, count in counts.items()})
+    return frame.select(pl.concat_str(tokens, separator=" ", ignore_nulls=True).alias("denominations")).to_series()
 
 
 @dataclass(frozen=True)
@@ -69,13 +80,13 @@ class Counted:
     lowest_tray: Decimal  # the tray's lowest level at any moment of the chunk (never below 0)
 
 
-def _codes(column: pa.ChunkedArray) -> np.ndarray:
-    """A dictionary-encoded column's indices (the number each label was built from), or its values."""
-    parts = [np.zeros(0, np.int64)]
-    for chunk in column.chunks:
-        values = chunk.indices if pa.types.is_dictionary(chunk.type) else chunk
-        parts.append(values.to_numpy(zero_copy_only=False).astype(np.int64))
-    return np.concatenate(parts)
+def _codes(column: pa.ChunkedArray, dtype: type | None = np.int64) -> np.ndarray:
+    """A dictionary-encoded column's indices (the number each label was built from), or its values; as
+    `dtype`, or as stored when None."""
+    values = [chunk.indices if pa.types.is_dictionary(chunk.type) else chunk for chunk in column.chunks]
+    parts = [value.to_numpy(zero_copy_only=False) for value in values]
+    codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    return codes if dtype is None else codes.astype(dtype, copy=False)
 
 
 def _times(column: pa.ChunkedArray) -> np.ndarray:
@@ -106,71 +117,41 @@ def table_events(
     r_table, r_shoe, r_round = _codes(rounds["table_id"]), _codes(rounds["shoe_id"]), _codes(rounds["round_no"])
     r_time = _times(rounds["started_at"])
     r_day = first_day + r_shoe // sim.shoes_per_day
-    order = np.lexsort((r_time, r_table, r_day))
+    order = coup_order(r_day * tables + r_table, r_time)
     n_coups = len(order)
-    rank = np.empty(n_coups, np.int64)
-    rank[order] = np.arange(n_coups)
-    # each bet's coup, through a key of (shoe, table, round)
-    width = int(r_round.max()) + 2 if n_coups else 1
-    key = (r_shoe * tables + r_table) * width + r_round
-    by_key = np.argsort(key)
-    b_table = _codes(bets["table_id"])
-    b_key = (_codes(bets["shoe_id"]) * tables + b_table) * width + _codes(bets["round_no"])
-    b_rank = rank[by_key[np.searchsorted(key[by_key], b_key)]]
-    b_player = _codes(bets["player_id"])
+    b_table = _codes(bets["table_id"], None)  # the wagers' columns as stored: the compiled pass reads any integers
     net = house_net_units(rounds, bets, b_table, player_banked, sim.paytable)
-    payout = arrow_units(bets["payout"], MONEY_SCALE)
-    cents = arrow_units(bets["amount"], CENT_SCALE)
-    # one entry per (coup, player): what they staked and won on it
-    by_bet = np.lexsort((b_player, b_rank))
-    starts = _runs(b_rank[by_bet], b_player[by_bet])
-    entry_rank, entry_player = b_rank[by_bet][starts], b_player[by_bet][starts]
-    entry_wager = np.add.reduceat(cents[by_bet], starts) if len(starts) else np.zeros(0, np.int64)
-    entry_payout = np.add.reduceat(payout[by_bet], starts) if len(starts) else np.zeros(0, np.int64)
-    entry_net = np.add.reduceat(net[by_bet], starts) if len(starts) else np.zeros(0, np.int64)
-    coup_entries = np.searchsorted(entry_rank, np.arange(n_coups + 1))
-    coup_net = np.zeros(n_coups, np.int64)
-    with_bets = np.flatnonzero(np.diff(coup_entries) > 0)
-    if len(with_bets):
-        coup_net[with_bets] = np.add.reduceat(entry_net, coup_entries[with_bets])
     # coups in table-day and time order; shifts from the gaming day's opening
     c_time, c_table, c_day = r_time[order], r_table[order], r_day[order]
+    table_day = c_day * tables + c_table
+    # one entry per (coup, player): what they staked and won on it, and where their sittings begin and end
+    entries = coup_entries(
+        order, (r_shoe, r_table, r_round), table_day, c_time,
+        (_codes(bets["shoe_id"], None), b_table, _codes(bets["round_no"], None), _codes(bets["player_id"], None),
+         arrow_units(bets["amount"], CENT_SCALE), arrow_units(bets["payout"], MONEY_SCALE), net),
+        tables, round(cage.session_gap_minutes * 60 * 1_000_000),
+    )  # fmt: skip
     days = np.arange(first_day, int(r_day.max()) + 2 if n_coups else first_day + 1)
     openings = np.array([day_opening(sim, int(day)) for day in days], np.int64) * 1_000_000
     shift_us = round(sim.shift_hours * 3600 * 1_000_000)
     c_open = openings[c_day - first_day]
     c_k = (c_time - c_open) // shift_us
-    table_day = c_day * tables + c_table
     shift_first = _runs(table_day, c_k)
     coup_shift = np.repeat(np.arange(len(shift_first)), np.diff(np.r_[shift_first, n_coups]))
     s_table, s_day, s_k = c_table[shift_first], c_day[shift_first], c_k[shift_first]
     s_start = c_open[shift_first] + s_k * shift_us
     s_end = np.minimum(s_start + shift_us, openings[s_day - first_day + 1])
-    # sittings: a player's entries at a table-day, split where they pause past the session gap
-    by_player = np.lexsort((entry_rank, entry_player, table_day[entry_rank]))
-    e_time = c_time[entry_rank[by_player]]
-    gap = round(cage.session_gap_minutes * 60 * 1_000_000)
-    new = np.ones(len(by_player), bool)
-    new[1:] = (
-        (entry_player[by_player][1:] != entry_player[by_player][:-1])
-        | (table_day[entry_rank[by_player]][1:] != table_day[entry_rank[by_player]][:-1])
-        | (e_time[1:] - e_time[:-1] > gap)
-    )
-    entry_first, entry_last = np.zeros(len(by_player), bool), np.zeros(len(by_player), bool)
-    entry_first[by_player] = new
-    entry_last[by_player] = np.r_[new[1:], True] if len(new) else new
-    shift_ids = [
-        f"{sim.start + dt.timedelta(days=int(day)):%Y%m%d}-{int(k) + 1}" for day, k in zip(s_day, s_k, strict=True)
-    ]
-    table_ids = [f"T{int(table) + 1:02d}" for table in s_table]
-    shifts = pl.DataFrame(
-        {"table_id": table_ids, "shift_id": shift_ids, "player_banked": player_banked[s_table]},
-        schema={"table_id": pl.String, "shift_id": pl.String, "player_banked": pl.Boolean},
+    dates = np.array([f"{sim.start + dt.timedelta(days=int(day)):%Y%m%d}" for day in days])
+    shift_parts = {"_table": s_table + 1, "_date": dates[s_day - first_day], "_k": s_k + 1}
+    shifts = pl.DataFrame({**shift_parts, "player_banked": player_banked[s_table]}).select(
+        table_id=pl.format("T{}", pl.col("_table").cast(pl.String).str.zfill(2)),
+        shift_id=pl.format("{}-{}", "_date", "_k"),
+        player_banked=pl.col("player_banked").cast(pl.Boolean),
     )
     fault = count_faults.pick(shifts, fault_rate, sim.seed)
     (ev_shift, ev_kind, ev_time, ev_amount, ev_player, f_amount, f_coup, f_player, f_event, lowest) = count_table_days(
-        coup_shift, c_time, coup_net, coup_entries,
-        entry_player, entry_wager, entry_payout, entry_first, entry_last,
+        coup_shift, c_time, entries.coup_net, entries.coup_entries,
+        entries.player, entries.wager, entries.payout, entries.first, entries.last,
         purses.buy_in_cents, purses.credit, purses.repays,
         s_day * tables + s_table, s_start, s_end, fault, _params(cage),
     )  # fmt: skip
@@ -203,8 +184,7 @@ def _frame(shifts, dealers, ev_shift, ev_kind, ev_time, ev_amount, ev_player) ->
     kinds = np.array(EVENT_KINDS)[ev_kind]
     cents = ev_amount // CENT
     counted = np.isin(ev_kind, [0, 1, FILL, FILL + 1])  # opener, closer, fill, credit carry chips
-    breakdown = np.full(len(cents), None, object)
-    breakdown[counted] = [denominations(int(value)) for value in cents[counted]]
+    breakdown = pl.select(pl.when(pl.lit(counted)).then(pl.lit(chips(cents)))).to_series()
     frame = pl.DataFrame(
         {
             "_shift": ev_shift,
@@ -212,7 +192,7 @@ def _frame(shifts, dealers, ev_shift, ev_kind, ev_time, ev_amount, ev_player) ->
             "event": kinds,
             "recorded_at": ev_time,
             "amount": pl.from_arrow(decimal64(cents, CENT_SCALE).cast(pa.decimal128(18, CENT_SCALE))),
-            "denominations": pl.Series(breakdown, dtype=pl.String),
+            "denominations": breakdown,
             "_player": ev_player,
             "_dealer": dealers[ev_shift] if len(ev_shift) else np.zeros(0, np.int64),
         }

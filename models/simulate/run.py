@@ -101,6 +101,39 @@ def _log_files(frame: pl.DataFrame | pa.Table | None, path: Path, sharding: Shar
     ]
 
 
+def _count_and_write(
+    sim: Simulation,
+    chunk: Chunk,
+    purses: Purses,
+    rate: float,
+    out: Path,
+    stem: str,
+    sharding: Sharding | None,
+    fmt: str,
+) -> tuple[list[Path], int, int]:
+    """A chunk's table events and count-fault labels, worked out and written in a writer's thread (from
+    the chunk as dealt: a misdeal in the logs is no change at the table); the files, events and labels."""
+    counted = table_events(sim, chunk.rounds_table, chunk.bets_table, chunk.days[0], purses, rate)
+    files = [
+        *_log_files(counted.events, out / f"table_events_{stem}", sharding),
+        *_log_files(counted.labels, out / FAULTS_FOLDER / f"count_faults_{stem}", None),
+    ]
+    return [_write_rows(*file, fmt) for file in files], counted.events.height, counted.labels.height
+
+
+def _collect(summary: Summary, pending: list[Future]) -> None:
+    """Wait for a chunk's writes; their files (and table events and count faults) into the summary."""
+    for future in pending:
+        done = future.result()
+        if isinstance(done, tuple):
+            files, events, count_faults = done
+            summary.files += files
+            summary.events += events
+            summary.count_faults += count_faults
+        else:
+            summary.files.append(done)
+
+
 @contextmanager
 def _compile_timer() -> Iterator[Callable[[], float]]:
     """Within the block, numba's compile events are recorded; yields a function that gives the
@@ -153,11 +186,14 @@ def write_simulation(
         summary.players = write_frame(players.frame(), out / PLAYERS_FOLDER / f"players_seed{sim.seed}", fmt)
         purses = Purses.of(players, sim.seed) if events else None
 
-    # One chunk's files are written (each in its own thread) while the next chunk is dealt on one
-    # core fewer than the machine has: a dealing thread waiting for a core a writer holds would
-    # stall the kernel's other threads. At most two chunks are ever in memory.
+    # One chunk's files are written (each in its own thread) and its table events worked out while the
+    # next chunk is dealt on one core fewer than the machine has: a dealing thread waiting for a core a
+    # writer holds would stall the kernel's other threads. At most two chunks are ever in memory. The
+    # events have a thread of their own: its malloc arena keeps the same large arrays chunk after chunk
+    # (spread over the writers' threads, each chunk faulted in fresh pages, a tenth of the CPU time).
     dealers = max(1, numba.config.NUMBA_NUM_THREADS - 1)
-    with ThreadPoolExecutor(max_workers=3) as writer, collector.paused(), _compile_timer() as compiling:
+    writer, counter = ThreadPoolExecutor(max_workers=3), ThreadPoolExecutor(max_workers=1)
+    with writer, counter, collector.paused(), _compile_timer() as compiling:
         pending: list[Future] = []
         for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups, threads=dealers)):
             if misdeal_rate > 0:
@@ -165,23 +201,18 @@ def write_simulation(
             else:  # the Arrow tables as dealt: no Polars frames built
                 rounds, bets, labels = chunk.rounds_table, chunk.bets_table, None
             stem = _stem(sim, chunk, index)
-            counted = None
-            if purses is not None:  # from the chunk as dealt: a misdeal in the logs is no change at the table
-                counted = table_events(
-                    sim, chunk.rounds_table, chunk.bets_table, chunk.days[0], purses, count_fault_rate
-                )
             frames = [
                 *_log_files(rounds, out / f"rounds_{stem}", sharding),
                 *_log_files(bets, out / f"bets_{stem}", sharding),
                 *_log_files(labels, out / FAULTS_FOLDER / f"faults_{stem}", None),
             ]
-            if counted is not None:
-                frames += _log_files(counted.events, out / f"table_events_{stem}", sharding)
-                frames += _log_files(counted.labels, out / FAULTS_FOLDER / f"count_faults_{stem}", None)
-                summary.events += counted.events.height
-                summary.count_faults += counted.labels.height
-            summary.files += [future.result() for future in pending]
-            pending = [writer.submit(_write_rows, frame, rows, path, fmt) for frame, rows, path in frames]
+            _collect(summary, pending)
+            counting = []  # started first, its files listed last
+            if purses is not None:
+                counting = [
+                    counter.submit(_count_and_write, sim, chunk, purses, count_fault_rate, out, stem, sharding, fmt)
+                ]
+            pending = [writer.submit(_write_rows, frame, rows, path, fmt) for frame, rows, path in frames] + counting
             summary.shoes += chunk.shoes
             summary.coups += chunk.rounds_table.num_rows
             summary.bets += 0 if chunk.bets_table is None else chunk.bets_table.num_rows
@@ -189,7 +220,7 @@ def write_simulation(
             summary.seconds, summary.compiling = time.perf_counter() - started, compiling()
             if progress:
                 progress(summary)
-        summary.files += [future.result() for future in pending]
+        _collect(summary, pending)
         summary.compiling = compiling()
     summary.seconds = time.perf_counter() - started
     return summary
