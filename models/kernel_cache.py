@@ -9,22 +9,16 @@ stands instead.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from pathlib import Path
 
-#: The code whose version keys the cache: every module of the domain.
-_CODE = Path(__file__).resolve().parent
+from models.code_version import code_digest
 
 
 def kernel_cache_folder() -> Path:
     """The folder of this version of the code's compiled kernels."""
-    digest = hashlib.sha256()
-    for path in sorted(_CODE.rglob("*.py")):
-        digest.update(path.relative_to(_CODE).as_posix().encode())
-        digest.update(path.read_bytes())
-    return _cache_root() / digest.hexdigest()[:16]
+    return _cache_root() / code_digest()
 
 
 def use_kernel_cache() -> Path:

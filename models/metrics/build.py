@@ -120,7 +120,8 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
     rows: dict[str, int] = {}
     clock = Stopwatch()
     kept_edges = 0
-    for chunk in _chunks(plan.days or held["gaming_day"].tail(1).to_list(), held, chunk_coups or CHUNK_COUPS):
+    # (the settings' key holds the release's: with no day to compute, the stored marts are this one's)
+    for chunk in _chunks(plan.days, held, chunk_coups or CHUNK_COUPS):
         with clock("read the core rows"):
             rounds, bets, shoes = core_rows(con, chunk, config)
             errors = dealer_errors_of(con, chunk, config)
@@ -133,8 +134,6 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
             _forget_marts(con)
             again = ledger.Plan(held["gaming_day"].to_list(), [], None, "a mart was stored by an earlier release")
             return _compute(con, config, again, held, chunk_coups)
-        if not plan.days:  # nothing to compute: the day was only computed to see the marts are current
-            break
         with clock("store"):
             stored = _store_days(con, config, chunk, marts)
         for name, count in stored.items():
@@ -153,9 +152,8 @@ _TOTALS = (schema.MARTS_TENURE_FIT, schema.MARTS_PLAYERS, schema.MARTS_STATISTIC
 def _coups_by_day(con, config: MartConfig) -> pl.DataFrame:
     """The coups of each gaming day the warehouse holds (gaming_day, coups), in day order."""
     # time zone offsets are whole minutes: minutes are all a gaming day needs of an instant
-    minutes = con.sql(
-        f"SELECT date_trunc('minute', started_at) AS started_at, count(*) AS coups FROM {schema.CORE_ROUNDS} GROUP BY 1"
-    ).pl()
+    rounds = views.scan(con, schema.CORE_ROUNDS)
+    minutes = rounds.group_by(pl.col("started_at").dt.truncate("1m")).agg(coups=pl.len()).collect()
     return minutes.group_by(gaming_day(pl.col("started_at"), config.day)).agg(pl.col("coups").sum()).sort("gaming_day")
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from models.code_version import code_digest
 from models.gaming_day import gaming_day
 from models.logs.checks import _instant as ingested_instant  # a row's time read as its checks read it
 from models.metrics.config import MartConfig
@@ -48,13 +49,19 @@ class Plan:
 
 
 def settings_key(config: MartConfig) -> str:
-    """A short digest of every setting the marts are reckoned by."""
-    return hashlib.sha256(repr(config).encode()).hexdigest()[:16]
+    """A short digest of every setting the marts are reckoned by and of the code that reckons them
+    (a new release computes every day again: its figures or its columns may differ)."""
+    return hashlib.sha256(f"{config!r} {code_digest()}".encode()).hexdigest()[:16]
+
+
+#: The code a coup's edges are computed by: the rules, the exact odds and the edges' own module.
+EDGES_CODE = ("game", "odds", "metrics/coup_edges.py")
 
 
 def edges_key(config: MartConfig) -> str:
-    """A short digest of what a coup's edges depend on beside its shoe's cards."""
-    return hashlib.sha256(repr((config.paytable, config.day)).encode()).hexdigest()[:16]
+    """A short digest of what a coup's edges depend on beside its shoe's cards: the pay table, the
+    gaming day (it names the shoe's day) and the code that computes them."""
+    return hashlib.sha256(f"{(config.paytable, config.day)!r} {code_digest(*EDGES_CODE)}".encode()).hexdigest()[:16]
 
 
 def plan(con, config: MartConfig, days: Sequence[dt.date], every_day: bool = False) -> Plan:
@@ -74,7 +81,7 @@ def plan(con, config: MartConfig, days: Sequence[dt.date], every_day: bool = Fal
     reused = sorted(set(days) - set(todo))
     why = "asked to compute every day" if every_day else ""
     if not settled and todo:
-        why = "the settings changed since the last build"
+        why = "the settings or the release changed since the last build"
     return Plan(todo, reused, shoes if same_edges else None, why)
 
 
@@ -100,7 +107,9 @@ def record_days(con, days: Sequence[dt.date], config: MartConfig) -> None:
 
 def record_files(con, read: dict[str, set[str]], shoes: pl.DataFrame) -> None:
     """Note the data files the marts are built from now and the shoes' rows (`files` and
-    `shoe_digests`, taken before the build read them)."""
+    `shoe_digests`, taken before the build read them); nothing is written when they are as noted."""
+    if _unchanged(con, read, shoes):
+        return
     _create(con)
     rows = pl.DataFrame(
         [(table, location) for table, locations in read.items() for location in sorted(locations)],
@@ -117,6 +126,14 @@ def record_files(con, read: dict[str, set[str]], shoes: pl.DataFrame) -> None:
         con.execute(f"CREATE OR REPLACE TABLE {schema.BUILT_SHOES} AS SELECT * FROM built_frame")
     finally:
         con.unregister("built_frame")
+
+
+def _unchanged(con, read: dict[str, set[str]], shoes: pl.DataFrame) -> bool:
+    """Whether the ledger notes these files and shoes already."""
+    if not _recorded(con) or _stored_files(con) != {table: found for table, found in read.items() if found}:
+        return False
+    noted = con.sql(f"SELECT count(*) FROM {schema.BUILT_SHOES}").fetchall()[0][0]
+    return noted == shoes.height and _changed_shoes(con).height == 0
 
 
 def shoe_digests(con) -> pl.DataFrame:

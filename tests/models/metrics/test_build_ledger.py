@@ -120,7 +120,7 @@ def test_a_changed_setting_computes_every_day_again_but_keeps_every_edge(db):
     con.close()
     generous = replace(MartConfig(), comp_rate=Decimal("0.4"))
     built = build(db, generous)
-    assert len(built.computed) == 5 and built.why == "the settings changed since the last build"
+    assert len(built.computed) == 5 and built.why == "the settings or the release changed since the last build"
     assert built.kept_edges == edges > 0  # the edges depend on the cards, the pay table and the day only
     comps = read(db).sql("SELECT sum(comp_value) FROM marts.player_day").fetchall()[0][0]
     assert comps > 0

@@ -1,0 +1,23 @@
+"""A digest of the domain's code: what its compiled kernels and its stored results were made by."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+
+#: The domain's modules.
+ROOT = Path(__file__).resolve().parent
+
+
+@cache
+def code_digest(*parts: str) -> str:
+    """A short digest of the modules under `parts` (folders or files of `models`, relative to it;
+    all of them when none is named): it changes whenever any of them does."""
+    digest = hashlib.sha256()
+    for part in parts or (".",):
+        found = [ROOT / part] if part.endswith(".py") else sorted((ROOT / part).rglob("*.py"))
+        for path in found:
+            digest.update(path.relative_to(ROOT).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
