@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from itertools import product
+from itertools import chain, product
 from pathlib import Path
 
 import polars as pl
@@ -31,7 +31,7 @@ from models.metrics.loading import (
     table_events,
 )
 from models.metrics.marts import compute_marts, count_marts, each_mart
-from models.metrics.storing import outdated, quiet_checkpoints, store_marts
+from models.metrics.storing import outdated, quiet_checkpoints, store_marts, store_totals
 from models.warehouse import partials, schema, views
 from models.warehouse.shards import Sharding
 from models.warehouse.store import WarehouseError, current, write
@@ -128,25 +128,31 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
         with clock("read the kept edges"):
             known = _stored_edges(con, rounds, plan.touched, config)
             kept_edges += 0 if known is None else known.height
-        marts = dict(clock.each(each_mart(rounds, bets, shoes, config, errors, known)))
-        marts |= dict(clock.each(_count_marts(con, chunk, config, loaded=(rounds, bets))))
-        if outdated(con, marts, fresh=False):  # a mart missing, or of other columns: every day again
-            _forget_marts(con)
-            again = ledger.Plan(held["gaming_day"].to_list(), [], None, "a mart was stored by an earlier release")
-            return _compute(con, config, again, held, chunk_coups)
-        with clock("store"):
-            stored = _store_days(con, config, chunk, marts)
-        for name, count in stored.items():
-            rows[name] = count + (rows.get(name, 0) if name not in _TOTALS else 0)
+        # the count room reads the warehouse: before the writer takes the connection
+        counted = dict(clock.each(_count_marts(con, chunk, config, loaded=(rounds, bets))))
+        marts = chain(clock.each(each_mart(rounds, bets, shoes, config, errors, known)), counted.items())
+        if not rows:  # the first chunk: are the stored marts this release's?
+            marts = dict(marts)
+            if outdated(con, marts, fresh=False):  # a mart missing, or of other columns: every day again
+                _forget_marts(con)
+                again = ledger.Plan(held["gaming_day"].to_list(), [], None, "a mart was stored by an earlier release")
+                return _compute(con, config, again, held, chunk_coups)
+            marts = marts.items()
+        # each mart stored while the next is computed; the totals over every day once, at the end
+        kept = ((name, frame.filter(pl.col("gaming_day").is_in(chunk))) for name, frame in marts)
+        written = store_marts(con, kept, chunk, config.comp_rate, config.report_rules, False, clock.seconds)
+        for name, count in written.items():
+            rows[name] = count + rows.get(name, 0)
         ledger.record_days(con, chunk, config)
+    if plan.days:
+        with clock("store the totals"):
+            rows |= store_totals(con, plan.days, config.comp_rate, config.report_rules)
     return Built(rows, plan, clock.seconds, kept_edges)
 
 
 #: About the coups whose marts are computed at a time (whole gaming days): memory stays that of a few
 #: days' rows however large the warehouse.
 CHUNK_COUPS = 500_000
-#: What a build stores again over every day (not a day's rows): the last chunk's count is theirs.
-_TOTALS = (schema.MARTS_TENURE_FIT, schema.MARTS_PLAYERS, schema.MARTS_STATISTICAL_REPORT)
 
 
 def _coups_by_day(con, config: MartConfig) -> pl.DataFrame:

@@ -5,6 +5,7 @@ totals, the statistical report)."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -31,15 +32,26 @@ def store_marts(
     days: Sequence[dt.date] | None,
     comp_rate: Decimal = DEFAULTS.comp_rate,
     report_rules: Sequence[str] = DEFAULTS.report_rules,
+    totals: bool = True,
+    seconds: dict[str, float] | None = None,
 ) -> dict[str, int]:
     """Replace the marts' rows (of `days`, or all), refit the tenures of their months, total the
     players over every stored rating (at `comp_rate`; of `days`, only the players who played on
     them) and take the statistical report again over every stored count-room day (flagging
     `report_rules`), in one transaction, each mart on a thread of its own as `marts` yields it; the
-    rows written to each."""
+    rows written to each. Without `totals`, only the marts' rows (`store_totals` does the rest, once
+    for a build of many chunks); `seconds["store"]` adds the writer's time."""
     listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups
 
     def replace(name: str, frame: pl.DataFrame) -> int:
+        start = time.perf_counter()
+        try:
+            return _replace(name, frame)
+        finally:
+            if seconds is not None:
+                seconds["store"] = seconds.get("store", 0.0) + time.perf_counter() - start
+
+    def _replace(name: str, frame: pl.DataFrame) -> int:
         # stored in gaming-day order, so a day's rows share a few row groups at the table's end:
         # replacing a day then touches those groups only, not one in every table's stretch
         in_day_order = frame if frame["gaming_day"].is_sorted() else frame.sort("gaming_day", maintain_order=True)
@@ -48,13 +60,20 @@ def store_marts(
         if days is None or name not in stored:
             con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM mart_frame")
         else:
-            if name == schema.MARTS_PLAYER_SESSIONS and schema.MARTS_PLAYERS in stored and _players_kept(con):
+            if (
+                totals
+                and name == schema.MARTS_PLAYER_SESSIONS
+                and schema.MARTS_PLAYERS in stored
+                and _players_kept(con)
+            ):
                 # the players whose ratings change: those of the days, before and after
                 before = con.sql(f"SELECT DISTINCT player_id FROM {name} WHERE gaming_day IN ({listed})").pl()
                 touched = pl.concat([before, frame.select("player_id")]).unique()
             con.execute(f"DELETE FROM {name} WHERE gaming_day IN ({listed})")
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM mart_frame")
         con.unregister("mart_frame")
+        if not totals:
+            return frame.height
         if name == schema.MARTS_BANKER_STREAKS:
             fitted[schema.MARTS_TENURE_FIT] = _refit(con, days, frame, schema.MARTS_TENURE_FIT in stored).height
         if name == schema.MARTS_PLAYER_SESSIONS:
@@ -79,7 +98,25 @@ def store_marts(
     return rows | fitted
 
 
-def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame, exists: bool) -> pl.DataFrame:
+def store_totals(
+    con,
+    days: Sequence[dt.date],
+    comp_rate: Decimal = DEFAULTS.comp_rate,
+    report_rules: Sequence[str] = DEFAULTS.report_rules,
+) -> dict[str, int]:
+    """What `store_marts` takes again over every stored day, after marts stored without `totals`:
+    the tenure fit of the months of `days`, every player's totals and the statistical report, in one
+    transaction; the rows written to each."""
+    con.execute("BEGIN TRANSACTION")
+    stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}
+    fit = _refit(con, days, None, schema.MARTS_TENURE_FIT in stored)
+    rows = {schema.MARTS_TENURE_FIT: fit.height, schema.MARTS_PLAYERS: _rerate(con, comp_rate)}
+    rows[schema.MARTS_STATISTICAL_REPORT] = _report(con, report_rules)
+    con.execute("COMMIT")
+    return rows
+
+
+def _refit(con, days: Sequence[dt.date] | None, streaks: pl.DataFrame | None, exists: bool) -> pl.DataFrame:
     """Refit the tenures of the months `days` fall in (all months when None, from `streaks`, the
     tenures just computed; `exists`: the fit is stored already); returns the new rows."""
     period = pl.col("gaming_day").dt.truncate("1mo")
