@@ -12,19 +12,11 @@ import pytest
 from models.game.games import Game
 from models.money_units import CENT_SCALE, MONEY_SCALE, arrow_units
 from models.simulate.config import Population, Simulation
-from models.simulate.count import TRAY, _codes, _times, chips
+from models.simulate.count import TRAY, _codes, _runs, _times, chips
 from models.simulate.engine import simulate
 from models.simulate.entries import coup_entries, coup_order
 
 GAP = 20 * 60 * 1_000_000
-
-
-def _runs(*keys: np.ndarray) -> np.ndarray:
-    change = np.zeros(len(keys[0]), bool)
-    change[:1] = True
-    for key in keys:
-        change[1:] |= key[1:] != key[:-1]
-    return np.flatnonzero(change)
 
 
 def entries_naively(order, coup_keys, table_day, time, wagers, tables, gap) -> dict[str, np.ndarray]:
