@@ -69,6 +69,8 @@ def plan(con, config: MartConfig, days: Sequence[dt.date], every_day: bool = Fal
     everything = Plan(sorted(days), [], None)
     if not _recorded(con):
         return Plan(everything.days, [], None, "no build recorded yet")
+    if missing := [name for name in schema.MARTS if not views.exists(con, name)]:  # dropped since
+        return Plan(everything.days, [], None, f"{missing[0]} is missing")
     built = con.sql(f"SELECT gaming_day, settings, edges FROM {schema.BUILT_DAYS}").pl()
     same_edges = built.height > 0 and bool((built["edges"] == edges_key(config)).all())
     stored, now = _stored_files(con), files(con)

@@ -180,3 +180,5 @@ MARTS_WAGER_EDGES = "marts.wager_edges"
 MARTS_TABLE_SHIFT = "marts.table_shift"
 MARTS_COUNT_ROOM = "marts.count_room"
 MARTS_STATISTICAL_REPORT = "marts.statistical_report"
+#: Every mart a build stores (the tables and the one view).
+MARTS = tuple(value for name, value in dict(globals()).items() if name.startswith("MARTS_"))

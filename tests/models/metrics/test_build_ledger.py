@@ -19,7 +19,7 @@ from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse import schema
 from models.warehouse.ingest import ingest
-from models.warehouse.store import read
+from models.warehouse.store import read, write
 
 SIM = Simulation(shoes=60, tables=2, shoes_per_day=5, seed=41, games=(Game.PUNTO_BANCO, Game.CHEMIN_DE_FER))
 #: The marts a build stores again over every day: not a day's rows, compared apart.
@@ -126,3 +126,13 @@ def test_a_changed_setting_computes_every_day_again_but_keeps_every_edge(db):
     assert comps > 0
     # and back: the days built with the generous rate are computed again
     assert len(build(db).computed) == 5
+
+
+@pytest.mark.slow
+def test_a_mart_dropped_since_the_last_build_makes_every_day_new(db):
+    build(db)
+    with write(db) as con:
+        con.execute(f"DROP TABLE {schema.MARTS_DEALER_PACE}")
+    built = build(db)
+    assert len(built.computed) == 5 and built.why == f"{schema.MARTS_DEALER_PACE} is missing"
+    assert read(db).sql(f"SELECT count(*) FROM {schema.MARTS_DEALER_PACE}").fetchall()[0][0] > 0
