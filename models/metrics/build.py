@@ -135,7 +135,8 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
             marts = dict(marts)
             if outdated(con, marts, fresh=False):  # a mart missing, or of other columns: every day again
                 _forget_marts(con)
-                again = ledger.Plan(held["gaming_day"].to_list(), [], None, "a mart was stored by an earlier release")
+                why = plan.why or "a mart is missing or was stored by an earlier release"
+                again = ledger.Plan(held["gaming_day"].to_list(), [], None, why)
                 return _compute(con, config, again, held, chunk_coups)
             marts = marts.items()
         # each mart stored while the next is computed; the totals over every day once, at the end
