@@ -121,7 +121,10 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
     clock = Stopwatch()
     kept_edges = 0
     # (the settings' key holds the release's: with no day to compute, the stored marts are this one's)
-    for chunk in _chunks(plan.days, held, chunk_coups or CHUNK_COUPS):
+    chunks = list(_chunks(plan.days, held, chunk_coups or CHUNK_COUPS))
+    # one chunk (a night's day) stores its totals with its rows, re-totalling only its players
+    whole = len(chunks) == 1
+    for chunk in chunks:
         with clock("read the core rows"):
             rounds, bets, shoes = core_rows(con, chunk, config)
             errors = dealer_errors_of(con, chunk, config)
@@ -141,11 +144,11 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
             marts = marts.items()
         # each mart stored while the next is computed; the totals over every day once, at the end
         kept = ((name, frame.filter(pl.col("gaming_day").is_in(chunk))) for name, frame in marts)
-        written = store_marts(con, kept, chunk, config.comp_rate, config.report_rules, False, clock.seconds)
+        written = store_marts(con, kept, chunk, config.comp_rate, config.report_rules, whole, clock.seconds)
         for name, count in written.items():
             rows[name] = count + rows.get(name, 0)
         ledger.record_days(con, chunk, config)
-    if plan.days:
+    if len(chunks) > 1:
         with clock("store the totals"):
             rows |= store_totals(con, plan.days, config.comp_rate, config.report_rules)
     return Built(rows, plan, clock.seconds, kept_edges)
