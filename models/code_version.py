@@ -12,12 +12,17 @@ ROOT = Path(__file__).resolve().parent
 
 @cache
 def code_digest(*parts: str) -> str:
-    """A short digest of the modules under `parts` (folders or files of `models`, relative to it;
-    all of them when none is named): it changes whenever any of them does."""
+    """A short digest of the modules of `models` under `parts` (folders or files relative to it; all
+    of them when none is named): it changes whenever any of them does."""
+    return tree_digest(ROOT, parts)
+
+
+def tree_digest(root: Path, parts: tuple[str, ...] = ()) -> str:
+    """A short digest of the Python files under `root`'s `parts` (all when none), by path and content."""
     digest = hashlib.sha256()
     for part in parts or (".",):
-        found = [ROOT / part] if part.endswith(".py") else sorted((ROOT / part).rglob("*.py"))
+        found = [root / part] if part.endswith(".py") else sorted((root / part).rglob("*.py"))
         for path in found:
-            digest.update(path.relative_to(ROOT).as_posix().encode())
+            digest.update(path.relative_to(root).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

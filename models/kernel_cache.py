@@ -22,16 +22,18 @@ def kernel_cache_folder() -> Path:
 
 
 def use_kernel_cache() -> Path:
-    """Point numba at `kernel_cache_folder` (unless NUMBA_CACHE_DIR says otherwise); the folder used.
-    Earlier versions' folders stay (checkouts sharing an environment each use their own): delete
-    the cache root to reclaim them."""
-    # numba's own setting, read here because it must be set before any kernel is declared
+    """Point numba at `kernel_cache_folder` (unless NUMBA_CACHE_DIR names a folder of the user's
+    choosing); the folder used. Earlier versions' folders stay (checkouts sharing an environment
+    each use their own): delete the cache root to reclaim them."""
+    # numba's own setting, read here because it must be set before any kernel is declared; one
+    # inherited from a process of this project (under the cache root) names that process's code
     chosen = os.environ.get("NUMBA_CACHE_DIR")
-    folder = Path(chosen) if chosen else kernel_cache_folder()
-    if not chosen:
-        os.environ["NUMBA_CACHE_DIR"] = str(folder)
-        if "numba" in sys.modules:  # imported already: its settings were read then
-            sys.modules["numba"].config.CACHE_DIR = str(folder)
+    if chosen and Path(chosen).parent != _cache_root():
+        return Path(chosen)
+    folder = kernel_cache_folder()
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    if "numba" in sys.modules:  # imported already: its settings were read then
+        sys.modules["numba"].config.CACHE_DIR = str(folder)
     return folder
 
 
