@@ -169,8 +169,10 @@ def _supervised(
                 continue
             con.interrupt()
     except KeyboardInterrupt:
+        # again until the thread ends: a query the thread had not begun yet misses the first one
         con.interrupt()
-        finished.wait()
+        while not finished.wait(POLL_SECONDS):
+            con.interrupt()
         raise
     if "error" not in outcome:
         return outcome["value"]
