@@ -22,6 +22,7 @@ from models.metrics import ledger
 from models.metrics.combine import combine
 from models.metrics.config import MartConfig
 from models.metrics.count_room import shift_spans
+from models.metrics.days import coups_by_day
 from models.metrics.loading import (
     BET_COLUMNS,
     ROUND_COLUMNS,
@@ -60,7 +61,7 @@ def build(
         quiet_checkpoints(con)
         # before anything is read: what lands meanwhile is new next time
         now, shoes_now = ledger.files(con), ledger.shoe_digests(con)
-        held = _coups_by_day(con, config)
+        held = coups_by_day(con, config.day)
         if held.height == 0:
             raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
         every = held["gaming_day"].to_list()
@@ -159,14 +160,6 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
 CHUNK_COUPS = 500_000
 
 
-def _coups_by_day(con, config: MartConfig) -> pl.DataFrame:
-    """The coups of each gaming day the warehouse holds (gaming_day, coups), in day order."""
-    # time zone offsets are whole minutes: minutes are all a gaming day needs of an instant
-    rounds = views.scan(con, schema.CORE_ROUNDS)
-    minutes = rounds.group_by(pl.col("started_at").dt.truncate("1m")).agg(coups=pl.len()).collect()
-    return minutes.group_by(gaming_day(pl.col("started_at"), config.day)).agg(pl.col("coups").sum()).sort("gaming_day")
-
-
 def _chunks(days: Sequence[dt.date], held: pl.DataFrame, most: int) -> Iterator[list[dt.date]]:
     """`days` in order, whole days of at most `most` coups together (a larger day alone)."""
     coups = dict(held.iter_rows())
@@ -257,7 +250,7 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
             return _store_days(con, config, days, marts)
         # a mart missing, or stored with other columns (an earlier release's): every day again
         _forget_marts(con)
-        held = _coups_by_day(con, config)
+        held = coups_by_day(con, config.day)
         return _compute(con, config, ledger.Plan(held["gaming_day"].to_list(), [], None), held)
 
 
