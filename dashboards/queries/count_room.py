@@ -11,9 +11,12 @@ from dashboards import filters, query
 from models.reports import hold, monthly
 from models.warehouse import schema
 
-SHIFT_MONEY = ("opener", "closer", "fills", "credits", "drop", "win", "wagers_win", "difference", "tolerance")
+SHIFT_MONEY = (
+    "opener", "closer", "fills", "credits", "drop", "win", "wagers_win", "difference", "quarantined_win", "unexplained",
+    "tolerance",
+)  # fmt: skip
 SHIFTS = (
-    "SELECT gaming_day, table_id, shift_id, game, status, opened_at, closed_at, coups, "
+    "SELECT gaming_day, table_id, shift_id, game, status, attribution, opened_at, closed_at, coups, quarantined_coups, "
     f"{', '.join(SHIFT_MONEY)}, hold_pct, theo_hold_pct FROM {schema.MARTS_TABLE_SHIFT} WHERE {{where}} "
     "ORDER BY gaming_day, table_id, opened_at, shift_id"
 )

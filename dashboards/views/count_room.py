@@ -12,6 +12,8 @@ import streamlit as st
 from dashboards import charts, filters, fmt, query
 from dashboards.queries import count_room
 from dashboards.signin import analysts_only
+from models.metrics import count_room as count_room_model
+from models.metrics.count_room import AGREED, EXPLAINED
 from models.reports import export, monthly
 from models.reports.rules import TITLES
 from models.settings import Settings
@@ -47,22 +49,36 @@ def render() -> None:
 
 def count_against_wagers(shifts: pl.DataFrame) -> None:
     st.subheader("Count against wagers")
-    off = shifts.filter(pl.col("status") != "reconciled")
-    a, b, c, d, e = st.columns(5)
+    off = shifts.filter(~pl.col("status").is_in(AGREED))
+    explained = shifts.filter(pl.col("status") == EXPLAINED)
+    a, b, c, d, e, g = st.columns(6)
     a.metric("Table-shifts", fmt.count(shifts.height))
-    b.metric("Unreconciled", fmt.count(off.height), help="Shifts whose count differs from their wagers beyond "
-             "the tolerance, or that lack an opener or a closer")  # fmt: skip
-    c.metric("Drop", fmt.money(shifts["drop"].sum()))
-    d.metric("Count win", fmt.money(shifts["win"].sum()))
-    e.metric("Difference", fmt.money(shifts["difference"].sum()), help="The count's win less the wagers' win")
+    b.metric("Unreconciled", fmt.count(off.height), help="Shifts whose count differs from their logs beyond the "
+             "tolerance (chips short or over, a slip missing, a wager paid wrongly), or that lack an opener or a "
+             "closer, or overlap another shift of their table")  # fmt: skip
+    c.metric("Explained", fmt.count(explained.height), help="Shifts whose difference the wagers of their "
+             "quarantined coups account for: the chips moved as those coups' logs say")  # fmt: skip
+    d.metric("Drop", fmt.money(shifts["drop"].sum()))
+    e.metric("Count win", fmt.money(shifts["win"].sum()))
+    g.metric("Unexplained", fmt.money(off["unexplained"].sum()), help="What the logs do not explain of the "
+             "unreconciled shifts' differences (count win − wagers' win − quarantined win + mispays)")  # fmt: skip
+    if off.height:
+        st.markdown(f"**To investigate: {fmt.count(off.height)} table-shift{'s' if off.height != 1 else ''}**")
+        fmt.table(
+            off.select("table_id", "shift_id", "gaming_day", "status", "difference", "unexplained", "attribution"),
+            hide_index=True,
+            column_config=fmt.columns(money=("difference", "unexplained")),
+        )
+    else:
+        st.success("Every table-shift's count agrees with its logs.", icon=":material/verified:")
     shown = shifts.drop("opened_at", "closed_at")
     # a Styler's own texts are what the browser shows of a styled table: each column is formatted here
     styled = (
         shown.to_pandas()
-        .style.apply(lambda row: [HIGHLIGHT if row["status"] != "reconciled" else ""] * len(row), axis=1)
+        .style.apply(lambda row: [HIGHLIGHT if row["status"] not in AGREED else ""] * len(row), axis=1)
         .format(  # one call: a second would format every column it does not name by pandas' default again
             {name: fmt.money for name in count_room.SHIFT_MONEY}
-            | {"coups": fmt.count, "hold_pct": fmt.number, "theo_hold_pct": fmt.number}
+            | {"coups": fmt.count, "quarantined_coups": fmt.count, "hold_pct": fmt.number, "theo_hold_pct": fmt.number}
             | {"gaming_day": lambda day: f"{day:%Y-%m-%d}"},
             na_rep=fmt.MISSING,
         )
@@ -70,9 +86,12 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
     st.dataframe(styled, hide_index=True, placeholder=fmt.MISSING)
     st.caption(
         "Each table-shift's count (win = drop + credits − fills + closer − opener) beside the win its wagers "
-        "say; difference = count win − wagers' win, unreconciled (shaded) beyond the tolerance, one chip of "
-        "the smallest denomination unless BANCO_COUNT_TOLERANCE is set. hold_pct and theo_hold_pct are "
-        "percentages of the drop."
+        "say; difference = count win − wagers' win. The wagers of quarantined coups (a misdeal, a draw against "
+        "the tableau) moved chips too: quarantined_win is what the house took on them, from their logged "
+        "payouts, else their cards. unexplained = difference − quarantined_win + mispays; a shift is "
+        "explained when that is within the tolerance (one chip of the smallest denomination, at most "
+        f"{count_room_model.MAX_TOLERANCE}, unless BANCO_COUNT_TOLERANCE is set), unreconciled (shaded) when not. "
+        "The dealers' errors stay on the Integrity page. hold_pct and theo_hold_pct are percentages of the drop."
     )
 
 
@@ -140,7 +159,8 @@ def statistical_report() -> None:
     r = report.reconciliation
     st.markdown(
         f"**Count against wagers in {_month_label(month)}**: {fmt.count(r.reconciled)} of {fmt.count(r.shifts)} "
-        f"table-shifts reconciled; {fmt.count(r.unreconciled)} not, their difference {fmt.money(r.difference)}."
+        f"table-shifts reconciled ({fmt.count(r.explained)} of them by their quarantined coups); "
+        f"{fmt.count(r.unreconciled)} not, unexplained {fmt.money(r.difference)}."
     )
     columns = st.columns(len(DOWNLOADS))
     for column, (kind, (label, mime)) in zip(columns, DOWNLOADS.items(), strict=True):

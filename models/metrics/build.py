@@ -28,6 +28,7 @@ from models.metrics.loading import (
     ROUND_COLUMNS,
     core_rows,
     dealer_errors_of,
+    quarantined_of_spans,
     shift_coups,
     table_events,
 )
@@ -273,8 +274,9 @@ def _count_marts(
     events = table_events(con, days, config, tables)
     # core_rows read every coup of these days: the shifts within them need no other
     covered = [config.day.bounds(day, day) for day in days]
-    coups, bets = shift_coups(con, shift_spans(events, config.day, days), loaded, covered)
-    yield from count_marts(events, coups, bets, config, days)
+    spans = shift_spans(events, config.day, days)
+    coups, bets = shift_coups(con, spans, loaded, covered)
+    yield from count_marts(events, coups, bets, config, days, quarantined_of_spans(con, spans, config))
 
 
 def _store_days(con, config: MartConfig, days: Sequence[dt.date], marts: dict[str, pl.DataFrame]) -> dict[str, int]:

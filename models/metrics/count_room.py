@@ -1,9 +1,12 @@
 """The count room: each table-shift's count (drop, fills, credits, opener, closer) beside the win its
 wagers say, and each table's gaming day (docs/metrics.md, Count room).
 
-win = drop + credits - fills + (closer - opener), with drop = drop box + markers - marker payments;
-the difference from the wagers' house win is flagged beyond a tolerance (by default one chip of the
-smallest denomination the shift's trays held).
+win = drop + credits - fills + (closer - opener), with drop = drop box + markers - marker payments.
+The difference from the wagers' house win is attributed (count_attribution.py): what the quarantined
+coups' wagers took, mispays, coups missing from the log, and the unexplained rest. A shift is
+`explained` when the logs account for its difference, `unreconciled` when a remainder beyond the
+tolerance (by default one chip of the smallest denomination its trays held, at most MAX_TOLERANCE)
+or a mispay is left.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import polars as pl
 
 from models.gaming_day import GamingDay, gaming_day
 from models.logs.denominations import smallest
+from models.metrics import count_attribution
 from models.money_units import CENTS, MONEY, THEO
 from models.ratios import pct
 
@@ -25,6 +29,14 @@ SHIFT = ("table_id", "shift_id")
 COUP = ("table_id", "shoe_id", "round_no")
 #: The tolerance where neither a setting nor the trays' denominations say: one unit.
 DEFAULT_TOLERANCE = Decimal(1)
+#: The most the trays' chips make the tolerance: a tray listing only large chips (or a slip that lists
+#: one) must not excuse a shortfall; a room whose smallest chip is larger sets BANCO_COUNT_TOLERANCE.
+MAX_TOLERANCE = Decimal(25)
+#: What a table-shift's status says, from best to worst news (docs/metrics.md, Count room).
+RECONCILED, EXPLAINED, UNRECONCILED = "reconciled", "explained", "unreconciled"
+NO_OPENER, NO_CLOSER, OVERLAPPING = "no_opener", "no_closer", "overlapping"
+#: The statuses that need no one's attention: the count agrees with the logs.
+AGREED = (RECONCILED, EXPLAINED)
 #: How marts.table_shift is ordered (combine.py sorts the shards' rows alike).
 SHIFT_ORDER = ("gaming_day", "table_id", "opened_at", "shift_id")
 DAY_ORDER = ("table_id", "gaming_day", "game")
@@ -37,7 +49,13 @@ SHIFT_SCHEMA = {
     "marker_payments": COUNT, "drop": COUNT, "win": COUNT, "hold_pct": pl.Float64, "handle": COUNT,
     "wagers_win": MONEY, "theo": THEO, "theo_hold_pct": pl.Float64, "win_variance": pl.Float64,
     "difference": MONEY, "tolerance": MONEY, "reconciled": pl.Boolean, "status": pl.String,
+    "quarantined_coups": pl.UInt32, "quarantined_reasons": pl.String, "quarantined_win": MONEY,
+    "quarantined_stake": MONEY, "mispaid": MONEY, "mispaid_wagers": pl.UInt32, "missing_coups": pl.UInt32,
+    "wagers_not_dealt": pl.UInt32, "unexplained": MONEY, "attribution": pl.String,
 }  # fmt: skip
+#: The attribution's columns (count_attribution.by_shift), zero where a shift has nothing to attribute.
+_ATTRIBUTED = ("quarantined_coups", "quarantined_win", "quarantined_stake", "mispaid", "mispaid_wagers",
+               "missing_coups", "wagers_not_dealt")  # fmt: skip
 #: The count's sums a day adds up from its shifts.
 SUMS = ("fills", "credits", "drop_box", "markers", "marker_payments", "drop", "handle", "wagers_win", "theo")
 
@@ -62,12 +80,15 @@ def table_shifts(
     wagers: pl.DataFrame,
     day: GamingDay = DEFAULT_DAY,
     tolerance: Decimal | None = None,
+    quarantined: tuple[pl.DataFrame, pl.DataFrame] | None = None,
 ) -> pl.DataFrame:
     """marts.table_shift: one row per (table_id, shift_id) of `events` (core.table_events' columns),
     its count, and the wagers of its coups (`coups`: table_id, shoe_id, round_no, started_at, game;
-    `wagers`: `shift_wagers`); `tolerance` overrides the denominations' smallest chip."""
+    `wagers`: `shift_wagers`), the difference attributed to the quarantined coups and wagers
+    (`quarantined`: count_attribution's `read_coups` and `quarantined_wagers`, none when None);
+    `tolerance` overrides the trays' smallest chip."""
     shifts = _counted(events, day)
-    located = _located(shifts, coups)
+    located = locate(shifts, coups.select(*COUP, "started_at", "game"), keep=("game",))
     played = located.group_by(SHIFT).agg(
         coups=pl.len().cast(pl.UInt32),
         # the game most of its coups were dealt at (a change of game mid-shift is rare)
@@ -85,16 +106,28 @@ def table_shifts(
         )
         .collect()
     )
+    q_coups, q_wagers = quarantined or (
+        pl.DataFrame(schema=count_attribution.COUP_SCHEMA),
+        pl.DataFrame(schema=count_attribution.WAGER_SCHEMA),
+    )
+    placed = locate(shifts, count_attribution.placeable(located, q_coups, q_wagers), keep=("reason", "_wager"))
+    attributed = count_attribution.by_shift(placed, located)
     complete = pl.col("opened_at").is_not_null() & pl.col("closed_at").is_not_null()
-    allowed = pl.lit(tolerance, MONEY) if tolerance is not None else pl.col("smallest_chip")
+    chips = (
+        pl.when(pl.col("smallest_chip") > MAX_TOLERANCE).then(pl.lit(MAX_TOLERANCE, MONEY)).otherwise("smallest_chip")
+    )
+    allowed = pl.lit(tolerance, MONEY) if tolerance is not None else chips
     difference = pl.col("win").cast(MONEY) - pl.col("wagers_win")
+    beyond = pl.col("unexplained").abs() > pl.col("tolerance") + pl.col("quarantined_stake")
     return (
         shifts.join(played, on=SHIFT, how="left")
         .join(staked, on=SHIFT, how="left")
+        .join(attributed, on=SHIFT, how="left")
         .with_columns(
             pl.col("coups").fill_null(0),
             pl.col("handle", "wagers_win", "theo").fill_null(0),
             pl.col("win_variance").fill_null(0.0),
+            pl.col(_ATTRIBUTED).fill_null(0),
             win=pl.when(complete).then(
                 pl.col("drop") + pl.col("credits") - pl.col("fills") + pl.col("closer") - pl.col("opener")
             ),
@@ -106,20 +139,66 @@ def table_shifts(
             difference=difference.cast(MONEY),
         )
         .with_columns(
-            reconciled=pl.when(complete).then(pl.col("difference").abs() <= pl.col("tolerance")).otherwise(False),
+            # a mispay is paid back here, never explained: the count is short of it
+            unexplained=(pl.col("difference") - pl.col("quarantined_win") + pl.col("mispaid")).cast(MONEY),
         )
         .with_columns(
             status=pl.when(pl.col("opened_at").is_null())
-            .then(pl.lit("no_opener"))
+            .then(pl.lit(NO_OPENER))
             .when(pl.col("closed_at").is_null())
-            .then(pl.lit("no_closer"))
-            .when(pl.col("reconciled"))
-            .then(pl.lit("reconciled"))
-            .otherwise(pl.lit("unreconciled"))
+            .then(pl.lit(NO_CLOSER))
+            .when(pl.col("overlapping"))
+            .then(pl.lit(OVERLAPPING))
+            .when(beyond | (pl.col("mispaid") != 0))
+            .then(pl.lit(UNRECONCILED))
+            .when(pl.col("difference").abs() > pl.col("tolerance"))
+            .then(pl.lit(EXPLAINED))
+            .otherwise(pl.lit(RECONCILED))
         )
+        .with_columns(reconciled=pl.col("status").is_in(AGREED), attribution=_attribution())
         .select(pl.col(name).cast(dtype) for name, dtype in SHIFT_SCHEMA.items())
         .sort(SHIFT_ORDER)
     )
+
+
+def _money(name: str) -> pl.Expr:
+    return pl.col(name).cast(pl.Decimal(18, 2)).cast(pl.String)
+
+
+def _attribution() -> pl.Expr:
+    """What a shift's difference is made of, in words (null when there is nothing to say)."""
+    n = pl.col("quarantined_coups")
+    parts = [
+        pl.when(pl.col("overlapping")).then(
+            pl.lit("overlaps an earlier shift of its table: its coups stay with that one")
+        ),
+        pl.when(n > 0).then(
+            pl.format(
+                "{} quarantined coup{} ({}): the house took {} on their wagers",
+                n,
+                pl.when(n == 1).then(pl.lit("")).otherwise(pl.lit("s")),
+                pl.col("quarantined_reasons"),
+                _money("quarantined_win"),
+            )
+        ),
+        pl.when(pl.col("quarantined_stake") != 0).then(
+            pl.format("{} staked on quarantined wagers whose result the log does not tell", _money("quarantined_stake"))
+        ),
+        pl.when(pl.col("mispaid") != 0).then(
+            pl.format(
+                "mispay: {} wager(s) paid {} beyond the pay table, as logged", "mispaid_wagers", _money("mispaid")
+            )
+        ),
+        pl.when(pl.col("missing_coups") > 0).then(pl.format("{} coup(s) missing from the log", "missing_coups")),
+        pl.when(pl.col("wagers_not_dealt") > 0).then(
+            pl.format("{} wager(s) on coups never dealt, not counted", "wagers_not_dealt")
+        ),
+        pl.when(pl.col("win").is_not_null() & (pl.col("unexplained").abs() > pl.col("tolerance"))).then(
+            pl.format("{} the logs do not explain", _money("unexplained"))
+        ),
+    ]
+    joined = pl.concat_list(parts).list.drop_nulls().list.join("; ")
+    return pl.when(joined != "").then(joined)
 
 
 def shift_spans(
@@ -199,25 +278,45 @@ def _counted(events: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
             since=pl.coalesce("opened_at", pl.col("closed_at").shift(1).over("table_id")),
             until=pl.coalesce("closed_at", pl.col("started").shift(-1).over("table_id")),
         )
+        .with_columns(
+            # a shift opened while an earlier one of its table was still open: reported, its coups left
+            # to the earlier one, so that every coup belongs to one shift
+            overlapping=pl.col("opened_at").is_not_null()
+            & (pl.col("opened_at") < _reach(pl.col("until")).shift(1).over("table_id")).fill_null(False)
+        )
         .collect()
     )
     return shifts
 
 
-def _located(shifts: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
-    """Each coup (table_id, shoe_id, round_no, started_at, game) with the shift it was dealt in: the
-    table's shift with since <= started_at < until (until null: open-ended)."""
-    spans = shifts.filter(pl.col("since").is_not_null()).select("table_id", "shift_id", "since", "until").sort("since")
-    dealt = coups.select(*COUP, pl.col("started_at").dt.convert_time_zone("UTC"), "game").sort("started_at")
-    return (
-        dealt.join_asof(
-            spans, left_on="started_at", right_on="since", by="table_id", strategy="backward", check_sortedness=False
+def _reach(until: pl.Expr) -> pl.Expr:
+    """The latest until so far (an open end as the latest instant)."""
+    utc = pl.Datetime("us", "UTC")
+    return until.cast(utc).fill_null(pl.lit(dt.datetime.max).cast(utc)).cum_max()
+
+
+def locate(shifts: pl.DataFrame, rows: pl.DataFrame, keep: Sequence[str] = ()) -> pl.DataFrame:
+    """Each of `rows` (table_id, shoe_id, round_no, started_at, *keep) with the one shift it was dealt in:
+    the table's shift with since <= started_at < until (null: open-ended); where two hold it, the one
+    opened first (an overlapping shift takes only the coups after the earlier one closed)."""
+    dealt = rows.select(*COUP, pl.col("started_at").dt.convert_time_zone("UTC"), *keep).sort("started_at")
+    placed = []
+    for overlapping in (False, True):
+        spans = (
+            shifts.filter(pl.col("since").is_not_null() & (pl.col("overlapping") == overlapping))
+            .select("table_id", "shift_id", "since", "until")
+            .sort("since")
         )
-        .filter(
+        within = dealt.join_asof(
+            spans, left_on="started_at", right_on="since", by="table_id", strategy="backward", check_sortedness=False
+        ).filter(
             pl.col("shift_id").is_not_null() & (pl.col("until").is_null() | (pl.col("started_at") < pl.col("until")))
         )
-        .select(*COUP, "shift_id", "game")
-    )
+        placed.append(within.select(*COUP, "started_at", "shift_id", *keep))
+        if not shifts["overlapping"].any():
+            break
+        dealt = dealt.join(within.select(COUP), on=list(COUP), how="anti")
+    return pl.concat(placed)
 
 
 def count_room(table_shift: pl.DataFrame) -> pl.DataFrame:
@@ -240,7 +339,12 @@ def count_room(table_shift: pl.DataFrame) -> pl.DataFrame:
             win_variance=pl.col("win_variance").sum(),
             difference=pl.when(known).then(pl.col("difference").sum()),
             unreconciled_shifts=(~pl.col("reconciled")).sum().cast(pl.UInt32),
+            explained_shifts=(pl.col("status") == EXPLAINED).sum().cast(pl.UInt32),
             reconciled=pl.col("reconciled").all(),
+            quarantined_coups=pl.col("quarantined_coups").sum().cast(pl.UInt32),
+            quarantined_win=pl.col("quarantined_win").sum(),
+            mispaid=pl.col("mispaid").sum(),
+            unexplained=pl.when(known).then(pl.col("unexplained").sum()),
         )
         .with_columns(hold_pct=pct("win", "drop"), theo_hold_pct=pct("theo", "drop"))
         .select(pl.col(name).cast(dtype) for name, dtype in DAY_SCHEMA.items())
@@ -255,4 +359,6 @@ DAY_SCHEMA = {
     "marker_payments": COUNT, "drop": COUNT, "win": COUNT, "hold_pct": pl.Float64, "handle": COUNT,
     "wagers_win": MONEY, "theo": THEO, "theo_hold_pct": pl.Float64, "win_variance": pl.Float64,
     "difference": MONEY, "unreconciled_shifts": pl.UInt32, "reconciled": pl.Boolean,
+    "explained_shifts": pl.UInt32, "quarantined_coups": pl.UInt32, "quarantined_win": MONEY, "mispaid": MONEY,
+    "unexplained": MONEY,
 }  # fmt: skip

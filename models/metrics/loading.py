@@ -8,10 +8,11 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from models.contract import BET_SCHEMA, EVENT_SCHEMA, MONEY, ROUND_SCHEMA
+from models.contract import BET_SCHEMA, EVENT_SCHEMA, MONEY, ROUND_INPUT_COLUMNS, ROUND_SCHEMA
+from models.metrics import count_attribution
 from models.metrics.config import MartConfig
 from models.metrics.count_room import coups_in_spans
-from models.metrics.dealer_errors import dealer_errors
+from models.metrics.dealer_errors import dealer_errors, raw_field
 from models.warehouse import schema, settlement, views
 
 ROUND_COLUMNS = (
@@ -22,6 +23,7 @@ ROUND_COLUMNS = (
 BET_COLUMNS = (
     "table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo", "player_id",
 )  # fmt: skip
+KEY = ("table_id", "shoe_id", "round_no")
 #: Player ids as categories, for the ratings (read from the files' dictionaries as they are scanned).
 _CATEGORIES = (pl.col("player_id").cast(pl.Categorical),)
 
@@ -160,3 +162,38 @@ def _listed(names: Sequence[str]) -> str:
 
 def _quoted(name: str) -> str:
     return f'"{name}"'
+
+
+def quarantined_of_spans(con, spans: pl.DataFrame, config: MartConfig) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The quarantined coups and wagers of the tables of `spans` (`shift_spans`), read back and priced
+    (count_attribution's `read_coups` and `quarantined_wagers`) for the count room's attribution."""
+    if spans.height == 0 or not views.exists(con, schema.QUARANTINE_BETS):
+        return None
+    tables = _listed(spans["table_id"].unique().to_list())
+    fields = ", ".join(f"{raw_field(name)} AS {_quoted(name)}" for name in ROUND_INPUT_COLUMNS if name not in KEY)
+    raw_rounds = con.sql(
+        f"SELECT reason, table_id, shoe_id, round_no, {fields} FROM {schema.QUARANTINE_ROUNDS} "
+        f"WHERE table_id IN ({tables}) AND reason NOT IN ({_listed(count_attribution.DUPLICATES)})"
+    ).pl()
+    coups = count_attribution.read_coups(raw_rounds.with_columns(pl.col("round_no").cast(pl.String)))
+    bets = con.sql(
+        f"SELECT table_id, shoe_id, round_no, reason, lower(trim({raw_field('bet')})) AS bet, "
+        f"TRY_CAST({raw_field('side')} AS TINYINT) AS side, "
+        f"TRY_CAST({raw_field('amount')} AS DECIMAL(18, 4)) AS amount, "
+        f"TRY_CAST({raw_field('payout')} AS DECIMAL(18, 4)) AS payout FROM {schema.QUARANTINE_BETS} "
+        f"WHERE table_id IN ({tables}) AND reason NOT IN ({_listed(count_attribution.DUPLICATES)})"
+    ).pl()
+    since = spans["since"].min()
+    until = None if spans["until"].null_count() else spans["until"].max()
+    near = f"started_at >= '{since.isoformat()}'" + (f" AND started_at < '{until.isoformat()}'" if until else "")
+    facts = ", ".join(map(_quoted, settlement.SETTLED_BY_COLUMNS))
+    con.register("quarantined_bet_keys", bets.select(KEY).unique())
+    try:
+        accepted = con.sql(
+            f"SELECT table_id, shoe_id, round_no, started_at, {facts} FROM {schema.CORE_ROUNDS} "
+            f"SEMI JOIN quarantined_bet_keys USING (table_id, shoe_id, round_no) WHERE {near}"
+        ).pl()
+    finally:
+        con.unregister("quarantined_bet_keys")
+    accepted = accepted.with_columns(pl.col("started_at").dt.convert_time_zone("UTC"))
+    return coups, count_attribution.quarantined_wagers(coups, bets, accepted, config.paytable)

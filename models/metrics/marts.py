@@ -168,12 +168,14 @@ def count_marts(
     bets: pl.DataFrame,
     config: MartConfig,
     days: Sequence[dt.date] | None = None,
+    quarantined: tuple[pl.DataFrame, pl.DataFrame] | None = None,
 ) -> Iterator[tuple[str, pl.DataFrame]]:
     """marts.table_shift and marts.count_room of the shifts of `days` (all when None) from the table
-    events and the coups (table_id, shoe_id, round_no, started_at, game, decks) and bets of their spans."""
+    events and the coups (table_id, shoe_id, round_no, started_at, game, decks) and bets of their spans,
+    and the quarantined coups and wagers around them (`table_shifts`' `quarantined`)."""
     variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
     placed = shift_wagers(bets, coups, variance)
-    shifts = table_shifts(events, coups, placed, config.day, config.count_tolerance)
+    shifts = table_shifts(events, coups, placed, config.day, config.count_tolerance, quarantined)
     if days is not None:
         shifts = shifts.filter(pl.col("gaming_day").is_in(list(days)))
     yield schema.MARTS_TABLE_SHIFT, shifts

@@ -185,14 +185,17 @@ def pdf(report: Report) -> bytes:
         _line(doc, "Every table-shift's count matched its wagers within the tolerance.")
     else:
         heading = ["Gaming day", "Table", "Shift", "Game", "Status", "Drop", "Win", "Wagers win", "Difference",
-                   "Tolerance"]  # fmt: skip
-        shown = ("drop", "win", "wagers_win", "difference", "tolerance")
+                   "Unexplained"]  # fmt: skip
+        shown = ("drop", "win", "wagers_win", "difference", "unexplained")
         rows = [
             ("table", [str(row["gaming_day"]), row["table_id"], row["shift_id"], row["game"] or MISSING,
                        row["status"], *[_figure(row[name]) for name in shown]])
             for row in report.unreconciled.iter_rows(named=True)
         ]  # fmt: skip
         _table(doc, heading, [24, 18, 30, 26, 26, 26, 26, 26, 26, 22], rows, numeric=range(5, 10))
+        doc.ln(2)
+        for row in report.unreconciled.iter_rows(named=True):
+            _line(doc, f"{row['table_id']} shift {row['shift_id']}: {row['attribution'] or row['status']}.")
     return bytes(doc.output())
 
 

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import polars as pl
 
+from models.metrics.count_room import AGREED, EXPLAINED
 from models.ratios import pct
 from models.reports.rules import KANSAS_POINTS, OHIO_POINTS, RULES, TITLES, month_end
 
@@ -26,7 +27,7 @@ STATISTICAL = (
 )
 SHIFT_COLUMNS = (
     "gaming_day", "table_id", "shift_id", "game", "status", "opened_at", "closed_at", "drop", "win",
-    "wagers_win", "difference", "tolerance", "reconciled",
+    "wagers_win", "difference", "tolerance", "reconciled", "quarantined_win", "unexplained", "attribution",
 )  # fmt: skip
 #: A month's table-shifts from marts.table_shift.
 SHIFTS = (
@@ -40,13 +41,14 @@ RULE_COLUMNS = {
     "ohio": ("oh_rolling_hold_pct", "oh_lifetime_hold_pct", "oh_days_flagged", "oh_flag"),
 }
 FIGURES = ("days", "drop", "win", "hold_pct", "ytd_drop", "ytd_win", "ytd_hold_pct")
-MONEY = ("drop", "win", "ytd_drop", "ytd_win", "wagers_win", "difference", "tolerance")
+MONEY = ("drop", "win", "ytd_drop", "ytd_win", "wagers_win", "difference", "tolerance", "unexplained")
 PERCENT = (
     "hold_pct", "ytd_hold_pct", "md_base_hold_pct", "md_ci_low", "md_ci_high", "ks_base_hold_pct", "ks_low",
     "ks_high", "oh_rolling_hold_pct", "oh_lifetime_hold_pct", "figure", "base", "low", "high",
 )  # fmt: skip
 UNRECONCILED_COLUMNS = (
     "gaming_day", "table_id", "shift_id", "game", "status", "drop", "win", "wagers_win", "difference", "tolerance",
+    "unexplained", "attribution",
 )  # fmt: skip
 
 
@@ -57,12 +59,14 @@ def window(month: dt.date) -> dict[str, dt.date]:
 
 @dataclass(frozen=True)
 class Reconciliation:
-    """The month's table-shifts: how many, how many reconciled, and the difference of the others."""
+    """The month's table-shifts: how many, how many reconciled (of them, how many only once the quarantined
+    coups are counted), and the difference the logs leave unexplained in the others."""
 
     shifts: int
     reconciled: int
     unreconciled: int
     difference: Decimal
+    explained: int = 0
 
 
 @dataclass(frozen=True)
@@ -97,8 +101,8 @@ class Report:
             ("Investigations due", str(self.investigations.height)),
             (
                 "Count against wagers",
-                f"{r.reconciled:,} of {r.shifts:,} table-shifts reconciled; {r.unreconciled:,} not, "
-                f"difference {r.difference:,.2f}",
+                f"{r.reconciled:,} of {r.shifts:,} table-shifts reconciled ({r.explained:,} of them by their "
+                f"quarantined coups); {r.unreconciled:,} not, unexplained {r.difference:,.2f}",
             ),
         ]
 
@@ -190,13 +194,14 @@ def _investigations(stat: pl.DataFrame, tables: pl.DataFrame, rules: tuple[str, 
 
 
 def _reconciliation(shifts: pl.DataFrame) -> tuple[pl.DataFrame, Reconciliation]:
-    unreconciled = shifts.filter(pl.col("status") != "reconciled").select(UNRECONCILED_COLUMNS)
-    difference = unreconciled["difference"].drop_nulls().sum() if unreconciled.height else 0
+    unreconciled = shifts.filter(~pl.col("status").is_in(AGREED)).select(UNRECONCILED_COLUMNS)
+    difference = unreconciled["unexplained"].drop_nulls().sum() if unreconciled.height else 0
     summary = Reconciliation(
         shifts=shifts.height,
         reconciled=shifts.height - unreconciled.height,
         unreconciled=unreconciled.height,
         difference=Decimal(str(difference or 0)),
+        explained=shifts.filter(pl.col("status") == EXPLAINED).height,
     )
     return unreconciled, summary
 

@@ -35,6 +35,8 @@ SETTLED_BY = (
     pl.col("banker_pair"),
     (pl.col("player2_cards").str.split(" ").list.len() == 3).alias("player2_drew"),
 )
+#: The games where a player holds the bank: the house takes only a commission on the wagers.
+PLAYER_BANKED = tuple(game.value for game in Game if game.player_banked)
 #: The rounds' columns those facts are read from.
 SETTLED_BY_COLUMNS = tuple(dict.fromkeys(name for fact in SETTLED_BY for name in fact.meta.root_names()))
 
@@ -84,6 +86,14 @@ def by_outcome(table: PayTable) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema, orient="row").with_columns(
         pl.col("net_unit", "commission_unit").cast(MONEY)
     )
+
+
+@lru_cache(maxsize=8)
+def by_net(table: PayTable) -> pl.DataFrame:
+    """(game, bet, net_unit) -> commission per unit, where a wager's net alone decides it: what the house
+    took on a wager whose logged payout is known but not its cards."""
+    cells = by_cell(table).select("game", "bet", "net_unit", "commission_unit").unique()
+    return cells.filter(pl.len().over("game", "bet", "net_unit") == 1).sort("game", "bet", "net_unit")
 
 
 @lru_cache(maxsize=8)
@@ -169,7 +179,7 @@ def settle(placed: pl.DataFrame, table: PayTable) -> tuple[pl.DataFrame, pl.Data
     )
     accepted = placed.join(mismatch.select("_line"), on="_line", how="anti")
     # a player holds the bank: the house takes only its commission (the cagnotte)
-    player_banked = pl.col("game").is_in([game.value for game in Game if game.player_banked])
+    player_banked = pl.col("game").is_in(PLAYER_BANKED)
     accepted = accepted.with_columns(
         house_net=pl.when(player_banked).then(pl.col("commission"))
         .otherwise(-pl.coalesce(pl.col("_expected"), pl.col("payout"))).cast(MONEY),

@@ -53,13 +53,19 @@ def test_the_count_against_the_wagers_per_table_shift(db, monkeypatch):
     shifts = count_room_marts.SHIFTS  # every day the warehouse holds: October 31's shift too
     assert metric(at, "Table-shifts") == fmt.count(len(shifts))
     assert metric(at, "Unreconciled") == fmt.count(sum(s["status"] != "reconciled" for s in shifts))
-    differences = [s["difference"] for s in shifts if s["difference"] is not None]
-    assert metric(at, "Difference") == fmt.money(sum(differences)) == "-55.00"
+    off = [s for s in shifts if s["status"] not in ("reconciled", "explained")]
+    unexplained = [s["unexplained"] for s in off if s["unexplained"] is not None]
+    assert metric(at, "Unexplained") == fmt.money(sum(unexplained)) == "-55.00"
+    assert metric(at, "Explained") == "0"
     assert metric(at, "Drop") == fmt.money(sum(s["drop"] for s in shifts))
-    shown = table_with(at, "gaming_day", "shift_id", "difference").set_index("shift_id")
+    # the shifts to investigate, each with what its logs say beside it
+    listed = table_with(at, "table_id", "shift_id", "attribution", "unexplained").set_index("shift_id")
+    assert sorted(listed.index) == sorted(s["shift_id"] for s in off)
+    assert listed.loc["T02-1101-A", "attribution"] == "-25.00 the logs do not explain"
+    shown = table_with(at, "gaming_day", "shift_id", "coups", "difference").set_index("shift_id")
     assert len(shown) == len(shifts)
     assert float(shown.loc["T02-1101-A", "difference"]) == -25.0 and shown.loc["T02-1101-A", "status"] == "unreconciled"
-    styler = next(t for t in at.dataframe if "shift_id" in t.value.columns).proto.arrow_data.styler
+    styler = next(t for t in at.dataframe if "coups" in t.value.columns).proto.arrow_data.styler
     styles = styler.styles
     shaded = {int(row) for rule in styles.split("}") if HIGHLIGHT in rule for row in re.findall(r"row(\d+)_", rule)}
     assert shaded == {index for index, status in enumerate(shown["status"]) if status != "reconciled"}
@@ -74,7 +80,7 @@ def test_a_table_filter_narrows_the_shifts(db, monkeypatch):
     at = open_app(db, monkeypatch, PAGE)
     at.multiselect(key="tables").set_value(["T02"]).run()
     assert not at.exception
-    assert metric(at, "Table-shifts") == "2" and metric(at, "Difference") == "-25.00"
+    assert metric(at, "Table-shifts") == "2" and metric(at, "Unexplained") == "-25.00"
 
 
 def test_the_months_report_its_investigations_and_downloads(db, monkeypatch):
@@ -91,7 +97,7 @@ def test_the_months_report_its_investigations_and_downloads(db, monkeypatch):
     assert not [name for name in report.columns if name.startswith(("ks_", "oh_"))]  # maryland alone by default
     due = table_with(at, "table_id", "rule", "explain")
     assert list(zip(due["table_id"], due["rule"], strict=True)) == [("T01", "maryland"), ("T03", "maryland")]
-    assert "2 not, their difference -25.00" in " ".join(m.value for m in at.markdown)
+    assert "2 not, unexplained -25.00" in " ".join(m.value for m in at.markdown)
     labels = [button.proto.label for button in at.get("download_button")]
     assert labels == ["Download CSV", "Download XLSX", "Download PDF"]
     month.set_value(dt.date(2026, 10, 1)).run()  # October: one day of T01, nothing to investigate

@@ -61,6 +61,8 @@ def _shift(table, shift, day, game, status, drop, win, wagers_win, tolerance="1.
         wagers_win=D(wagers_win), theo=D(theo), theo_hold_pct=float(D(theo) / D(drop) * 100),
         win_variance=1000.0, difference=difference, tolerance=D(tolerance),
         reconciled=None if difference is None else abs(difference) <= D(tolerance), status=status,
+        quarantined_coups=0, quarantined_win=D(0), unexplained=difference,
+        attribution=f"{difference:.2f} the logs do not explain" if status == "unreconciled" else None,
     )  # fmt: skip
 
 
@@ -76,6 +78,7 @@ SHIFT_TYPES = {
     "gaming_day": "DATE", "opened_at": "TIMESTAMPTZ", "closed_at": "TIMESTAMPTZ", "coups": "BIGINT",
     "hold_pct": "DOUBLE", "theo_hold_pct": "DOUBLE", "win_variance": "DOUBLE", "reconciled": "BOOLEAN",
     "table_id": "VARCHAR", "shift_id": "VARCHAR", "game": "VARCHAR", "status": "VARCHAR",
+    "quarantined_coups": "BIGINT", "attribution": "VARCHAR",
 }  # fmt: skip
 STAT_TYPES = {"table_id": "VARCHAR", "game": "VARCHAR", "gaming_day": "DATE", "md_base_period": "VARCHAR",
               "md_flag": "BOOLEAN", "ks_flag": "BOOLEAN", "oh_flag": "BOOLEAN"}  # fmt: skip
@@ -116,7 +119,8 @@ def write(db: Path, into: bool = False, empty: bool = False) -> Path:
         con.execute("CREATE SCHEMA IF NOT EXISTS marts")
         money = {"drop", "win", "mtd_drop", "mtd_win", "ytd_drop", "ytd_win"}
         _create(con, "marts.statistical_report", STATISTICAL, STAT_TYPES, money)
-        shift_money = {k for k, v in SHIFTS[0].items() if isinstance(v, Decimal)} | {"win", "closer", "difference"}
+        shift_money = {k for k, v in SHIFTS[0].items() if isinstance(v, Decimal)}
+        shift_money |= {"win", "closer", "difference", "unexplained"}
         _create(con, "marts.table_shift", SHIFTS, SHIFT_TYPES, shift_money)
         types = SHIFT_TYPES | {"shifts": "BIGINT", "unreconciled_shifts": "BIGINT"}
         _create(con, "marts.count_room", count_room_rows(), types, shift_money)

@@ -1,0 +1,182 @@
+"""The count room's differences attributed (docs/metrics.md, Count room): what moved at the table that
+the accepted wagers miss, as the logs tell it.
+
+A quarantined coup was still dealt: its wagers were paid or taken, so the count holds them while the
+wagers' win does not. What the house took on each is read from its logged payout (the chips the table
+paid), else from its coup's cards or logged outcome through the pay table, else it is bounded by its
+stake. A bet quarantined for a payout the pay table does not give was paid wrongly: the pay table's
+figure is explained, what it paid beyond is a mispay, a finding that is never explained away.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from models.game.paytable import PayTable
+from models.logs.checks import check_rounds
+from models.money_units import MONEY
+from models.warehouse import settlement
+
+COUP = ("table_id", "shoe_id", "round_no")
+#: Quarantine reasons of a row whose coup stands accepted under another row: no coup of its own.
+DUPLICATES = ("conflicting_duplicate", "duplicate")
+#: A coup quarantined for a draw against the tableau logged a card wrongly: its logged outcome is
+#: believed. One quarantined for its outcome column is settled by its cards, which contradict it.
+BY_OUTCOME = ("tableau_violation",)
+#: Quarantined coups: the coup's key, when it was dealt (null where the log does not say), and why.
+COUP_SCHEMA = {
+    "table_id": pl.String, "shoe_id": pl.String, "round_no": pl.Int32,
+    "started_at": pl.Datetime("us", "UTC"), "reason": pl.String,
+}  # fmt: skip
+#: Quarantined wagers: what the house took on each (null: unknown, `stake` bounds it), what the table
+#: paid beyond the pay table (a mispay), and what told us (`basis`: payout, cards, outcome or null).
+_WAGER_FIELDS = {"dealt": pl.Boolean, "stake": MONEY, "take": MONEY, "mispaid": MONEY, "basis": pl.String}
+WAGER_SCHEMA = COUP_SCHEMA | _WAGER_FIELDS
+
+
+def read_coups(raw_rounds: pl.DataFrame) -> pl.DataFrame:
+    """quarantine.rounds' rows read back (`raw_rounds`: reason and the round's input fields as text,
+    as the log gave them): each coup's key, time, reason and the facts its wagers are settled by."""
+    if raw_rounds.height == 0:
+        return pl.DataFrame(schema=COUP_SCHEMA | {"_facts": pl.Struct({})})
+    fields = raw_rounds.drop("reason").with_columns(_line=pl.int_range(pl.len(), dtype=pl.Int64))
+    checked = check_rounds(fields).sort("_line")
+    by_outcome = raw_rounds["reason"].is_in(BY_OUTCOME)
+    checked = checked.with_columns(
+        has_cards=pl.when(by_outcome).then(False).otherwise(pl.col("has_cards")),
+        outcome=pl.when(by_outcome).then(pl.col("logged_outcome")).otherwise(pl.col("outcome")),
+    )
+    return checked.select(
+        *(pl.col(name).cast(dtype) for name, dtype in COUP_SCHEMA.items() if name != "reason"),
+        reason=raw_rounds["reason"],
+        _facts=pl.struct(*settlement.SETTLED_BY),
+    )
+
+
+def quarantined_wagers(
+    coups: pl.DataFrame, bets: pl.DataFrame, accepted: pl.DataFrame, table: PayTable
+) -> pl.DataFrame:
+    """Each quarantined wager (`bets`: key, reason, bet, side, amount, payout) with what the house took
+    on it; `coups`: `read_coups`; `accepted`: the accepted coups of those bets (key, started_at and the
+    columns of settlement.SETTLED_BY). A wager on a coup neither holds was never dealt (`dealt` false)."""
+    if bets.height == 0:
+        return pl.DataFrame(schema=WAGER_SCHEMA)
+    facts = pl.concat(
+        [
+            accepted.select(*COUP, "started_at", _facts=pl.struct(*settlement.SETTLED_BY)),
+            coups.filter(~pl.col("reason").is_in(DUPLICATES)).select(*COUP, "started_at", "_facts"),
+        ],
+        how="vertical_relaxed",
+    ).unique(list(COUP), keep="first", maintain_order=True)
+    placed = (
+        bets.filter(~pl.col("reason").is_in(DUPLICATES))
+        .join(facts, on=list(COUP), how="left")
+        .with_columns(dealt=pl.col("_facts").is_not_null(), _line=pl.int_range(pl.len(), dtype=pl.Int64))
+    )
+    dealt = placed.filter("dealt").unnest("_facts")
+    priced, _ = settlement.settle(dealt.with_columns(payout=pl.lit(None, MONEY)), table)
+    player_banked = pl.col("game").is_in(settlement.PLAYER_BANKED)
+    by_net = settlement.by_net(table).rename({"commission_unit": "_levy"})
+    paid = (
+        dealt.select("_line", "game", "bet", "amount", "payout")
+        .with_columns(net_unit=(pl.col("payout") / pl.col("amount")).cast(MONEY, strict=False))
+        .join(by_net, on=["game", "bet", "net_unit"], how="left")
+        .select(
+            "_line",
+            _paid=pl.when(player_banked).then((pl.col("_levy") * pl.col("amount")).cast(MONEY, strict=False))
+            .otherwise(-pl.col("payout")),
+            _banked=~player_banked,
+        )
+    )  # fmt: skip
+    mispay = pl.col("reason") == "payout_mismatch"
+    worked = (
+        placed.join(paid, on="_line", how="left")
+        .join(priced.select("_line", _priced="house_net", _cards="has_cards"), on="_line", how="left")
+        .with_columns(
+            take=pl.when(mispay).then(pl.col("_priced")).otherwise(pl.coalesce("_paid", "_priced")),
+            # what the table paid beyond the pay table; a player-banked table's tray pays none of it
+            mispaid=pl.when(mispay & pl.col("_banked")).then(-pl.col("_paid") - pl.col("_priced")),
+            basis=pl.when(mispay | pl.col("_paid").is_null())
+            .then(pl.when(pl.col("_priced").is_not_null()).then(pl.when("_cards").then(pl.lit("cards")).otherwise(
+                pl.lit("outcome"))))
+            .otherwise(pl.lit("payout")),
+        )
+    )  # fmt: skip
+    return worked.select(
+        *(pl.col(name).cast(dtype) for name, dtype in COUP_SCHEMA.items()),
+        "dealt",
+        stake=pl.col("amount").cast(MONEY),
+        take=pl.col("take").cast(MONEY),
+        mispaid=pl.col("mispaid").fill_null(0).cast(MONEY),
+        basis="basis",
+    )
+
+
+def placeable(located: pl.DataFrame, coups: pl.DataFrame, wagers: pl.DataFrame) -> pl.DataFrame:
+    """The quarantined coups (`read_coups`) and wagers (`quarantined_wagers`) as rows to place in
+    shifts: key, started_at, reason and `_wager` (null for a coup); a coup the log gives no time takes
+    that of its shoe's accepted coup dealt just before it (`located`: key, started_at)."""
+    keyed = pl.concat(
+        [
+            coups.filter(~pl.col("reason").is_in(DUPLICATES)).select(
+                *COUP, "started_at", "reason", _wager=pl.lit(None, pl.Struct(_WAGER_FIELDS))
+            ),
+            wagers.select(*COUP, "started_at", "reason", _wager=pl.struct(*_WAGER_FIELDS)),
+        ],
+        how="vertical_relaxed",
+    )
+    near = located.select(*COUP, _near="started_at").sort("round_no")
+    return (
+        keyed.sort("round_no")
+        .join_asof(near, on="round_no", by=["table_id", "shoe_id"], strategy="backward", check_sortedness=False)
+        .with_columns(started_at=pl.coalesce("started_at", "_near"))
+        .drop("_near")
+    )
+
+
+def by_shift(placed: pl.DataFrame, located: pl.DataFrame) -> pl.DataFrame:
+    """Per (table_id, shift_id): its quarantined coups and their reasons, what the house took on the
+    quarantined wagers of coups dealt, the stake of those it cannot tell, mispays, wagers on coups never
+    dealt, and the coups missing from the log; `placed`: `placeable`'s rows with their shift_id;
+    `located`: the accepted coups (key, shift_id)."""
+    quarantined = placed.filter(pl.col("_wager").is_null()).unique([*COUP, "shift_id"])
+    coups_of = (
+        quarantined.group_by("table_id", "shift_id", "reason")
+        .agg(n=pl.len())
+        .sort("n", "reason", descending=[True, False])
+        .group_by("table_id", "shift_id", maintain_order=True)
+        .agg(
+            quarantined_coups=pl.col("n").sum().cast(pl.UInt32),
+            quarantined_reasons=pl.format("{} {}", "reason", "n").str.join(", "),
+        )
+    )
+    bets = placed.filter(pl.col("_wager").is_not_null()).unnest("_wager")
+    dealt = pl.col("dealt")
+    wagers_of = bets.group_by("table_id", "shift_id").agg(
+        quarantined_win=pl.col("take").filter(dealt).sum(),
+        quarantined_stake=pl.col("stake").filter(dealt & pl.col("take").is_null()).sum(),
+        mispaid=pl.col("mispaid").sum(),
+        mispaid_wagers=(pl.col("mispaid") != 0).sum().cast(pl.UInt32),
+        wagers_not_dealt=(~dealt).sum().cast(pl.UInt32),
+    )
+    counts = ("quarantined_coups", "mispaid_wagers", "wagers_not_dealt", "missing_coups")
+    return (
+        coups_of.join(wagers_of, on=["table_id", "shift_id"], how="full", coalesce=True)
+        .join(_missing(located, quarantined), on=["table_id", "shift_id"], how="full", coalesce=True)
+        .with_columns(
+            pl.col(counts).fill_null(0),
+            pl.col("quarantined_win", "quarantined_stake", "mispaid").fill_null(0).cast(MONEY),
+        )
+    )
+
+
+def _missing(located: pl.DataFrame, quarantined: pl.DataFrame) -> pl.DataFrame:
+    """Per shift: the round numbers a shoe skips between its first and last coup there, the log
+    holding neither an accepted nor a quarantined row of them (a coup dealt and never logged)."""
+    logged = pl.concat([located.select(*COUP, "shift_id"), quarantined.select(*COUP, "shift_id")])
+    return (
+        logged.group_by("table_id", "shift_id", "shoe_id")
+        .agg(_span=pl.col("round_no").max() - pl.col("round_no").min() + 1, _seen=pl.col("round_no").n_unique())
+        .group_by("table_id", "shift_id")
+        .agg(missing_coups=(pl.col("_span") - pl.col("_seen")).sum().cast(pl.UInt32))
+    )
