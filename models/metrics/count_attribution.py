@@ -20,9 +20,10 @@ from models.warehouse import settlement
 COUP = ("table_id", "shoe_id", "round_no")
 #: Quarantine reasons of a row whose coup stands accepted under another row: no coup of its own.
 DUPLICATES = ("conflicting_duplicate", "duplicate")
-#: A coup quarantined for a draw against the tableau logged a card wrongly: its logged outcome is
-#: believed. One quarantined for its outcome column is settled by its cards, which contradict it.
-BY_OUTCOME = ("tableau_violation",)
+#: The reasons a coup is quarantined for once its cards were read whole and found to follow the tableau:
+#: its cards are believed (they contradict its outcome column, or a shoe's count). Any other coup is
+#: settled by its logged outcome: a card of it is unreadable, or logged against the tableau.
+BY_CARDS = ("outcome_mismatch", "shoe_overdrawn")
 #: Quarantined coups: the coup's key, when it was dealt (null where the log does not say), and why.
 COUP_SCHEMA = {
     "table_id": pl.String, "shoe_id": pl.String, "round_no": pl.Int32,
@@ -41,7 +42,7 @@ def read_coups(raw_rounds: pl.DataFrame) -> pl.DataFrame:
         return pl.DataFrame(schema=COUP_SCHEMA | {"_facts": pl.Struct({})})
     fields = raw_rounds.drop("reason").with_columns(_line=pl.int_range(pl.len(), dtype=pl.Int64))
     checked = check_rounds(fields).sort("_line")
-    by_outcome = raw_rounds["reason"].is_in(BY_OUTCOME)
+    by_outcome = ~raw_rounds["reason"].is_in(BY_CARDS)
     checked = checked.with_columns(
         has_cards=pl.when(by_outcome).then(False).otherwise(pl.col("has_cards")),
         outcome=pl.when(by_outcome).then(pl.col("logged_outcome")).otherwise(pl.col("outcome")),
@@ -95,7 +96,7 @@ def quarantined_wagers(
         .with_columns(
             take=pl.when(mispay).then(pl.col("_priced")).otherwise(pl.coalesce("_paid", "_priced")),
             # what the table paid beyond the pay table; a player-banked table's tray pays none of it
-            mispaid=pl.when(mispay & pl.col("_banked")).then(-pl.col("_paid") - pl.col("_priced")),
+            mispaid=pl.when(mispay & pl.col("_banked")).then(pl.col("_priced") - pl.col("_paid")),
             basis=pl.when(mispay | pl.col("_paid").is_null())
             .then(pl.when(pl.col("_priced").is_not_null()).then(pl.when("_cards").then(pl.lit("cards")).otherwise(
                 pl.lit("outcome"))))

@@ -1,5 +1,7 @@
-"""The count room through the real pipeline: a simulated month with labelled count faults, ingested and
-built, finds every fault at its table-shift and reconciles every other shift."""
+"""The count room through the real pipeline: a simulated month with labelled count faults and misdeals of
+every kind on the same shifts, ingested and built, finds every count fault at its table-shift with its
+planted amount unexplained, explains the shifts whose only fault is a quarantined coup, and reconciles
+every other shift."""
 
 from decimal import Decimal
 
@@ -20,7 +22,8 @@ SHIFT = ["table_id", "shift_id"]
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> dict[str, pl.DataFrame]:
     root = tmp_path_factory.mktemp("count_faults")
-    write_simulation(SIM, root / "landing", count_fault_rate=0.25)
+    # misdeals of every kind (the chips moved as dealt; the logs of those coups are quarantined)
+    write_simulation(SIM, root / "landing", count_fault_rate=0.25, misdeal_rate=0.03)
     db = root / "warehouse" / "banco.duckdb"
     ingest(db, [root / "landing"])
     build(db)
@@ -31,7 +34,8 @@ def built(tmp_path_factory) -> dict[str, pl.DataFrame]:
     finally:
         con.close()
     labels = pl.read_parquet(sorted((root / "landing" / FAULTS_FOLDER).glob("count_faults_*")))
-    return {"shifts": shifts, "labels": labels, "events": events}
+    misdeals = pl.read_parquet(sorted((root / "landing" / FAULTS_FOLDER).glob("faults_*")))
+    return {"shifts": shifts, "labels": labels, "events": events, "misdeals": misdeals}
 
 
 @pytest.mark.slow
@@ -39,16 +43,33 @@ def test_every_injected_fault_is_found_at_its_table_shift(built):
     shifts, labels = built["shifts"], built["labels"]
     assert built["events"] > 0 and labels.height >= 4
     assert set(labels["kind"]) == {"short_fill", "missing_credit_slip", "walked_chips", "overpaid_wager"}
-    flagged = shifts.filter(~pl.col("reconciled")).select(*SHIFT, "difference", "status")
+    flagged = shifts.filter(~pl.col("reconciled")).select(*SHIFT, "unexplained", "status", "quarantined_coups")
     found = labels.join(flagged, on=SHIFT, how="left")
     assert found["status"].to_list() == ["unreconciled"] * labels.height
-    assert (found["difference"] - found["amount"]).abs().max() < Decimal("0.01")
+    # exactly the planted amount is left unexplained, whatever quarantined coups the shift also holds
+    assert (found["unexplained"] - found["amount"]).abs().max() < Decimal("0.01")
+    assert found.filter(pl.col("quarantined_coups") > 0).height >= 2
     assert flagged.height == labels.height  # nothing flagged that was not injected
 
 
-def test_every_clean_shift_reconciles_to_the_cent(built):
+def test_a_shift_whose_only_fault_is_a_quarantined_coup_is_explained(built):
+    shifts, misdeals = built["shifts"], built["misdeals"]
+    assert {"wrong_draw", "wrong_outcome", "malformed_card", "orphan_bet"} <= set(misdeals["kind"])
+    misdealt = shifts.join(built["labels"], on=SHIFT, how="anti").filter(pl.col("quarantined_coups") > 0)
+    assert misdealt.height >= 10 and set(misdealt["status"]) == {"reconciled", "explained"}
+    explained = misdealt.filter(status="explained")
+    assert explained.height >= 3
+    # the count differs from the accepted wagers by what the quarantined coups' wagers took, to the cent
+    assert (explained["difference"] - explained["quarantined_win"]).abs().max() < Decimal("0.01")
+    assert (explained["difference"].abs() > explained["tolerance"]).all()
+    assert explained["attribution"].str.contains("quarantined coup").all()
+
+
+def test_every_shift_without_a_count_fault_agrees_with_its_logs_to_the_cent(built):
     clean = built["shifts"].join(built["labels"], on=SHIFT, how="anti")
     assert clean.height >= 20
-    assert set(clean["status"]) == {"reconciled"}
+    assert set(clean["status"]) <= {"reconciled", "explained"}
     # a chemin de fer bank's cagnotte can be a fraction of a cent; the count holds cents
-    assert clean["difference"].abs().max() < Decimal("0.01")
+    assert clean["unexplained"].abs().max() < Decimal("0.01")
+    untouched = clean.filter(quarantined_coups=0, wagers_not_dealt=0)
+    assert set(untouched["status"]) == {"reconciled"} and untouched["difference"].abs().max() < Decimal("0.01")
