@@ -6,7 +6,11 @@ from __future__ import annotations
 import polars as pl
 
 from dashboards import filters
+from models.metrics.streaks import BY_RULE
 from models.warehouse import schema
+
+#: The tenures whose length is a streak: not those of a game whose bank passes by rule.
+BY_CHANCE = "game NOT IN ({})".format(", ".join(f"'{game}'" for game in BY_RULE))
 
 COUNTS = (
     "SELECT game, decks, decided::BIGINT AS decided, ended_by = 'pass' AS passed, count(*) AS tenures "
@@ -14,7 +18,7 @@ COUNTS = (
 )
 LONGEST = (
     "SELECT table_id, shoe_id, game, holder, first_round, last_round, decided, coups, ties, ended_by, gaming_day "
-    f"FROM {schema.MARTS_BANKER_STREAKS} WHERE {{where}} ORDER BY decided DESC, coups DESC LIMIT 20"
+    f"FROM {schema.MARTS_BANKER_STREAKS} WHERE {BY_CHANCE} AND {{where}} ORDER BY decided DESC, coups DESC LIMIT 20"
 )
 FIT = f"SELECT * FROM {schema.MARTS_TENURE_FIT} WHERE {{where}} ORDER BY p_value NULLS LAST, table_id"
 GROWTH = (
@@ -30,6 +34,7 @@ def counts(f: filters.Filters) -> pl.DataFrame:
 
 
 def longest(f: filters.Filters) -> pl.DataFrame:
+    """The 20 longest tenures of the filtered shoes, of the games where chance ends a tenure."""
     return f.frame(LONGEST, "shoe")
 
 

@@ -9,11 +9,8 @@ import streamlit as st
 
 from dashboards import charts, filters, fmt
 from dashboards.queries import streaks
-from models.game.games import BankPassing, Game
 from models.metrics.expectation import tenure_hazard
-
-#: Games whose bank passes by a fixed rule, not by who wins: a tenure's length is no streak.
-FIXED_RULE = tuple(game.value for game in Game if game.passing in (BankPassing.ROTATING, BankPassing.BANQUE))
+from models.metrics.streaks import BY_RULE
 
 
 def render() -> None:
@@ -27,7 +24,7 @@ def render() -> None:
 
     st.subheader("Tenure length against the geometric law")
     # banco passes the bank after every decided coup and baccarat_banque never does: no law to test
-    hazard = tenure_hazard(counts.filter(~pl.col("game").is_in(FIXED_RULE)), by=["game"])
+    hazard = tenure_hazard(counts.filter(~pl.col("game").is_in(BY_RULE)), by=["game"])
     if hazard.is_empty():
         st.info("Only banco and baccarat_banque in the filters: their bank passes by rule, not by chance.")
     else:

@@ -47,6 +47,12 @@ class Game(StrEnum):
         return _PASSING[self]
 
     @property
+    def passes_by_rule(self) -> bool:
+        """Whether the bank passes by a fixed rule, not by who wins (banco after every decided coup,
+        baccarat_banque never): a tenure's length there is no streak."""
+        return self.passing in (BankPassing.ROTATING, BankPassing.BANQUE)
+
+    @property
     def banker(self) -> Banker:
         return Banker.HOUSE if self.passing is BankPassing.HOUSE else Banker.PLAYER
 

@@ -9,12 +9,17 @@ import polars as pl
 from scipy import stats
 
 from models.game.bank import bank_passes_expr
+from models.game.games import Game
 from models.metrics.expectation import tenure_hazard
 from models.metrics.theory import outcome_rates
 
 SHOE = ["table_id", "shoe_id"]
 #: Whether a coup passes the bank, by game, when the log does not say who holds it (docs/metrics.md).
 PASSES = bank_passes_expr(pl.col("game"), pl.col("outcome"))
+#: The games whose bank passes by rule (`Game.passes_by_rule`): left out of the fit and the longest tenures.
+BY_RULE = tuple(game.value for game in Game if game.passes_by_rule)
+#: Whether a tenure's game lets chance end it: the tenures whose length is a streak.
+BY_CHANCE = ~pl.col("game").cast(pl.String).is_in(BY_RULE)
 
 
 #: What every span (tenure or run) takes from its first row: its shoe and the shoe's game.
@@ -140,13 +145,14 @@ def tenure_fit(tenures: pl.DataFrame, by: Sequence[str], longest: int = 8) -> pl
     before. `tenure_hazard` counts, for each length k (pooling k >= `longest`), the tenures at risk
     and the passes; the chi-square sums (passes - at_risk (1 - q))^2 / (at_risk q (1 - q)) over the
     lengths with more than 5 passes expected. Tenures cut by the shoe's end count while they last,
-    so the test is not biased towards short tenures.
+    so the test is not biased towards short tenures. Games whose bank passes by rule (`BY_RULE`) have no
+    law to test and are left out.
     """
     by = list(by)
     keys = list(dict.fromkeys([*by, "game", "decks", "decided", "passed"]))
     # text keys as categoricals while grouping: millions of tenures group several times faster so
     text = [name for name in keys if tenures.schema.get(name) == pl.String]
-    held = tenures.filter(pl.col("decided") >= 1).with_columns(
+    held = tenures.filter(pl.col("decided") >= 1, BY_CHANCE).with_columns(
         pl.col(text).cast(pl.Categorical),
         pl.col("decks").cast(pl.Int8),
         pl.col("decided").cast(pl.Int64),

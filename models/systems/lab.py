@@ -306,12 +306,12 @@ def chart(data: dict, title: str) -> alt.LayerChart | alt.Chart:
         start = ((pl.col("result") - low) / width).floor().clip(0, CHART_BINS - 1) * width + low
         return (
             frame.group_by(start.alias("from"))
-            .agg(weight.sum().alias("probability"))
+            .agg(weight.alias("probability"))
             .with_columns(to=pl.col("from") + width, series=pl.lit(series))
             .sort("from")
         )
 
-    bars = binned(exact_rows, pl.col("probability"), "exact")
+    bars = binned(exact_rows, pl.col("probability").sum(), "exact")
     layers = [
         alt.Chart(bars)
         .mark_bar(color="#5d6d7e", opacity=0.8)
@@ -328,7 +328,8 @@ def chart(data: dict, title: str) -> alt.LayerChart | alt.Chart:
     ]
     if results:
         sessions = pl.DataFrame({"result": results}, schema={"result": pl.Float64})
-        points = binned(sessions, pl.lit(1.0 / sessions.height), "back-test").with_columns(
+        # a session's share counted per bin: a literal summed in a group is one value, not one per row
+        points = binned(sessions, pl.len() / sessions.height, "back-test").with_columns(
             middle=pl.col("from") + width / 2
         )
         layers.append(

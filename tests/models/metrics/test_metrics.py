@@ -71,6 +71,18 @@ def test_banque_holds_the_bank_for_the_shoe():
     assert tenures.select("coups", "ended_by").rows() == [(5, "shoe_end")]
 
 
+def test_the_fit_leaves_out_the_games_whose_bank_passes_by_rule():
+    shoes = [rounds("BBPBPPBBBPTB", shoe="S1"), rounds("BPBPBBP", game="banco", shoe="S2"),
+             rounds("BPPTB", game="baccarat_banque", shoe="S3")]  # fmt: skip
+    tenures = bank_tenures(pl.concat(shoes).lazy()).collect()
+    assert set(tenures["game"]) == {"punto_banco", "banco", "baccarat_banque"}
+    by_game = tenure_fit(tenures, by=["game"])
+    assert by_game["game"].to_list() == ["punto_banco"]
+    pooled = tenure_fit(tenures, by=["table_id"]).drop("table_id")
+    alone = tenure_fit(tenures.filter(pl.col("game") == "punto_banco"), by=["table_id"]).drop("table_id")
+    assert_frame_equal(pooled, alone)  # the tenures of a table's banco and banque shoes count nowhere
+
+
 def test_chemin_de_fer_observed_holders_pass_and_withdraw():
     holders = ["3", "3", "3", "5", "5", "6", "6"]
     tenures = bank_tenures(rounds("BTBBPBP", game="chemin_de_fer", holders=holders).lazy()).collect()

@@ -51,3 +51,11 @@ def test_shoes_shorter_than_the_session_are_compared_with_the_exact_session_of_t
     assert {row["band"]: row["exact"] for row in summary["backtest"]["bands"]} == pytest.approx(expected)
     whole = lab.summary(question, lab.exact(question), lab.run_backtest(question, shoes), "whole shoes")
     assert whole["backtest"]["exact_lengths"] == "the session's"
+
+
+def test_the_charts_dots_are_the_sessions_share_of_each_bin():
+    results = [-10.0, -10.0, -10.0, 0.0, 5.0, 5.0]  # three sessions in one bin, two in another, one alone
+    chart = lab.chart({"exact": None, "backtest_results": results}, "shares")
+    (points,) = [layer for layer in chart.layer if layer.mark.type == "point"]
+    shares = sorted(points.data["probability"].to_list())
+    assert shares == pytest.approx([1 / 6, 2 / 6, 3 / 6])
