@@ -12,12 +12,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from models.warehouse.iceberg import point
 from models.warehouse.schema import INGEST_LOG
 from models.warehouse.store import WarehouseError, at, open_tables
+
+if TYPE_CHECKING:  # the Iceberg library is for writers and travellers: a report's reader never imports it
+    from models.warehouse.iceberg import Tables
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,14 @@ class Commit:
     log_snapshot: int
     committed_at: dt.datetime
     point: dict[str, int]
+
+    def recorded(self) -> dict[str, Any]:
+        """The commit as a report's manifest records it."""
+        return {
+            "log_snapshot": self.log_snapshot,
+            "committed_at": self.committed_at.isoformat(),
+            "snapshots": dict(sorted(self.point.items())),
+        }
 
     def describe(self) -> str:
         return f"commit {self.log_snapshot} of {self.committed_at.isoformat(timespec='seconds')}".replace("+00:00", "Z")
@@ -46,6 +57,8 @@ def parse_time(text: str) -> dt.datetime:
 def find(db: Path, as_of: str) -> Commit:
     """The commit `as_of` names: a snapshot id (the log's, or another table's: the first commit that
     names it), or a time (the log's commit current then). One-line WarehouseError when there is none."""
+    from models.warehouse.iceberg import point
+
     tables = open_tables(db)
     log = tables.table(INGEST_LOG)
     text = as_of.strip()
@@ -74,11 +87,19 @@ def find(db: Path, as_of: str) -> Commit:
     return _commit(found)
 
 
+def of(tables: Tables, point: dict[str, int]) -> Commit | None:
+    """The commit `point` (as Tables.commit_point gives it) is, None before the first."""
+    log = tables.table(INGEST_LOG).snapshot_by_id(point[INGEST_LOG]) if INGEST_LOG in point else None
+    return None if log is None else _commit(log)
+
+
 def _instant(ms: int) -> dt.datetime:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
 
 
 def _commit(log) -> Commit:
+    from models.warehouse.iceberg import point
+
     return Commit(log.snapshot_id, _instant(log.timestamp_ms), point(log))
 
 
