@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from models.code_version import code_digest
-from models.metrics.config import MartConfig
 from models.reports.rules import parse_month
 
 SUFFIX = ".manifest.json"
@@ -51,13 +50,6 @@ class Manifest:
                 "(run `banco build`, then `banco report`)"
             )
         return int(self.commit["log_snapshot"])
-
-    def config(self) -> MartConfig:
-        """The settings the marts were reckoned by."""
-        try:
-            return MartConfig.from_recorded(self.settings["marts"])
-        except (KeyError, TypeError, ValueError, ArithmeticError) as error:
-            raise ValueError(f"the manifest's settings of the marts are not readable: {error!r}") from None
 
     @property
     def report_rules(self) -> tuple[str, ...]:

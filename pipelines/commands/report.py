@@ -107,15 +107,15 @@ def _wrote(path: Path, report: monthly.Report) -> None:
 def _again(args: argparse.Namespace) -> int:
     """The report made again as of a manifest's commit with its settings, or as of a snapshot or a
     time with the settings in force."""
+    from models.metrics import as_of
     from models.metrics.config import MartConfig
-    from models.reports import again
     from models.warehouse import travel
 
     settings, db = args.settings, Path(args.db)
     if args.as_of.endswith(manifest.SUFFIX) or Path(args.as_of).is_file():
         made = manifest.read(Path(args.as_of))
         commit = travel.find(db, str(made.log_snapshot()))
-        config, rules, name = made.config(), made.report_rules, made.property_name
+        config, rules, name = as_of.config_of(made), made.report_rules, made.property_name
         month, fmt = args.month or made.first_day, args.format or made.format
     else:
         if args.month is None:
@@ -124,7 +124,7 @@ def _again(args: argparse.Namespace) -> int:
         config = MartConfig.from_settings(settings)  # as `banco build` reckons them
         rules, name, month, fmt = settings.report_rules, settings.property_name, args.month, args.format or "pdf"
     print(f"{WHERE}: building the marts at {commit.describe()} in a scratch warehouse", file=sys.stderr)
-    report = again.report_at(db, commit, config, month, rules, name)
+    report = as_of.report_at(db, commit, config, month, rules, name)
     default = f"statistical-report-{month:%Y-%m}.as-of-{commit.log_snapshot}.{fmt}"
     path = export.write(report, fmt, args.out or settings.reports / default)
     recorded = {"marts": config.recorded(), "report": _report_settings(rules, name)}

@@ -43,9 +43,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _again(db: Path, made: manifest.Manifest) -> tuple[bytes, str]:
     """The manifest's report made again at its commit with its settings, and that commit described."""
-    from models.reports import again
+    from models.metrics import as_of
     from models.warehouse import travel
 
     commit = travel.find(db, str(made.log_snapshot()))
-    report = again.report_at(db, commit, made.config(), made.first_day, made.report_rules, made.property_name)
+    report = as_of.report_at(db, commit, as_of.config_of(made), made.first_day, made.report_rules, made.property_name)
     return export.to_bytes(report, made.format), commit.describe()

@@ -1,6 +1,6 @@
-"""A report made again from the warehouse as one of its commits left it: the marts built by the project's
-own build in a scratch warehouse whose tables are those of the commit (travel.py), then read as the
-report reads them from the serving file."""
+"""The marts as of an earlier commit of the warehouse, built by the project's own build in a scratch
+warehouse whose tables are those of the commit (travel.py), and a month's report read from them as
+`banco report` reads it from the serving file: a report made again."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from models.metrics.build import build_on
 from models.metrics.config import MartConfig
 from models.metrics.days import coups_by_day
 from models.reports import monthly
+from models.reports.manifest import Manifest
 from models.reports.rules import month_end
 from models.warehouse import travel
 from models.warehouse.store import WarehouseError
@@ -32,3 +33,11 @@ def report_at(
         statistical = con.sql(monthly.STATISTICAL, params=params).pl()
         shifts = con.sql(monthly.SHIFTS, params=params).pl()
     return monthly.report(statistical, shifts, month, rules, property_name, as_of=commit.committed_at)
+
+
+def config_of(manifest: Manifest) -> MartConfig:
+    """The settings a manifest says the marts were reckoned by; a one-line ValueError when unreadable."""
+    try:
+        return MartConfig.from_recorded(manifest.settings["marts"])
+    except (KeyError, TypeError, ValueError, ArithmeticError) as error:
+        raise ValueError(f"the manifest's settings of the marts are not readable: {error!r}") from None
