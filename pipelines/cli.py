@@ -28,6 +28,7 @@ COMMANDS = (
     "migrate",
     "sql",
     "report",
+    "verify",
     "odds",
     "systems",
     "dashboard",

@@ -34,9 +34,9 @@ from models.metrics.loading import (
 )
 from models.metrics.marts import compute_marts, count_marts, each_mart
 from models.metrics.storing import outdated, quiet_checkpoints, store_marts, store_totals
-from models.warehouse import partials, schema, views
+from models.warehouse import partials, schema, travel, views
 from models.warehouse.shards import Sharding
-from models.warehouse.store import WarehouseError, current, write
+from models.warehouse.store import WarehouseError, current, writer
 
 #: What callers of the builds import from here, besides the builds.
 __all__ = ["BET_COLUMNS", "ROUND_COLUMNS", "MartConfig", "build", "build_from_partials", "build_shard", "compute_marts"]
@@ -58,24 +58,41 @@ def build(
     how many coups' marts are computed at a time (CHUNK_COUPS when None)."""
     if not db.exists():
         raise WarehouseError(f"no warehouse at {db} yet: run `banco ingest PATH` first")
-    with write(db) as con:
-        quiet_checkpoints(con)
-        # before anything is read: what lands meanwhile is new next time
-        now, shoes_now = ledger.files(con), ledger.shoe_digests(con)
-        held = coups_by_day(con, config.day)
-        if held.height == 0:
-            raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
-        every = held["gaming_day"].to_list()
-        plan = ledger.plan(con, config, every, every_day)
-        if days is not None:
-            asked = sorted(set(days))
-            if not set(asked) & set(every):
-                raise WarehouseError(_nothing_on(db, asked))
-            plan = ledger.Plan(asked, [], plan.touched)
-        built = _compute(con, config, plan, held, chunk_coups or CHUNK_COUPS)
-        if days is None:
-            ledger.record_files(con, now, shoes_now)
-        return built
+    with writer(db) as w:
+        return build_on(w.con, config, travel.of(w.tables, w.point), days, every_day, chunk_coups, db)
+
+
+def build_on(
+    con,
+    config: MartConfig,
+    commit: travel.Commit | None,
+    days: Sequence[dt.date] | None = None,
+    every_day: bool = False,
+    chunk_coups: int | None = None,
+    db: Path | None = None,
+) -> Built:
+    """`build`'s work on a writer's connection whose views read the tables at `commit`: the serving
+    writer's, or a scratch warehouse's (travel.py, a report rebuilt as of a commit); the commit and
+    the settings are noted beside the marts (ledger.record_commit). `db` names the warehouse in errors."""
+    quiet_checkpoints(con)
+    # before anything is read: what lands meanwhile is new next time
+    now, shoes_now = ledger.files(con), ledger.shoe_digests(con)
+    held = coups_by_day(con, config.day)
+    if held.height == 0:
+        raise WarehouseError(f"the warehouse at {db} holds no rounds yet: run `banco ingest PATH` first")
+    every = held["gaming_day"].to_list()
+    plan = ledger.plan(con, config, every, every_day)
+    if days is not None:
+        asked = sorted(set(days))
+        if not set(asked) & set(every):
+            raise WarehouseError(_nothing_on(db, asked))
+        plan = ledger.Plan(asked, [], plan.touched)
+    built = _compute(con, config, plan, held, chunk_coups or CHUNK_COUPS)
+    if days is None:
+        ledger.record_files(con, now, shoes_now)
+    if commit is not None:
+        ledger.record_commit(con, commit, config)
+    return built
 
 
 class Built(dict):
@@ -245,14 +262,18 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
     marts = combine(parts, config.comp_rate, config.surveillance_fdr)
     if not marts or marts[schema.MARTS_TIE_FREQUENCY].height == 0:  # every coup has its table's row there
         raise WarehouseError(_nothing_on(db, days))
-    with write(db) as con:
+    with writer(db) as w:
+        con, commit = w.con, travel.of(w.tables, w.point)
         quiet_checkpoints(con)
         if not outdated(con, marts, fresh=False):
-            return _store_days(con, config, days, marts)
-        # a mart missing, or stored with other columns (an earlier release's): every day again
-        _forget_marts(con)
-        held = coups_by_day(con, config.day)
-        return _compute(con, config, ledger.Plan(held["gaming_day"].to_list(), [], None), held)
+            stored = _store_days(con, config, days, marts)
+        else:  # a mart missing, or stored with other columns (an earlier release's): every day again
+            _forget_marts(con)
+            held = coups_by_day(con, config.day)
+            stored = _compute(con, config, ledger.Plan(held["gaming_day"].to_list(), [], None), held)
+        if commit is not None:  # the shards read the latest commit when they ran: this one, but for a late ingest
+            ledger.record_commit(con, commit, config)
+        return stored
 
 
 def _count_marts_of(

@@ -3,8 +3,9 @@ with the commission's rounding and the pay table its caller picks."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.gaming_day import GamingDay
@@ -50,6 +51,47 @@ class MartConfig:
             **chosen,
         )
 
+    def recorded(self) -> dict[str, Any]:
+        """Every setting as JSON values (amounts as text, exactly), named as models/settings.py names
+        them, for a report's manifest; `from_recorded` reads them back."""
+        return {
+            "timezone": self.day.timezone,
+            "day_start_hour": self.day.start_hour,
+            "rounding": self.rounding.policy,
+            "rounding_unit": str(self.rounding.unit),
+            "paytable": {name: _text(value) for name, value in asdict(self.paytable).items()},
+            "session_gap_minutes": self.session_gap,
+            "comp_rate": str(self.comp_rate),
+            "pace_break_minutes": self.pace_break_minutes,
+            "surveillance_fdr": self.surveillance_fdr,
+            "max_bet": str(self.max_bet),
+            "side_max": str(self.side_max),
+            "count_tolerance": None if self.count_tolerance is None else str(self.count_tolerance),
+            "report_rules": list(self.report_rules),
+        }
+
+    @classmethod
+    def from_recorded(cls, recorded: dict[str, Any]) -> MartConfig:
+        """The settings `recorded` wrote (a KeyError or ValueError for what it did not write)."""
+        table = {
+            name: tuple(Decimal(v) for v in value) if isinstance(value, list) else Decimal(value)
+            for name, value in recorded["paytable"].items()
+        }
+        tolerance = recorded["count_tolerance"]
+        return cls(
+            day=GamingDay(recorded["timezone"], int(recorded["day_start_hour"])),
+            rounding=Rounding(recorded["rounding"], Decimal(recorded["rounding_unit"])),
+            paytable=PayTable(**table),
+            session_gap=float(recorded["session_gap_minutes"]),
+            comp_rate=Decimal(recorded["comp_rate"]),
+            pace_break_minutes=float(recorded["pace_break_minutes"]),
+            surveillance_fdr=float(recorded["surveillance_fdr"]),
+            max_bet=Decimal(recorded["max_bet"]),
+            side_max=Decimal(recorded["side_max"]),
+            count_tolerance=None if tolerance is None else Decimal(tolerance),
+            report_rules=tuple(recorded["report_rules"]),
+        )
+
     def __post_init__(self) -> None:
         if not self.session_gap > 0:
             raise ValueError(f"the session gap is a positive number of minutes, got {self.session_gap}")
@@ -80,3 +122,7 @@ class MartConfig:
         object.__setattr__(self, "report_rules", tuple(self.report_rules))
         if unknown := sorted(set(self.report_rules) - set(RULES)):
             raise ValueError(f"the report's rules are {', '.join(RULES)}, got {', '.join(unknown)}")
+
+
+def _text(value: Decimal | tuple[Decimal, ...]) -> str | list[str]:
+    return [str(v) for v in value] if isinstance(value, tuple) else str(value)

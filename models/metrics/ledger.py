@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -25,6 +27,9 @@ from models.logs.checks import _instant as ingested_instant  # a row's time read
 from models.metrics.config import MartConfig
 from models.metrics.dealer_errors import raw_field
 from models.warehouse import schema, views
+
+if TYPE_CHECKING:
+    from models.warehouse.travel import Commit
 
 #: The tables the marts read: a new data file in any of them may change a day's marts.
 #: (core.shoes, rewritten whole by every ingest, is compared shoe by shoe instead.)
@@ -136,6 +141,17 @@ def _unchanged(con, read: dict[str, set[str]], shoes: pl.DataFrame) -> bool:
         return False
     noted = con.sql(f"SELECT count(*) FROM {schema.BUILT_SHOES}").fetchall()[0][0]
     return noted == shoes.height and _changed_shoes(con).height == 0
+
+
+def record_commit(con, commit: Commit, config: MartConfig) -> None:
+    """Note the warehouse's commit the marts were just stored from (the log's snapshot, its time and
+    every table's snapshot) and the settings they were reckoned by, over what was noted before."""
+    con.execute(
+        f"CREATE OR REPLACE TABLE {schema.BUILT_FROM} AS SELECT ?::BIGINT AS log_snapshot, "
+        "?::TIMESTAMPTZ AS committed_at, ?::VARCHAR AS point, ?::VARCHAR AS settings",
+        [commit.log_snapshot, commit.committed_at, json.dumps(commit.point, sort_keys=True),
+         json.dumps(config.recorded())],
+    )  # fmt: skip
 
 
 def shoe_digests(con) -> pl.DataFrame:

@@ -3,6 +3,7 @@ shifts as sheets, money formatted) and PDF (laid out to be filed, with page numb
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from pathlib import Path
 
@@ -61,6 +62,8 @@ def xlsx(report: Report) -> bytes:
     """Three sheets: Report (the header block above the table), Investigations, Unreconciled shifts."""
     buffer = io.BytesIO()
     with xlsxwriter.Workbook(buffer, {"in_memory": True}) as book:
+        # the file's creation time is the figures', not the clock's: a report made again is the same bytes
+        book.set_properties({"created": _instant(report), "title": report.title, "author": report.property_name})
         bold = book.add_format({"bold": True})
         sheet = book.add_worksheet("Report")
         sheet.write(0, 0, report.title, book.add_format({"bold": True, "font_size": 14}))
@@ -79,6 +82,11 @@ def xlsx(report: Report) -> bytes:
                 autofit=True, float_precision=2,
             )  # fmt: skip
     return buffer.getvalue()
+
+
+def _instant(report: Report) -> dt.datetime:
+    """The report's time as XLSX stores it: naive UTC."""
+    return report.as_of.astimezone(dt.UTC).replace(tzinfo=None)
 
 
 def _text(value: object) -> str:
@@ -103,6 +111,7 @@ class _Filed(FPDF):
         self.report = report
         self.set_auto_page_break(auto=True, margin=14)
         self.set_title(report.title)
+        self.set_creation_date(report.as_of.astimezone(dt.UTC))  # the figures' time, not the clock's (as xlsx)
         self.set_author(report.property_name)
 
     def header(self) -> None:

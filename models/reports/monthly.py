@@ -74,7 +74,8 @@ class Report:
     property_name: str
     month: dt.date
     rules: tuple[str, ...]
-    prepared_at: dt.datetime
+    #: The time the figures are of: the warehouse's commit they were built from (or the clock's, on a page).
+    as_of: dt.datetime
     first_day: dt.date
     last_day: dt.date
     #: level ('table', 'game', 'property'), table_id, game, FIGURES, each rule's RULE_COLUMNS, investigate.
@@ -97,7 +98,7 @@ class Report:
             ("Month", f"{self.month:%Y-%m}"),
             ("Gaming days", f"{self.first_day} to {self.last_day}"),
             ("Rules applied", ", ".join(TITLES[rule] for rule in self.rules)),
-            ("Prepared at", f"{self.prepared_at.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC"),
+            ("Data as of", f"{self.as_of.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC"),
             ("Investigations due", str(self.investigations.height)),
             (
                 "Count against wagers",
@@ -212,10 +213,11 @@ def report(
     month: dt.date,
     rules: tuple[str, ...],
     property_name: str,
-    prepared_at: dt.datetime | None = None,
+    as_of: dt.datetime | None = None,
 ) -> Report:
     """The report of `month` from its rows of marts.statistical_report (STATISTICAL) and marts.table_shift
-    (SHIFTS); `rules` decide which flags are investigations. A month without rows is a one-line ValueError."""
+    (SHIFTS); `rules` decide which flags are investigations; `as_of`: the time the figures are of (the
+    clock's when None). A month without rows is a one-line ValueError."""
     if statistical.is_empty():
         raise ValueError(f"no statistical report for {month:%Y-%m}: the count-room marts hold none of its gaming days")
     stat = statistical.sort("table_id", "game", "gaming_day")
@@ -243,7 +245,7 @@ def report(
         property_name=property_name,
         month=month,
         rules=rules,
-        prepared_at=prepared_at or dt.datetime.now(dt.UTC),
+        as_of=as_of or dt.datetime.now(dt.UTC),
         first_day=stat["gaming_day"].min(),
         last_day=stat["gaming_day"].max(),
         tables=rows,

@@ -30,7 +30,7 @@ from pyiceberg.io.pyarrow import parquet_file_to_data_file
 from pyiceberg.manifest import DataFile
 from pyiceberg.schema import assign_fresh_schema_ids
 from pyiceberg.table import Table
-from pyiceberg.table.snapshots import Operation
+from pyiceberg.table.snapshots import Operation, Snapshot
 from pyiceberg.table.update.snapshot import _OverwriteFiles
 from sqlalchemy import event
 from sqlalchemy.exc import SQLAlchemyError
@@ -41,7 +41,7 @@ from models.warehouse.location import Settings, is_table_folder, local_path
 from models.warehouse.schema import INGEST_LOG, TABLES
 
 # the locations' helpers the tables' callers use are named here too, beside the tables
-__all__ = ["BY_KEY", "TABLES_KEY", "Settings", "Tables", "is_table_folder", "local_path"]
+__all__ = ["BY_KEY", "TABLES_KEY", "Settings", "Tables", "is_table_folder", "local_path", "point"]
 
 #: The summary key of a log commit that names every other table's snapshot (JSON: name -> id).
 TABLES_KEY = "banco.tables"
@@ -77,6 +77,13 @@ def _write_ahead(engine) -> None:
         cursor.close()
 
     engine.dispose()  # the catalog's first connection was opened without them
+
+
+def point(log: Snapshot) -> dict[str, int]:
+    """The snapshot of every table that the log's commit `log` names, the log's own included."""
+    named = json.loads(log.summary.additional_properties.get(TABLES_KEY, "{}")) if log.summary else {}
+    named[INGEST_LOG] = log.snapshot_id
+    return {name: int(value) for name, value in named.items() if value is not None}
 
 
 def _load_catalog(settings: Settings, tries: int = 5) -> Catalog:
@@ -239,10 +246,7 @@ class Tables:
     def commit_point(self) -> dict[str, int]:
         """The snapshot of every table that the log's current commit names (readers read these)."""
         snapshot = self.table(INGEST_LOG).current_snapshot()
-        point = json.loads(snapshot.summary.additional_properties.get(TABLES_KEY, "{}")) if snapshot else {}
-        if snapshot is not None:
-            point[INGEST_LOG] = snapshot.snapshot_id
-        return {name: int(value) for name, value in point.items() if value is not None}
+        return point(snapshot) if snapshot is not None else {}
 
     def recover(self) -> list[str]:
         """Roll back every table whose current snapshot is not the one the log's commit names (a

@@ -53,9 +53,10 @@ class Limits:
         return cls(settings.sql_memory, settings.sql_threads, settings.sql_timeout_seconds)
 
 
-def connect(db: Path, limits: Limits) -> duckdb.DuckDBPyConnection:
-    """The serving snapshot of the warehouse at `db`, attached read-only to a locked connection."""
-    snapshot = published(db)
+def connect(db: Path, limits: Limits, snapshot: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """The serving snapshot of the warehouse at `db` (or the file `snapshot` whose views read its
+    tables at an earlier commit: travel.py), attached read-only to a locked connection."""
+    snapshot = snapshot or published(db)
     config = {
         "memory_limit": limits.memory,
         "threads": limits.threads,
@@ -108,11 +109,13 @@ def run(
     limits: Limits | None = None,
     stop: Callable[[], bool] | None = None,
     user: bool = True,
+    snapshot: Path | None = None,
 ) -> Result:
     """`fetch` of the relation `sql` gives, on a locked connection of its own, interrupted once it
     runs past the time limit or `stop()` turns true. A `user` query is first checked to be a query,
     and any error it meets is a QueryError of one line naming `where`; the project's own queries
-    (`user=False`) raise DuckDB's errors as they are, but for being stopped."""
+    (`user=False`) raise DuckDB's errors as they are, but for being stopped. `snapshot`: the file read
+    instead of the serving snapshot (connect)."""
     limits = limits or Limits.from_env()
     if user:
         try:
@@ -121,7 +124,7 @@ def run(
             raise QueryError(f"SQL error: {_line(error)}") from None
         if refused:
             raise QueryError(refused)
-    con = connect(db, limits)
+    con = connect(db, limits, snapshot)
 
     def work() -> Result:
         relation = con.sql(sql, params=params or None)

@@ -146,6 +146,9 @@ SNAPSHOTS = "meta.snapshots"
 BUILT_FILES = "meta.built_files"
 BUILT_SHOES = "meta.built_shoes"
 BUILT_DAYS = "meta.built_days"
+#: The commit of the warehouse the marts were last stored from, and the settings they were reckoned by
+#: (a report's manifest names them: models/reports/manifest.py).
+BUILT_FROM = "meta.built_from"
 
 MARTS_BANKER_STREAKS = "marts.banker_streaks"
 MARTS_DECISION_RUNS = "marts.decision_runs"

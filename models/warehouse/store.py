@@ -106,7 +106,7 @@ def writer(path: Path) -> Iterator[Writer]:
     with writer_lock(path):
         con = _connect(path)
         try:
-            tables = _tables(path)
+            tables = open_tables(path)
             with tables.exclusive():
                 migrated = prepare(con, tables, path)
             if migrated:  # tables moved out of the file: their space stays until rewritten
@@ -126,7 +126,7 @@ def shard_writer(path: Path) -> Iterator[Writer]:
     DuckDB connection with views over them; no warehouse file, nothing published (the serving
     writer's job). Refuses a warehouse an earlier release wrote, which only the serving writer moves in."""
     _refuse_earlier(path)
-    tables = _tables(path)
+    tables = open_tables(path)
     tables.recover()
     with _in_memory(path, tables) as (con, point):
         yield Writer(con, tables, path, point)
@@ -136,8 +136,25 @@ def shard_writer(path: Path) -> Iterator[Writer]:
 def current(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory DuckDB connection whose views read every table at the warehouse's latest commit:
     what a worker on any machine reads (no warehouse file, no lock, nothing written)."""
-    with _in_memory(path, _tables(path)) as (con, _):
+    with _in_memory(path, open_tables(path)) as (con, _):
         yield con
+
+
+@contextmanager
+def at(path: Path, tables: Tables, point: dict[str, int], file: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A new DuckDB file `file` whose views read the warehouse's tables at the commit `point` (an
+    earlier one: travel.py), nothing else in it yet: a scratch warehouse, written by its caller alone."""
+    from models.warehouse import views
+
+    con = duckdb.connect(str(file))
+    try:
+        _limit(con)
+        register(con, path)
+        views.point_at(con, tables, point)
+        yield con
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
 
 
 @contextmanager
@@ -198,7 +215,8 @@ def _published_snapshots(path: Path) -> frozenset[int]:
         con.close()
 
 
-def _tables(path: Path) -> Tables:
+def open_tables(path: Path) -> Tables:
+    """The warehouse's Iceberg tables; one line of WarehouseError when they cannot be opened."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from models.warehouse.iceberg import Tables

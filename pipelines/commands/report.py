@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
+import sys
 from pathlib import Path
 
 import duckdb
 
-from models.reports import export, monthly
-from models.reports.rules import parse_month
+from models.reports import export, manifest, monthly
+from models.reports.rules import month_end, parse_month
 from models.settings import DEFAULTS, Settings
 from models.warehouse import reader
+from models.warehouse.schema import BUILT_FROM
 from models.warehouse.store import WarehouseError
+from models.warehouse.travel import Commit
 
 WHERE = "banco report"
+#: The commit the serving file's marts were built from, and their settings (ledger.record_commit).
+BUILT = f"SELECT log_snapshot, committed_at, point, settings FROM {BUILT_FROM}"
 
 
 def _month(text: str) -> dt.date:
@@ -25,13 +31,20 @@ def _month(text: str) -> dt.date:
 
 
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
-    parser.add_argument("--month", type=_month, required=True, help="the month to report, e.g. 2026-11")
-    parser.add_argument("--format", choices=export.FORMATS, default="pdf", help="pdf (the default), xlsx or csv")
+    parser.add_argument("--month", type=_month, help="the month to report, e.g. 2026-11 (with --as-of MANIFEST: "
+                        "the manifest's)")  # fmt: skip
+    parser.add_argument("--format", choices=export.FORMATS, help="pdf (the default, or the manifest's), xlsx or csv")
     parser.add_argument("--out", type=Path, help="the file to write (default: statistical-report-MONTH.EXT in "
-                        f"$BANCO_REPORTS, else {DEFAULTS.reports})")  # fmt: skip
+                        f"$BANCO_REPORTS, else {DEFAULTS.reports}; with --as-of, "
+                        "statistical-report-MONTH.as-of-SNAPSHOT.EXT)")  # fmt: skip
+    parser.add_argument("--as-of", metavar="MANIFEST|SNAPSHOT|TIME",
+                        help="make the report again from the tables as a commit left them (a report's manifest, "
+                        "with its settings; a snapshot id; an ISO 8601 time with its zone), its marts built in a "
+                        "scratch warehouse")  # fmt: skip
     parser.epilog = (
         "The rules applied follow BANCO_REPORT_RULES (maryland, kansas, ohio; default maryland), the name on "
-        "the report BANCO_PROPERTY_NAME."
+        "the report BANCO_PROPERTY_NAME. Beside the file, NAME.manifest.json names the commit and settings it "
+        "was made from and its sha256 (`banco verify NAME.manifest.json` checks it)."
     )
 
 
@@ -45,16 +58,76 @@ def _read(db: Path, sql: str, month: dt.date):
         ) from None
 
 
+def _built(db: Path) -> tuple[Commit | None, dict | None]:
+    """The commit the serving file's marts were built from and their settings (None: a build before
+    builds noted them)."""
+    try:
+        rows = reader.run(db, BUILT, lambda relation: relation.fetchall(), where=WHERE, user=False)
+    except duckdb.CatalogException:
+        return None, None
+    if not rows:
+        return None, None
+    log_snapshot, committed_at, point, settings = rows[0]
+    return Commit(log_snapshot, committed_at.astimezone(dt.UTC), json.loads(point)), json.loads(settings)
+
+
+def _report_settings(rules: tuple[str, ...], property_name: str) -> dict:
+    return {"report_rules": list(rules), "property_name": property_name}
+
+
 def run(args: argparse.Namespace) -> int:
-    settings = args.settings
-    db = Path(args.db)
-    statistical = _read(db, monthly.STATISTICAL, args.month)
-    shifts = _read(db, monthly.SHIFTS, args.month)
-    report = monthly.report(statistical, shifts, args.month, settings.report_rules, settings.property_name)
-    path = export.write(report, args.format, args.out or settings.reports / export.file_name(report, args.format))
+    if args.as_of is not None:
+        return _again(args)
+    if args.month is None:
+        raise ValueError("--month is needed: the month to report, e.g. 2026-11")
+    settings, db, month, fmt = args.settings, Path(args.db), args.month, args.format or "pdf"
+    for _ in range(3):  # a build published between the reads: read again, so the marts are the commit's
+        commit, marts = _built(db)
+        statistical, shifts = _read(db, monthly.STATISTICAL, month), _read(db, monthly.SHIFTS, month)
+        if _built(db)[0] == commit:
+            break
+    # the figures' time: their commit's, else the month's end (never the clock's: the same marts, the same bytes)
+    as_of = commit.committed_at if commit else dt.datetime.combine(month_end(month), dt.time.max, dt.UTC)
+    report = monthly.report(statistical, shifts, month, settings.report_rules, settings.property_name, as_of=as_of)
+    path = export.write(report, fmt, args.out or settings.reports / export.file_name(report, fmt))
+    recorded = {"marts": marts, "report": _report_settings(settings.report_rules, settings.property_name)}
+    manifest.write(manifest.made(path, month, fmt, commit.recorded() if commit else None, recorded), path)
+    _wrote(path, report)
+    return 0
+
+
+def _wrote(path: Path, report: monthly.Report) -> None:
     tables = report.tables.filter(level="table").height
     print(
         f"wrote {path}: {tables} tables, {report.investigations.height} investigations due, "
         f"{report.reconciliation.unreconciled} unreconciled table-shifts"
     )
+
+
+def _again(args: argparse.Namespace) -> int:
+    """The report made again as of a manifest's commit with its settings, or as of a snapshot or a
+    time with the settings in force."""
+    from models.metrics import as_of
+    from models.metrics.config import MartConfig
+    from models.warehouse import travel
+
+    settings, db = args.settings, Path(args.db)
+    if args.as_of.endswith(manifest.SUFFIX) or Path(args.as_of).is_file():
+        made = manifest.read(Path(args.as_of))
+        commit = travel.find(db, str(made.log_snapshot()))
+        config, rules, name = as_of.config_of(made), made.report_rules, made.property_name
+        month, fmt = args.month or made.first_day, args.format or made.format
+    else:
+        if args.month is None:
+            raise ValueError("--month is needed with --as-of SNAPSHOT or TIME: the month to report, e.g. 2026-11")
+        commit = travel.find(db, args.as_of)
+        config = MartConfig.from_settings(settings)  # as `banco build` reckons them
+        rules, name, month, fmt = settings.report_rules, settings.property_name, args.month, args.format or "pdf"
+    print(f"{WHERE}: building the marts at {commit.describe()} in a scratch warehouse", file=sys.stderr)
+    report = as_of.report_at(db, commit, config, month, rules, name)
+    default = f"statistical-report-{month:%Y-%m}.as-of-{commit.log_snapshot}.{fmt}"
+    path = export.write(report, fmt, args.out or settings.reports / default)
+    recorded = {"marts": config.recorded(), "report": _report_settings(rules, name)}
+    manifest.write(manifest.made(path, month, fmt, commit.recorded(), recorded), path)
+    _wrote(path, report)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
                         help="table (the default) for people; csv, json or markdown to pipe or paste")  # fmt: skip
     parser.add_argument("--max-rows", type=_rows, default=MAX_ROWS,
                         help=f"rows the table shows at most, all counted (default {MAX_ROWS}; 0 for all)")  # fmt: skip
+    parser.add_argument("--as-of", metavar="SNAPSHOT|TIME",
+                        help="read the tables as an earlier commit left them: a snapshot id (meta.snapshots names "
+                        "them) or an ISO 8601 time with its zone, e.g. 2026-11-03T12:00:00Z (the marts are not "
+                        "there: they are built from the tables)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,7 +50,17 @@ def run(args: argparse.Namespace) -> int:
         "csv": _write_csv,
         "json": _write_json,
     }[args.format]
-    result = reader.run(Path(args.db), args.query, fetch, where=WHERE)
+    db = Path(args.db)
+    if args.as_of is None:
+        result = reader.run(db, args.query, fetch, where=WHERE)
+    else:
+        from models.warehouse import travel  # the Iceberg library, for this read alone
+
+        commit = travel.find(db, args.as_of)
+        print(f"{WHERE}: reading the tables at {commit.describe()}", file=sys.stderr)
+        with tempfile.TemporaryDirectory(prefix="banco-sql-") as folder:
+            scratch = travel.snapshot_file(db, commit, Path(folder))
+            result = reader.run(db, args.query, fetch, where=WHERE, snapshot=scratch)
     if args.format == "table" and result.names == EXPLAIN:
         print("\n".join(value for _, value in result.rows))  # the plan DuckDB drew, as its shell prints it
     elif args.format == "table":
