@@ -25,13 +25,14 @@ MARTS = (
 #: The alert list's columns, as marts.surveillance_flags holds them.
 ALERTS = (
     "gaming_day, player_id, rule, scope, table_id, session, p_value, q_value, edge_won, wagers, advantage_wagers, "
-    "advantage_share, expected_advantage_share, house_win, zender_shoes, detail"
+    "advantage_share, expected_advantage_share, advantage_won, expected_advantage_won, house_win, zender_shoes, "
+    "detail"
 )
 #: A player's sessions, as marts.surveillance_sessions holds them.
 SESSIONS = (
     "gaming_day, table_id, session, started_at, ended_at, coups_present, wagers, side_wagers, advantage_wagers, "
     "advantage_share, expected_advantage_share, edge_rank_correlation, amount, edge_won, expected_edge_won, "
-    "house_win, permutations, p_value, zender_shoes, zender_won"
+    "advantage_won, expected_advantage_won, house_win, permutations, p_value, zender_shoes, zender_won"
 )
 #: What a player's sessions sum to.
 SUMMED = (

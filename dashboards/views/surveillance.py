@@ -14,7 +14,10 @@ from models.game.paytable import BETS, SIDE_BETS
 
 analysts_only()  # named players' wagers and the suspicion on them: analysts alone
 
-MONEY = ("edge_won", "expected_edge_won", "house_win", "amount", "zender_won", "edge_worth", "house_net")
+MONEY = (
+    "edge_won", "expected_edge_won", "advantage_won", "expected_advantage_won", "house_win", "amount", "zender_won",
+    "edge_worth", "house_net",
+)  # fmt: skip
 SHARES = ("advantage_share", "expected_advantage_share")
 COUNTS = ("wagers", "side_wagers", "advantage_wagers", "coups_present", "zender_shoes", "sessions", "tables")
 RULES = {"edge_timing": "edge timing", "zender": "Zender's pattern"}
@@ -84,14 +87,16 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
         found,
         hide_index=True,
         column_config=fmt.columns(
-            money=("edge_won", "house_win"), percent=SHARES, counts=("wagers", "advantage_wagers", "zender_shoes"),
+            money=("edge_won", "house_win", "advantage_won", "expected_advantage_won"), percent=SHARES,
+            counts=("wagers", "advantage_wagers", "zender_shoes"),
             p_value="%.2g", q_value="%.2g",
         ),
     )  # fmt: skip
     st.caption(
-        "Newest first. edge_timing: the wagers came when their bet's edge was high more often than chance allows "
-        "(p: one-sided permutation test of the side-bet stakes over the coups the player sat through; "
-        "q: Benjamini–Hochberg over the sessions, or the players, tested that day). zender: shoes the player sat "
+        "Newest first; detail says why. edge_timing: the side bets took more advantage (stake × the bet's edge, "
+        "where it favoured the player) than random timing gives (p: one-sided permutation test over the coups the "
+        "player sat through; q: Benjamini–Hochberg over the players tested that day, the one family a flag is "
+        "counted in; a session flag names where in a flagged day). zender: shoes the player sat "
         "out, then first bet at or near the table maximum in their last 20 % of cards. A flag is a reason to "
         "look, not proof: the statistics cannot see burned cards, shuffles or edge sorting."
     )

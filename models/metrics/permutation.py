@@ -1,13 +1,14 @@
 """A permutation test of "bets when the edge is high", with Besag and Clifford's sequential stopping.
 
 Each test is a rating: a block of edges, its present coups (rows) by the bet types it wagered
-(columns), and its stakes, each at a row and column. The statistic is the sum of stake x edge
-(what the stakes' timing was worth). Under the null the player's timing is unrelated to the shoe:
-what they staked coup by coup (the whole row: their banker, tie and Dragon 7 stakes together) is
-exchangeable over the present coups. A permutation moves each coup's stakes, together, to another
-coup and keeps the edges in place; every stake stays on its bet type, so the test is stratified by
-bet type, and the rows move as one because a player's bets in one coup are not independent (one
-main hand a coup: shuffling each bet type apart would understate the statistic's spread).
+(columns), and its stakes, each at a row and column. The statistic is the sum of stake x edge over
+the edges the block holds (surveillance's hold a side bet's advantage: rating_blocks.py). Under the
+null the player's timing is unrelated to the shoe: what they staked coup by coup (the whole row:
+their banker, tie and Dragon 7 stakes together) is exchangeable over the present coups. A
+permutation moves each coup's stakes, together, to another coup and keeps the edges in place; every
+stake stays on its bet type, so the test is stratified by bet type, and the rows move as one because
+a player's bets in one coup are not independent (one main hand a coup: shuffling each bet type apart
+would understate the statistic's spread).
 
 Besag and Clifford (1991, "Sequential Monte Carlo p-values", Biometrika 78, 301-304): draw
 permutations until `h` of them reach the observed statistic or `n - 1` have been drawn. Stopped

@@ -2,6 +2,10 @@
 wagered, the edges the permutation test weighs, what its stakes win at random timing and the rank
 correlation of stake with edge (surveillance.py says what each means).
 
+The test weighs a side bet's edge only where it favours the player (`max(edge, 0)`): what it looks for
+is stakes placed at an advantage. A timing that merely lost less (a Tie late in a shoe at -7 % rather
+than -14 %) takes no advantage, and once weighed it flagged players who never bet at one.
+
 A rating's block is `n` rows (its present coups, from coup `lo` on) by `width` columns (its bet
 types); cell (row, column) holds the edge of the column's bet at coup lo + row. Laid out with NumPy
 it took a dozen arrays the size of every cell of every block; here each block is a rating's loop.
@@ -19,13 +23,16 @@ from models.metrics.rank_correlation import _rho
 
 @dataclass(frozen=True)
 class Blocks:
-    """Per test: the edges the permutation test weighs (`edges`, its blocks end to end: 0 for a main
-    hand's cell or an unknown edge), what its stakes would win at random timing (`expected`) and
-    Spearman's rho of stake against edge over the cells of known edge (`rho`, NaN when either is
-    constant or fewer than two)."""
+    """Per test: the edges the permutation test weighs (`edges`, its blocks end to end: a side bet's
+    player edge where it is positive, else 0, and 0 for a main hand's cell or an unknown edge), what
+    its stakes would win at random timing (`expected`), what the weighed edges give its stakes at
+    random timing (`expected_advantage`: the test statistic's mean under the null) and Spearman's rho
+    of stake against edge over the cells of known edge (`rho`, NaN when either is constant or fewer
+    than two)."""
 
     edges: np.ndarray  # float64 (blocks[-1],)
     expected: np.ndarray  # float64 (n_tests,)
+    expected_advantage: np.ndarray  # float64 (n_tests,)
     rho: np.ndarray  # float64 (n_tests,)
 
 
@@ -56,8 +63,8 @@ def rating_blocks(
     edge_table = np.ascontiguousarray(edge_table, np.float64)
     stakes, main = np.ascontiguousarray(stakes, np.float64), np.ascontiguousarray(main, np.bool_)
     tests = len(arrays[0])
-    out = Blocks(np.zeros(int(arrays[4][-1]) if tests else 0), np.zeros(tests), np.full(tests, np.nan))
-    _layout(edge_table, *arrays, stakes, main, out.edges, out.expected, out.rho)
+    out = Blocks(np.zeros(int(arrays[4][-1]) if tests else 0), np.zeros(tests), np.zeros(tests), np.full(tests, np.nan))
+    _layout(edge_table, *arrays, stakes, main, out.edges, out.expected, out.expected_advantage, out.rho)
     return out
 
 
@@ -85,8 +92,12 @@ def _counts(edge_table, lo, n, bets, favoured, known):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _layout(edge_table, lo, n, widths, bets, blocks, entries, rows, columns, stakes, main, edges, expected, rho):
-    """Fill edges, expected and rho (see rating_blocks), a test per iteration, spread over the threads."""
+def _layout(
+    edge_table, lo, n, widths, bets, blocks, entries, rows, columns, stakes, main, edges, expected, expected_advantage,
+    rho,
+):  # fmt: skip
+    """Fill edges, expected, expected_advantage and rho (see rating_blocks), a test per iteration, spread
+    over the threads."""
     starts = np.zeros(widths.shape[0] + 1, np.int64)
     for t in range(widths.shape[0]):
         starts[t + 1] = starts[t] + widths[t]
@@ -106,15 +117,19 @@ def _layout(edge_table, lo, n, widths, bets, blocks, entries, rows, columns, sta
                 if known:
                     xs[seen], ys[seen] = staked[cell], edge
                     seen += 1
-                edges[base + cell] = edge if known and not main[bet] else 0.0
-        total = 0.0
+                # the one place the test's rule lives: a side bet's advantage, nothing for a worse edge
+                edges[base + cell] = max(edge, 0.0) if known and not main[bet] else 0.0
+        total, advantage = 0.0, 0.0
         for column in range(width):  # each bet type's stakes times its mean edge over the coups
             bet = bets[starts[t] + column]
-            edge_sum, stake_sum = 0.0, 0.0
+            edge_sum, weighed_sum, stake_sum = 0.0, 0.0, 0.0
             for row in range(size):
                 edge = edge_table[lo[t] + row, bet]
                 edge_sum += edge if edge == edge else 0.0
+                weighed_sum += edges[base + row * width + column]
                 stake_sum += staked[row * width + column]
             total += edge_sum / size * stake_sum
+            advantage += weighed_sum / size * stake_sum
         expected[t] = total
+        expected_advantage[t] = advantage
         rho[t] = _rho(xs[:seen], ys[:seen])

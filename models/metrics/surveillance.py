@@ -2,10 +2,12 @@
 
 A rating's present coups are the coups with edges (marts.coup_edges) at its table from its first to
 its last wagered coup; its cells are (present coup, bet type it wagered) pairs with the stake there
-(0 where none) and the player's edge. The test of "bets when the edge is high" moves each coup's
-stakes, together, to other present coups (permutation.py). Zender's pattern is a shoe the player
-first bets in its last cards, at or near the table's limit. The player-day and the flags are taken from
-the sessions alone, so a sharded build combines its shards' session rows first and derives them.
+(0 where none) and the player's edge. The test of "bets at an advantage" weighs each side bet's
+positive edge (rating_blocks.py) and moves each coup's stakes, together, to other present coups
+(permutation.py). A flag is a player's day: Benjamini-Hochberg over the day's tested players.
+Zender's pattern is a shoe the player first bets in its last cards, at or near the table's limit. The
+player-day and the flags are taken from the sessions alone, so a sharded build combines its shards'
+session rows first and derives them.
 """
 
 from __future__ import annotations
@@ -32,33 +34,36 @@ EDGES = tuple(f"edge_{bet}" for bet in BETS)
 SESSION_COLUMNS = (
     "player_id", "table_id", "gaming_day", "session", "started_at", "ended_at", "coups_present", "wagers",
     "side_wagers", "advantage_wagers", "advantage_share", "expected_advantage_share", "edge_rank_correlation",
-    "amount", "edge_won", "expected_edge_won", "house_win", "permutations", "p_value", "zender_shoes", "zender_won",
+    "amount", "edge_won", "expected_edge_won", "advantage_won", "expected_advantage_won", "house_win", "permutations",
+    "p_value", "zender_shoes", "zender_won",
 )  # fmt: skip
 #: The sums a player's day totals from their sessions (the shares are taken again from them).
 SUMS = (
     "coups_present", "wagers", "side_wagers", "advantage_wagers", "amount", "edge_won", "expected_edge_won",
-    "house_win", "permutations", "zender_shoes", "zender_won",
+    "advantage_won", "expected_advantage_won", "house_win", "permutations", "zender_shoes", "zender_won",
 )  # fmt: skip
 DAY_COLUMNS = (
     "player_id", "gaming_day", "tables", "sessions", "tested_sessions", "coups_present", "wagers", "side_wagers",
     "advantage_wagers", "advantage_share", "expected_advantage_share", "amount", "edge_won", "expected_edge_won",
-    "house_win",
-    "permutations", "zender_shoes", "zender_won", "p_value", "q_value",
+    "advantage_won", "expected_advantage_won", "house_win", "permutations", "zender_shoes", "zender_won", "p_value",
+    "q_value",
 )  # fmt: skip
 #: What a flag shows of its session or player-day (zender_won and expected_edge_won for the detail only).
 EVIDENCE = (
     "p_value", "q_value", "edge_won", "wagers", "advantage_wagers", "advantage_share", "expected_advantage_share",
-    "house_win", "zender_shoes", "zender_won", "expected_edge_won",
+    "house_win", "zender_shoes", "advantage_won", "expected_advantage_won", "zender_won", "expected_edge_won",
 )  # fmt: skip
 #: The flags' evidence in one type whichever row it comes from.
 FLAG_TYPES = {
     "p_value": pl.Float64, "q_value": pl.Float64, "edge_won": MONEY, "wagers": pl.Int64, "advantage_wagers": pl.Int64,
     "advantage_share": pl.Float64, "expected_advantage_share": pl.Float64, "house_win": MONEY,
-    "zender_shoes": pl.Int32, "zender_won": MONEY, "expected_edge_won": MONEY,
+    "zender_shoes": pl.Int32, "advantage_won": MONEY, "expected_advantage_won": MONEY, "zender_won": MONEY,
+    "expected_edge_won": MONEY,
 }  # fmt: skip
 FLAG_COLUMNS = (
     "gaming_day", "player_id", "rule", "scope", "table_id", "session", "p_value", "q_value", "edge_won", "wagers",
-    "advantage_wagers", "advantage_share", "expected_advantage_share", "house_win", "zender_shoes", "detail",
+    "advantage_wagers", "advantage_share", "expected_advantage_share", "house_win", "zender_shoes", "advantage_won",
+    "expected_advantage_won", "detail",
 )  # fmt: skip
 
 
@@ -145,6 +150,7 @@ def surveillance_sessions(
             amount=pl.col("amount").cast(MONEY),
             edge_won=pl.col("edge_won").round(4).cast(MONEY),
             expected_edge_won=pl.col("expected_edge_won").fill_null(0).round(4).cast(MONEY),
+            **{name: pl.col(name).fill_null(0).round(4).cast(MONEY) for name in ADVANTAGE_WON},
             house_win=pl.col("house_win").fill_null(0).cast(MONEY),
             zender_shoes=pl.col("zender_shoes").fill_null(0).cast(pl.Int16),
             zender_won=pl.col("zender_won").fill_null(0).cast(MONEY),
@@ -156,6 +162,9 @@ def surveillance_sessions(
         .sort("gaming_day", "table_id", "player_id", "session")
     )
 
+
+#: The test's statistic and its mean at random timing (0 for a rating with no side bet).
+ADVANTAGE_WON = ("advantage_won", "expected_advantage_won")
 
 #: Coups whose tables' ratings `surveillance_by_tables` surveys at a time.
 COUPS_AT_A_TIME = 1_000_000
@@ -279,8 +288,9 @@ def _blocks(
     somewhere there (columns), with the stakes placed (rating_blocks.py); per rating the advantage
     wagers expected if its timing were unrelated to the shoe (`expected_advantage_wagers`); and the
     blocks as `sequential_p_values` takes them. Per tested rating: whether it bet a side bet
-    (`_side`), what its stakes win at random timing (`expected_edge_won`) and the rank correlation of
-    stake with edge over its cells of known edge (`edge_rank_correlation`). A rating with no such
+    (`_side`), what its stakes win at random timing (`expected_edge_won`), what its side bets' stakes
+    take of an advantage at random timing (`expected_advantage_won`) and the rank correlation of stake
+    with edge over its cells of known edge (`edge_rank_correlation`). A rating with no such
     column has no block (it is not tested)."""
     pairs = (
         on_edges.group_by("_rating", "_bet")
@@ -333,6 +343,7 @@ def _blocks(
     side = columns.group_by("_rating", maintain_order=True).agg(_side=sided.any())
     found = tests.select("_rating").with_columns(
         expected_edge_won=pl.Series(laid.expected, dtype=pl.Float64),
+        expected_advantage_won=pl.Series(laid.expected_advantage, dtype=pl.Float64),
         edge_rank_correlation=pl.Series(laid.rho, dtype=pl.Float64).fill_nan(None),
     )
     return found.join(side, on="_rating", how="left", maintain_order="left"), weights, arrays
@@ -364,7 +375,8 @@ def _tested_in_slices(
 def _tested(
     tests: pl.DataFrame, arrays: dict[str, np.ndarray], sessions: pl.DataFrame, h: int, max_permutations: int
 ) -> pl.DataFrame:
-    """Per tested rating (`tests`, from `_blocks`): its permutations and p-value beside."""
+    """Per tested rating (`tests`, from `_blocks`): its permutations, the test's statistic (what its side
+    bets' stakes took of an advantage, `advantage_won`) and p-value beside."""
     keys = _ratings(sessions).select(KEY)[tests["_rating"]]
     seeds = np.array([rating_seed(*row) for row in keys.iter_rows()], np.uint64)
     found = sequential_p_values(**arrays, seeds=seeds, h=h, max_permutations=max_permutations)
@@ -373,8 +385,9 @@ def _tested(
         tests.with_columns(
             permutations=pl.Series(found.permutations, dtype=pl.Int64),
             p_value=pl.Series(found.p_value, dtype=pl.Float64),
+            advantage_won=pl.Series(found.observed, dtype=pl.Float64),
         )
-        .with_columns(pl.when(side).then(pl.col("permutations", "p_value")))
+        .with_columns(pl.when(side).then(pl.col("permutations", "p_value", *ADVANTAGE_WON)))
         .drop("_side")
     )
 
@@ -450,7 +463,7 @@ def surveillance_player_day(sessions: pl.DataFrame) -> pl.DataFrame:
             expected_advantage_share=pl.col("_expected") / pl.col("wagers"),
             **{
                 name: pl.col(name).cast(MONEY)
-                for name in ("amount", "edge_won", "expected_edge_won", "house_win", "zender_won")
+                for name in ("amount", "edge_won", "expected_edge_won", *ADVANTAGE_WON, "house_win", "zender_won")
             },
             **{
                 name: pl.col(name).cast(pl.Int64)
@@ -466,16 +479,24 @@ def surveillance_player_day(sessions: pl.DataFrame) -> pl.DataFrame:
 def surveillance_flags(
     sessions: pl.DataFrame, player_day: pl.DataFrame, fdr: float = DEFAULTS.surveillance_fdr, zender_shoes: int = 1
 ) -> pl.DataFrame:
-    """marts.surveillance_flags: the sessions and player-days whose q-value (Benjamini-Hochberg over
-    the gaming day's tested sessions, or players) is at most `fdr` (rule 'edge_timing'), and the
-    player-days with at least `zender_shoes` shoes of Zender's pattern (rule 'zender')."""
+    """marts.surveillance_flags: the player-days whose q-value (Benjamini-Hochberg over the gaming
+    day's tested players) is at most `fdr` (rule 'edge_timing'), each followed by its sessions whose
+    own p-value is at most the day's largest flagged one (where in the day, with the day's q); and the
+    player-days with at least `zender_shoes` shoes of Zender's pattern (rule 'zender').
+
+    The player-days are the one family the false-discovery rate is kept over: testing the sessions as
+    a second family (BH apart) let the flags of the two add up to more false leads than `fdr`."""
     if not 0 < fdr < 1 or zender_shoes < 1:
         raise ValueError(f"the flags need 0 < fdr < 1 and zender_shoes >= 1, got {fdr} and {zender_shoes}")
-    timed = sessions.with_columns(_q_by_day()).filter(pl.col("q_value") <= fdr)
+    flagged = player_day.filter(pl.col("q_value") <= fdr)
+    cut = flagged.group_by("gaming_day").agg(_cut=pl.col("p_value").max())
+    named = flagged.select("player_id", "gaming_day", "q_value").join(cut, on="gaming_day")
+    within = sessions.join(named, on=["player_id", "gaming_day"], how="inner")
+    timed = within.filter(pl.col("p_value") <= pl.col("_cut"))
     by_session = timed.select(*_rule("edge_timing", "session"), "table_id", "session", *EVIDENCE)
     # a player-day's flag names no table or rating
     blank = (pl.lit(None, pl.String).alias("table_id"), pl.lit(None, sessions.schema["session"]).alias("session"))
-    by_day = player_day.filter(pl.col("q_value") <= fdr).select(*_rule("edge_timing", "player_day"), *blank, *EVIDENCE)
+    by_day = flagged.select(*_rule("edge_timing", "player_day"), *blank, *EVIDENCE)
     untested = (pl.lit(None, pl.Float64).alias("p_value"), pl.lit(None, pl.Float64).alias("q_value"))
     zender = player_day.filter(pl.col("zender_shoes") >= zender_shoes).select(
         *_rule("zender", "player_day"), *blank, *untested, *EVIDENCE[2:]
@@ -501,9 +522,10 @@ def _detail(flag: dict) -> str:
         return f"{shoes} sat out, then bet at or near the table maximum in the last cards; {result} on those wagers"
     return (
         f"{flag['advantage_wagers']} of {flag['wagers']} wagers at an advantage "
-        f"({flag['expected_advantage_share']:.1%} expected), edge won {flag['edge_won']:,.2f} "
-        f"({flag['expected_edge_won']:,.2f} at random timing), "
-        f"p = {_small(flag['p_value'])}, q = {_small(flag['q_value'])}"
+        f"({flag['expected_advantage_share']:.1%} expected at random timing); their side bets took an advantage "
+        f"worth {flag['advantage_won']:,.2f} where random timing takes {flag['expected_advantage_won']:,.2f} on "
+        f"average and reaches as much with chance p = {_small(flag['p_value'])} "
+        f"(q = {_small(flag['q_value'])} over the day's players); edge won {flag['edge_won']:,.2f}"
     ).replace("%", " %")
 
 

@@ -198,12 +198,16 @@ def test_a_five_coup_session_against_the_exact_permutation_p_and_its_figures_by_
     assert row["house_win"] == Decimal(5 * -1 - 400 + 5 + 5)
     stakes = [0, 10, 0, 5, 0, 25, 25, 50, 25, 10]
     assert row["edge_rank_correlation"] == pytest.approx(stats.spearmanr(stakes, dragon + banker).statistic)
-    # the test weighs the side bets alone; the banker stakes move with their coups but weigh nothing
-    exact = exact_p([[25, 25, 50, 25, 10], [0, 10, 0, 5, 0]], [[0.0] * 5, dragon])
+    # the test weighs the side bets' advantage alone (a positive edge, else nothing); the banker stakes
+    # move with their coups but weigh nothing
+    exact = exact_p([[25, 25, 50, 25, 10], [0, 10, 0, 5, 0]], [[0.0] * 5, [max(edge, 0.0) for edge in dragon]])
     n = 200_000
     assert row["permutations"] == n
     assert abs(row["p_value"] - exact) < 4 * math.sqrt(exact * (1 - exact) / n) + 1 / n
     assert (row["zender_shoes"], row["zender_won"]) == (0, Decimal(0))
+    # the statistic, what the Dragon 7 stakes took of an advantage, and its mean at random timing
+    assert row["advantage_won"] == Decimal("3.5")
+    assert row["expected_advantage_won"] == Decimal(str(round(15 * (0.2 + 0.3) / 5, 4)))
 
 
 def test_wagers_on_coups_without_edges_are_kept_with_nulls_and_a_rating_without_any_is_not_surveyed():
@@ -287,6 +291,59 @@ def test_a_player_betting_only_at_positive_edges_gets_a_small_p_and_is_flagged_a
     share = first["expected_advantage_share"] * 100
     assert detail.startswith(f"{first['advantage_wagers']} of {first['wagers']} wagers at an advantage ({share:.1f} %")
     assert f"edge won {first['edge_won']:,.2f}" in detail and "p = " in detail
+
+
+def test_a_player_who_never_bet_at_an_advantage_is_not_flagged_however_well_timed_their_losses():
+    # The tie costs 14 % for most of the shoe and half that in its last coups. P0 bets a tie only
+    # there: well timed against the tie's own spread (weighed so, p was about 1e-5), yet every wager
+    # lost in expectation. P1 bets Dragon 7 only where it favours them, so the day has a discovery.
+    rng = np.random.default_rng(4)
+    rounds = shoe("T1", "S1", 80, 0)
+    tie = [-0.14] * 70 + [-0.07] * 10
+    dragon = np.where(rng.random(80) < 0.1, 0.1, -0.1)
+    edges = edges_of(rounds, {"tie": tie, "dragon7": dragon.tolist()})
+    rows = [("T1", "S1", k, player, "banker", 25, "-25") for k in range(1, 81) for player in ("P0", "P1")]
+    rows += [("T1", "S1", k, "P0", "tie", 25, "25") for k in range(71, 81)]
+    rows += [("T1", "S1", k + 1, "P1", "dragon7", 25, "-1000") for k in range(80) if dragon[k] > 0]
+    sessions = surveyed(rounds, wagers(rows), edges)
+    timed = sessions.filter(player_id="P0").row(0, named=True)
+    assert timed["advantage_wagers"] == 0 and timed["edge_won"] > timed["expected_edge_won"]
+    assert timed["advantage_won"] == 0 and timed["p_value"] == 1.0
+    # weighed by the tie's whole edge, the same stakes were as rare as a test can tell
+    assert kernel([[0] * 70 + [25] * 10], [tie]).p_value[0] < 1e-4
+    flags = surveillance_flags(sessions, surveillance_player_day(sessions), fdr=0.05)
+    assert set(flags["player_id"]) == {"P1"}
+    detail = flags.filter(scope="player_day")["detail"][0]
+    counted = int((dragon > 0).sum())
+    worth = 25 * 0.1 * counted
+    assert detail.startswith(f"{counted} of {80 + counted} wagers at an advantage")
+    assert f"their side bets took an advantage worth {worth:,.2f} where random timing takes" in detail
+
+
+def test_a_session_is_flagged_only_within_a_flagged_players_day():
+    # one family, the day's five players: A's session of p 0.004 beside one of p 0.99 is a day of
+    # p 0.026 by Fisher, q 0.065, not flagged (as a family of its own, the six sessions, it had q 0.024);
+    # B's one session of p 0.005 is B's day, q 0.025, flagged
+    sessions = pl.DataFrame(
+        {
+            "player_id": ["A", "A", "B"] + [f"N{k}" for k in range(3)],
+            "gaming_day": DAY,
+            "table_id": ["T1", "T2", "T1", "T1", "T1", "T1"],
+            "session": pl.Series([1, 1, 1, 1, 1, 1], dtype=pl.Int32),
+            "p_value": [0.004, 0.99, 0.005, 0.8, 0.9, 1.0],
+        }
+    ).with_columns(
+        *(pl.lit(v).alias(n) for n, v in [("coups_present", 10), ("wagers", 10), ("side_wagers", 1),
+                                           ("advantage_wagers", 1), ("permutations", 100), ("zender_shoes", 0)]),
+        *(pl.lit(0).cast(pl.Decimal(18, 4)).alias(n) for n in ("amount", "edge_won", "expected_edge_won", "house_win",
+                                                            "zender_won", "advantage_won", "expected_advantage_won")),
+        advantage_share=pl.lit(0.1),
+        expected_advantage_share=pl.lit(0.1),
+    )  # fmt: skip
+    day = surveillance_player_day(sessions)
+    flags = surveillance_flags(sessions, day, fdr=0.05)
+    assert flags.select("player_id", "scope").rows() == [("B", "player_day"), ("B", "session")]
+    assert flags["q_value"].to_list() == pytest.approx([0.025, 0.025])  # 0.005 x 5 players tested
 
 
 def test_ratings_tested_a_slice_at_a_time_are_tested_as_all_at_once(monkeypatch):
@@ -403,7 +460,7 @@ def test_benjamini_hochberg_by_hand_and_per_gaming_day():
         *(pl.lit(v).alias(n) for n, v in [("coups_present", 10), ("wagers", 10), ("side_wagers", 0),
                                            ("advantage_wagers", 1), ("permutations", 100), ("zender_shoes", 0)]),
         *(pl.lit(0).cast(pl.Decimal(18, 4)).alias(n) for n in ("amount", "edge_won", "expected_edge_won", "house_win",
-                                                            "zender_won")),
+                                                            "zender_won", "advantage_won", "expected_advantage_won")),
         advantage_share=pl.lit(0.1),
         expected_advantage_share=pl.lit(0.1),
     )  # fmt: skip

@@ -54,10 +54,13 @@ def test_rating_blocks_equal_a_loop_over_every_cell():
         for e in range(entries[t], entries[t + 1]):
             staked[rows[e], columns[e]] += stakes[e]
         block = table[lo[t] : lo[t] + n[t]][:, bets[first[t] : first[t + 1]]]
-        weighed = np.where(np.isnan(block) | main[bets[first[t] : first[t + 1]]], 0.0, block)
+        # the test weighs a side bet's advantage alone: a positive edge, else nothing
+        weighed = np.where(np.isnan(block) | main[bets[first[t] : first[t + 1]]], 0.0, np.maximum(block, 0.0))
         assert np.array_equal(laid.edges[blocks[t] : blocks[t + 1]], weighed.ravel())
         expected = sum(np.nan_to_num(block[:, c]).mean() * staked[:, c].sum() for c in range(widths[t]))
         assert laid.expected[t] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+        advantage = sum(weighed[:, c].mean() * staked[:, c].sum() for c in range(widths[t]))
+        assert laid.expected_advantage[t] == pytest.approx(advantage, rel=1e-12, abs=1e-15)
         seen = ~np.isnan(block.ravel())
         rho = spearman(staked.ravel()[seen], block.ravel()[seen])
         assert (np.isnan(rho) and np.isnan(laid.rho[t])) or laid.rho[t] == pytest.approx(rho, abs=1e-12)
