@@ -23,6 +23,12 @@ REVENUE = (
     "SELECT sum(commission) AS commission, sum(cagnotte) AS cagnotte, sum(expected_commission) AS expected "
     f"FROM {schema.MARTS_COMMISSION} WHERE {{where}}"
 )
+#: The quarantined coups of the filtered table-days and the stake on them (a table-day's figures sit on
+#: each of its games' rows: counted once).
+HOLES = (
+    "SELECT sum(quarantined_coups)::BIGINT AS coups, sum(quarantined_handle) AS handle FROM (SELECT DISTINCT "
+    f"table_id, gaming_day, quarantined_coups, quarantined_handle FROM {schema.MARTS_TABLE_DAY} WHERE {{where}})"
+)
 TREND = (
     f"SELECT gaming_day, {SUMS} FROM {schema.MARTS_TABLE_DAY} WHERE {{where}} GROUP BY gaming_day ORDER BY gaming_day"
 )
@@ -41,6 +47,12 @@ def money(f: filters.Filters) -> dict[str, Any]:
     """Handle, house win and theo of the filtered table-days, with win and theo over handle (None without bets)."""
     where, params = f.where("table_day")
     return on_handle(query.frame(MONEY.format(where=where), params)).row(0, named=True)
+
+
+def holes(f: filters.Filters) -> dict[str, Any]:
+    """The filtered table-days' quarantined coups and the stake on them."""
+    where, params = f.where("table_day")
+    return query.frame(HOLES.format(where=where), params).row(0, named=True)
 
 
 def revenue(f: filters.Filters) -> dict[str, Any]:

@@ -19,7 +19,8 @@ SUMS = (
 )
 DAYS = (
     "SELECT table_id, game, gaming_day, wagers, handle, house_win, theo, win_variance, win_over_handle, "
-    f"theo_over_handle, win_vs_theo_z FROM {schema.MARTS_TABLE_DAY} WHERE {{where}}"
+    "theo_over_handle, win_vs_theo_z, quarantined_coups, quarantined_handle_pct "
+    f"FROM {schema.MARTS_TABLE_DAY} WHERE {{where}}"
 )
 #: Per table over the filtered days: the wagers' sums beside the coups and the pace of its shoes.
 TABLES = (

@@ -41,6 +41,15 @@ def render() -> None:
         delta_color="off",
     )
     d.metric("Theo", fmt.money(theo), help=f"Theoretical win: {fmt.percent(theo_pct, 3)} of handle")
+    holes = overview.holes(f)
+    if holes["coups"]:
+        staked = (handle or 0) + (holes["handle"] or 0)
+        share = float((holes["handle"] or 0) / staked) if staked else None
+        st.caption(
+            f"{fmt.count(holes['coups'])} coups of these days were quarantined, {fmt.percent(share, 2)} of the "
+            "handle staked on them: their wagers are not in the handle, win and theo above (the Integrity page "
+            "lists them; the Count room explains the chips they moved)."
+        )
     # None without bets in these days: the rounds hold no wagers, so no commission is known
     commission = None if handle is None else (revenue["commission"] or 0) + (revenue["cagnotte"] or 0)
     a, b, _, _ = st.columns(4)

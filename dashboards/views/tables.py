@@ -213,10 +213,33 @@ def table_days(days: pl.DataFrame, table: str) -> None:
     daily = days.sort("gaming_day")
     charts.show(charts.hold_against_theo(daily, f"{table}: hold against theo by gaming day"))
     fmt.table(
-        daily.select("gaming_day", "game", "wagers", *MONEY, *RATES, z="win_vs_theo_z"),
+        daily.select(
+            "gaming_day",
+            "game",
+            "wagers",
+            *MONEY,
+            *RATES,
+            "quarantined_coups",
+            "quarantined_handle_pct",
+            z="win_vs_theo_z",
+        ),
         hide_index=True,
-        column_config=fmt.columns(money=MONEY, percent=RATES, counts=("wagers",), z="%.2f"),
+        column_config=fmt.columns(
+            money=MONEY,
+            percent=RATES,
+            counts=("wagers", "quarantined_coups"),
+            z="%.2f",
+            quarantined_handle_pct="%.2f",
+        ),
     )
+    holed = daily.filter(pl.col("quarantined_coups") > 0)
+    if holed.height:
+        st.caption(
+            f"{fmt.count(holed.height)} of these days hold quarantined coups (quarantined_coups; "
+            "quarantined_handle_pct: the share of the day's handle staked on them, in percent): their wagers are "
+            "left out of handle, win and theo, so those days' holds rest on a log with a hole in it. The Integrity "
+            "page lists the rows and why."
+        )
 
 
 def dealer_wagers(f: filters.Filters, dealer: str) -> None:

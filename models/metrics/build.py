@@ -28,6 +28,7 @@ from models.metrics.loading import (
     ROUND_COLUMNS,
     core_rows,
     dealer_errors_of,
+    quarantined_of_days,
     quarantined_of_spans,
     shift_coups,
     table_events,
@@ -147,12 +148,13 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
         with clock("read the core rows"):
             rounds, bets, shoes = core_rows(con, chunk, config)
             errors = dealer_errors_of(con, chunk, config)
+            quarantined = quarantined_of_days(con, chunk, config)
         with clock("read the kept edges"):
             known = _stored_edges(con, rounds, plan.touched, config)
             kept_edges += 0 if known is None else known.height
         # the count room reads the warehouse: before the writer takes the connection
         counted = dict(clock.each(_count_marts(con, chunk, config, loaded=(rounds, bets))))
-        marts = chain(clock.each(each_mart(rounds, bets, shoes, config, errors, known)), counted.items())
+        marts = chain(clock.each(each_mart(rounds, bets, shoes, config, errors, known, quarantined)), counted.items())
         if not rows:  # the first chunk: are the stored marts this release's?
             marts = dict(marts)
             if outdated(con, marts, fresh=False):  # a mart missing, or of other columns: every day again
@@ -238,8 +240,9 @@ def build_shard(
         tables = sharding.tables_in(shard, known)
         rounds, bets, shoes = core_rows(con, days, config, tables)
         errors = dealer_errors_of(con, days, config, tables)
+        quarantined = quarantined_of_days(con, days, config, tables)
         counted = _count_marts_of(con, days, config, tables)
-    marts = compute_marts(rounds, bets, shoes, config, errors) | counted
+    marts = compute_marts(rounds, bets, shoes, config, errors, quarantined=quarantined) | counted
     rows = dict.fromkeys(marts, 0)
     for day in days:
         # a shoe that began the day before belongs to that day, and is stored with it

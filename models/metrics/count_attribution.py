@@ -13,6 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from models.game.paytable import PayTable
+from models.gaming_day import GamingDay, gaming_day
 from models.logs.checks import check_rounds
 from models.money_units import MONEY
 from models.warehouse import settlement
@@ -59,7 +60,8 @@ def quarantined_wagers(
 ) -> pl.DataFrame:
     """Each quarantined wager (`bets`: key, reason, bet, side, amount, payout) with what the house took
     on it; `coups`: `read_coups`; `accepted`: the accepted coups of those bets (key, started_at and the
-    columns of settlement.SETTLED_BY). A wager on a coup neither holds was never dealt (`dealt` false)."""
+    columns of settlement.SETTLED_BY) within the times read. An orphan wager on a coup neither holds was
+    never dealt (`dealt` false)."""
     if bets.height == 0:
         return pl.DataFrame(schema=WAGER_SCHEMA)
     facts = pl.concat(
@@ -72,6 +74,9 @@ def quarantined_wagers(
     placed = (
         bets.filter(~pl.col("reason").is_in(DUPLICATES))
         .join(facts, on=list(COUP), how="left")
+        # a bet quarantined for itself stands on an accepted coup: one `accepted` lacks lies outside the
+        # times read; only an orphan has no coup at all
+        .filter(pl.col("_facts").is_not_null() | (pl.col("reason") == "orphan_bet"))
         .with_columns(dealt=pl.col("_facts").is_not_null(), _line=pl.int_range(pl.len(), dtype=pl.Int64))
     )
     dealt = placed.filter("dealt").unnest("_facts")
@@ -155,6 +160,7 @@ def by_shift(placed: pl.DataFrame, located: pl.DataFrame) -> pl.DataFrame:
     dealt = pl.col("dealt")
     wagers_of = bets.group_by("table_id", "shift_id").agg(
         quarantined_win=pl.col("take").filter(dealt).sum(),
+        quarantined_handle=pl.col("stake").filter(dealt).sum(),
         quarantined_stake=pl.col("stake").filter(dealt & pl.col("take").is_null()).sum(),
         mispaid=pl.col("mispaid").sum(),
         mispaid_wagers=(pl.col("mispaid") != 0).sum().cast(pl.UInt32),
@@ -166,7 +172,7 @@ def by_shift(placed: pl.DataFrame, located: pl.DataFrame) -> pl.DataFrame:
         .join(_missing(located, quarantined), on=["table_id", "shift_id"], how="full", coalesce=True)
         .with_columns(
             pl.col(counts).fill_null(0),
-            pl.col("quarantined_win", "quarantined_stake", "mispaid").fill_null(0).cast(MONEY),
+            pl.col("quarantined_win", "quarantined_handle", "quarantined_stake", "mispaid").fill_null(0).cast(MONEY),
         )
     )
 
@@ -180,4 +186,31 @@ def _missing(located: pl.DataFrame, quarantined: pl.DataFrame) -> pl.DataFrame:
         .agg(_span=pl.col("round_no").max() - pl.col("round_no").min() + 1, _seen=pl.col("round_no").n_unique())
         .group_by("table_id", "shift_id")
         .agg(missing_coups=(pl.col("_span") - pl.col("_seen")).sum().cast(pl.UInt32))
+    )
+
+
+def by_table_day(coups: pl.DataFrame, wagers: pl.DataFrame, shoe_days: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
+    """Per table_id and gaming_day: its quarantined coups and the stake of the wagers on them and of the
+    bets quarantined on its accepted coups (`quarantined_handle`), from `read_coups` and
+    `quarantined_wagers`; a coup's day is its shoe's (`shoe_days`: table_id, shoe_id, gaming_day), else
+    that of its own time."""
+    rows = pl.concat(
+        [
+            coups.filter(~pl.col("reason").is_in(DUPLICATES)).select(
+                *COUP, "started_at", _coup=pl.lit(True), _stake=pl.lit(0, MONEY)
+            ),
+            wagers.filter("dealt").select(*COUP, "started_at", _coup=pl.lit(False), _stake="stake"),
+        ],
+        how="vertical_relaxed",
+    )
+    shoes = shoe_days.select("table_id", "shoe_id", _shoe_day="gaming_day").unique(["table_id", "shoe_id"])
+    dated = (
+        rows.join(shoes, on=["table_id", "shoe_id"], how="left")
+        .with_columns(gaming_day(pl.col("started_at"), day).alias("_own_day"))
+        .with_columns(gaming_day=pl.coalesce("_shoe_day", "_own_day"))
+        .filter(pl.col("gaming_day").is_not_null())
+    )
+    return dated.group_by("table_id", "gaming_day").agg(
+        quarantined_coups=pl.struct(COUP).filter("_coup").n_unique().cast(pl.UInt32),
+        quarantined_handle=pl.col("_stake").sum().cast(MONEY),
     )

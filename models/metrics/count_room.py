@@ -49,13 +49,13 @@ SHIFT_SCHEMA = {
     "marker_payments": COUNT, "drop": COUNT, "win": COUNT, "hold_pct": pl.Float64, "handle": COUNT,
     "wagers_win": MONEY, "theo": THEO, "theo_hold_pct": pl.Float64, "win_variance": pl.Float64,
     "difference": MONEY, "tolerance": MONEY, "reconciled": pl.Boolean, "status": pl.String,
-    "quarantined_coups": pl.UInt32, "quarantined_reasons": pl.String, "quarantined_win": MONEY,
-    "quarantined_stake": MONEY, "mispaid": MONEY, "mispaid_wagers": pl.UInt32, "missing_coups": pl.UInt32,
-    "wagers_not_dealt": pl.UInt32, "unexplained": MONEY, "attribution": pl.String,
+    "quarantined_coups": pl.UInt32, "quarantined_reasons": pl.String, "quarantined_handle": MONEY,
+    "quarantined_win": MONEY, "quarantined_stake": MONEY, "mispaid": MONEY, "mispaid_wagers": pl.UInt32,
+    "missing_coups": pl.UInt32, "wagers_not_dealt": pl.UInt32, "unexplained": MONEY, "attribution": pl.String,
 }  # fmt: skip
 #: The attribution's columns (count_attribution.by_shift), zero where a shift has nothing to attribute.
-_ATTRIBUTED = ("quarantined_coups", "quarantined_win", "quarantined_stake", "mispaid", "mispaid_wagers",
-               "missing_coups", "wagers_not_dealt")  # fmt: skip
+_ATTRIBUTED = ("quarantined_coups", "quarantined_handle", "quarantined_win", "quarantined_stake", "mispaid",
+               "mispaid_wagers", "missing_coups", "wagers_not_dealt")  # fmt: skip
 #: The count's sums a day adds up from its shifts.
 SUMS = ("fills", "credits", "drop_box", "markers", "marker_payments", "drop", "handle", "wagers_win", "theo")
 
@@ -133,6 +133,7 @@ def table_shifts(
             ),
             tolerance=allowed.fill_null(pl.lit(DEFAULT_TOLERANCE, MONEY)),
         )
+        .with_columns(_all_handle=pl.col("handle") + pl.col("quarantined_handle"))
         .with_columns(
             hold_pct=pct("win", "drop"),
             theo_hold_pct=pct("theo", "drop"),
@@ -343,10 +344,17 @@ def count_room(table_shift: pl.DataFrame) -> pl.DataFrame:
             reconciled=pl.col("reconciled").all(),
             quarantined_coups=pl.col("quarantined_coups").sum().cast(pl.UInt32),
             quarantined_win=pl.col("quarantined_win").sum(),
+            quarantined_handle=pl.col("quarantined_handle").sum(),
             mispaid=pl.col("mispaid").sum(),
             unexplained=pl.when(known).then(pl.col("unexplained").sum()),
         )
-        .with_columns(hold_pct=pct("win", "drop"), theo_hold_pct=pct("theo", "drop"))
+        .with_columns(_all_handle=pl.col("handle") + pl.col("quarantined_handle"))
+        .with_columns(
+            hold_pct=pct("win", "drop"),
+            theo_hold_pct=pct("theo", "drop"),
+            # the share of the day's handle on its quarantined coups: a hole in the log, not a quiet day
+            quarantined_handle_pct=pct("quarantined_handle", "_all_handle").fill_null(0.0),
+        )
         .select(pl.col(name).cast(dtype) for name, dtype in DAY_SCHEMA.items())
         .sort(DAY_ORDER)
         .collect()
@@ -359,6 +367,6 @@ DAY_SCHEMA = {
     "marker_payments": COUNT, "drop": COUNT, "win": COUNT, "hold_pct": pl.Float64, "handle": COUNT,
     "wagers_win": MONEY, "theo": THEO, "theo_hold_pct": pl.Float64, "win_variance": pl.Float64,
     "difference": MONEY, "unreconciled_shifts": pl.UInt32, "reconciled": pl.Boolean,
-    "explained_shifts": pl.UInt32, "quarantined_coups": pl.UInt32, "quarantined_win": MONEY, "mispaid": MONEY,
-    "unexplained": MONEY,
+    "explained_shifts": pl.UInt32, "quarantined_coups": pl.UInt32, "quarantined_handle_pct": pl.Float64,
+    "quarantined_win": MONEY, "mispaid": MONEY, "unexplained": MONEY,
 }  # fmt: skip

@@ -165,33 +165,61 @@ def _quoted(name: str) -> str:
 
 
 def quarantined_of_spans(con, spans: pl.DataFrame, config: MartConfig) -> tuple[pl.DataFrame, pl.DataFrame] | None:
-    """The quarantined coups and wagers of the tables of `spans` (`shift_spans`), read back and priced
-    (count_attribution's `read_coups` and `quarantined_wagers`) for the count room's attribution."""
-    if spans.height == 0 or not views.exists(con, schema.QUARANTINE_BETS):
+    """The quarantined coups and wagers of the tables of `spans` (`shift_spans`), for the count room."""
+    if spans.height == 0:
         return None
-    tables = _listed(spans["table_id"].unique().to_list())
+    until = None if spans["until"].null_count() else spans["until"].max()
+    return quarantined_rows(con, config, spans["table_id"].unique().to_list(), spans["since"].min(), until)
+
+
+def quarantined_of_days(
+    con, days: Sequence[dt.date], config: MartConfig, tables: Sequence[str] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The quarantined coups and wagers of gaming days `days` (with a day's margin: a coup's day is its
+    shoe's), of `tables` (all when None), for the day marts' note of them."""
+    if not days:
+        return None
+    since, _ = config.day.bounds(min(days), min(days))
+    _, until = config.day.bounds(max(days), max(days))
+    return quarantined_rows(con, config, tables, since - dt.timedelta(days=1), until + dt.timedelta(days=1))
+
+
+def quarantined_rows(
+    con,
+    config: MartConfig,
+    tables: Sequence[str] | None,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The quarantined coups and wagers of `tables` (all when None) read back and priced
+    (count_attribution's `read_coups` and `quarantined_wagers`); the accepted coups that price the
+    quarantined bets read between `since` and `until` (open when None). None without a quarantine."""
+    if not views.exists(con, schema.QUARANTINE_BETS):
+        return None
+    where = "TRUE" if tables is None else f"table_id IN ({_listed(tables)})" if tables else "FALSE"
+    where += f" AND reason NOT IN ({_listed(count_attribution.DUPLICATES)})"
     fields = ", ".join(f"{raw_field(name)} AS {_quoted(name)}" for name in ROUND_INPUT_COLUMNS if name not in KEY)
     raw_rounds = con.sql(
-        f"SELECT reason, table_id, shoe_id, round_no, {fields} FROM {schema.QUARANTINE_ROUNDS} "
-        f"WHERE table_id IN ({tables}) AND reason NOT IN ({_listed(count_attribution.DUPLICATES)})"
+        f"SELECT reason, table_id, shoe_id, round_no, {fields} FROM {schema.QUARANTINE_ROUNDS} WHERE {where}"
     ).pl()
     coups = count_attribution.read_coups(raw_rounds.with_columns(pl.col("round_no").cast(pl.String)))
     bets = con.sql(
         f"SELECT table_id, shoe_id, round_no, reason, lower(trim({raw_field('bet')})) AS bet, "
         f"TRY_CAST({raw_field('side')} AS TINYINT) AS side, "
         f"TRY_CAST({raw_field('amount')} AS DECIMAL(18, 4)) AS amount, "
-        f"TRY_CAST({raw_field('payout')} AS DECIMAL(18, 4)) AS payout FROM {schema.QUARANTINE_BETS} "
-        f"WHERE table_id IN ({tables}) AND reason NOT IN ({_listed(count_attribution.DUPLICATES)})"
+        f"TRY_CAST({raw_field('payout')} AS DECIMAL(18, 4)) AS payout FROM {schema.QUARANTINE_BETS} WHERE {where}"
     ).pl()
-    since = spans["since"].min()
-    until = None if spans["until"].null_count() else spans["until"].max()
-    near = f"started_at >= '{since.isoformat()}'" + (f" AND started_at < '{until.isoformat()}'" if until else "")
+    near = ["TRUE"]
+    if since is not None:
+        near.append(f"started_at >= '{since.isoformat()}'")
+    if until is not None:
+        near.append(f"started_at < '{until.isoformat()}'")
     facts = ", ".join(map(_quoted, settlement.SETTLED_BY_COLUMNS))
     con.register("quarantined_bet_keys", bets.select(KEY).unique())
     try:
         accepted = con.sql(
             f"SELECT table_id, shoe_id, round_no, started_at, {facts} FROM {schema.CORE_ROUNDS} "
-            f"SEMI JOIN quarantined_bet_keys USING (table_id, shoe_id, round_no) WHERE {near}"
+            f"SEMI JOIN quarantined_bet_keys USING (table_id, shoe_id, round_no) WHERE {' AND '.join(near)}"
         ).pl()
     finally:
         con.unregister("quarantined_bet_keys")

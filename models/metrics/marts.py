@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 import polars as pl
 
 from models.gaming_day import gaming_day, shoe_day
+from models.metrics import count_attribution
 from models.metrics.config import MartConfig
 from models.metrics.count_room import count_room, shift_wagers, table_shifts
 from models.metrics.coup_edges import coup_edges
@@ -34,6 +35,7 @@ from models.metrics.streaks import SHOE, bank_tenures, decision_runs, with_banks
 from models.metrics.surveillance import surveillance_by_tables, surveillance_flags, surveillance_player_day
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.metrics.wager_sums import stint_sums
+from models.money_units import MONEY
 from models.warehouse import schema, settlement
 
 DAY = ["gaming_day"]
@@ -46,11 +48,13 @@ def compute_marts(
     config: MartConfig,
     errors: pl.DataFrame | None = None,
     edges: pl.DataFrame | None = None,
+    quarantined: tuple[pl.DataFrame, pl.DataFrame] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """Every day-grained mart from the core tables, as frames keyed by table name; `errors`: the
     dealers' quarantined rows (`dealer_errors`), none when not given; `edges`: marts.coup_edges'
-    rows kept from an earlier build, of whole shoes (the other shoes' edges are computed)."""
-    return dict(each_mart(rounds, bets, shoes, config, errors, edges))
+    rows kept from an earlier build, of whole shoes (the other shoes' edges are computed);
+    `quarantined`: the quarantined coups and wagers around the days (loading.quarantined_of_days)."""
+    return dict(each_mart(rounds, bets, shoes, config, errors, edges, quarantined))
 
 
 def each_mart(
@@ -60,6 +64,7 @@ def each_mart(
     config: MartConfig,
     errors: pl.DataFrame | None = None,
     edges: pl.DataFrame | None = None,
+    quarantined: tuple[pl.DataFrame, pl.DataFrame] | None = None,
 ) -> Iterator[tuple[str, pl.DataFrame]]:
     """`compute_marts` one mart at a time, the largest first: a caller can store each while the next
     is computed."""
@@ -95,7 +100,9 @@ def each_mart(
     fees, money = sums
     yield schema.MARTS_COMMISSION, commission_totals(fees, ("table_id", "gaming_day"))
     yield schema.MARTS_COMMISSION_BY_DEALER, commission_totals(fees, ("dealer_id", "gaming_day"))
-    yield schema.MARTS_TABLE_DAY, table_day_totals(money, ("table_id", "gaming_day"))
+    shoe_days = lazy.select("table_id", "shoe_id", gaming_day="shoe_day").unique().collect()
+    holes = _quarantined_by_day(quarantined, shoe_days, config)
+    yield schema.MARTS_TABLE_DAY, with_holes(table_day_totals(money, ("table_id", "gaming_day")), holes)
     # each dealer's stint at a table on a day: the drill-down reads this, never the wagers
     yield schema.MARTS_DEALER_DAY, table_day_totals(money, stint)
     errors = pl.DataFrame(schema=ERRORS_SCHEMA) if errors is None else errors
@@ -113,6 +120,37 @@ def each_mart(
     yield schema.MARTS_TIE_FREQUENCY_BY_DEALER, tie_frequency(lazy, ["dealer_id", "gaming_day"], compared_within=DAY)
     yield schema.MARTS_TIES_BY_TOTAL, ties_by_total(lazy, ["table_id", "gaming_day"])
     yield schema.MARTS_COMMISSION_PER_UNIT, commission_per_unit(lazy, ("table_id", "gaming_day"), config.paytable)
+
+
+def _quarantined_by_day(
+    quarantined: tuple[pl.DataFrame, pl.DataFrame] | None, shoe_days: pl.DataFrame, config: MartConfig
+) -> pl.DataFrame:
+    """Per table and gaming day: its quarantined coups and the stake on them (count_attribution)."""
+    coups, wagers = quarantined or (
+        pl.DataFrame(schema=count_attribution.COUP_SCHEMA),
+        pl.DataFrame(schema=count_attribution.WAGER_SCHEMA),
+    )
+    return count_attribution.by_table_day(coups, wagers, shoe_days, config.day)
+
+
+def with_holes(table_day: pl.DataFrame, holes: pl.DataFrame) -> pl.DataFrame:
+    """marts.table_day's rows with their table-day's quarantined coups, the stake on them
+    (`quarantined_handle`) and its share of the handle logged and quarantined (`quarantined_handle_pct`):
+    a quiet day told from a day with a hole in its log."""
+    day = ["table_id", "gaming_day"]
+    both = pl.col("handle").sum().over(day) + pl.col("quarantined_handle")
+    return (
+        table_day.join(holes, on=day, how="left")
+        .with_columns(
+            pl.col("quarantined_coups").fill_null(0).cast(pl.UInt32),
+            pl.col("quarantined_handle").fill_null(0).cast(MONEY),
+        )
+        .with_columns(
+            quarantined_handle_pct=pl.when(both > 0).then(
+                (pl.col("quarantined_handle") / both).cast(pl.Float64) * 100
+            ).otherwise(0.0)
+        )
+    )  # fmt: skip
 
 
 def _rating_marts(

@@ -28,6 +28,7 @@ STATISTICAL = (
 SHIFT_COLUMNS = (
     "gaming_day", "table_id", "shift_id", "game", "status", "opened_at", "closed_at", "drop", "win",
     "wagers_win", "difference", "tolerance", "reconciled", "quarantined_win", "unexplained", "attribution",
+    "handle", "quarantined_coups", "quarantined_handle",
 )  # fmt: skip
 #: A month's table-shifts from marts.table_shift.
 SHIFTS = (
@@ -67,6 +68,9 @@ class Reconciliation:
     unreconciled: int
     difference: Decimal
     explained: int = 0
+    #: The month's quarantined coups, and the share of the handle (logged and quarantined) staked on them.
+    quarantined_coups: int = 0
+    quarantined_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,8 @@ class Report:
             (
                 "Count against wagers",
                 f"{r.reconciled:,} of {r.shifts:,} table-shifts reconciled ({r.explained:,} of them by their "
-                f"quarantined coups); {r.unreconciled:,} not, unexplained {r.difference:,.2f}",
+                f"quarantined coups); {r.unreconciled:,} not, unexplained {r.difference:,.2f}; "
+                f"{r.quarantined_coups:,} coups quarantined, {r.quarantined_share:.2%} of the handle",
             ),
         ]
 
@@ -203,8 +208,16 @@ def _reconciliation(shifts: pl.DataFrame) -> tuple[pl.DataFrame, Reconciliation]
         unreconciled=unreconciled.height,
         difference=Decimal(str(difference or 0)),
         explained=shifts.filter(pl.col("status") == EXPLAINED).height,
+        quarantined_coups=int(shifts["quarantined_coups"].sum() or 0),
+        quarantined_share=_share(shifts["quarantined_handle"].sum(), shifts["handle"].sum()),
     )
     return unreconciled, summary
+
+
+def _share(part, logged) -> float:
+    """part / (logged + part), 0 without either."""
+    whole = (logged or 0) + (part or 0)
+    return float((part or 0) / whole) if whole else 0.0
 
 
 def report(

@@ -2,6 +2,7 @@
 coups priced from their payouts, cards or outcome, mispays, wagers on coups never dealt, coups missing from
 the log, an overlapping shift and the tolerance's cap."""
 
+import datetime as dt
 from decimal import Decimal
 
 import polars as pl
@@ -10,6 +11,7 @@ from models.contract import ROUND_INPUT_COLUMNS
 from models.game.paytable import DEFAULT_PAYTABLE
 from models.metrics import count_attribution
 from models.metrics.count_room import MAX_TOLERANCE, table_shifts
+from models.metrics.marts import with_holes
 from tests.models.metrics.test_count_room import DAY, EVENTS, at, coups, events, wagers
 
 D = Decimal
@@ -162,3 +164,19 @@ def test_the_tolerance_from_the_chips_is_capped():
     row = table_shifts(big, coups(), wagers(), DAY).filter(shift_id="A").row(0, named=True)
     assert row["tolerance"] == MAX_TOLERANCE and row["status"] == "unreconciled"
     assert abs(row["difference"]) > MAX_TOLERANCE
+
+
+def test_a_table_day_says_how_many_coups_were_quarantined_and_the_share_of_handle_on_them():
+    q_coups, q_wagers = priced()
+    shoe_days = pl.DataFrame({"table_id": ["T1"], "shoe_id": ["S1"], "gaming_day": [dt.date(2026, 11, 2)]})
+    holes = count_attribution.by_table_day(q_coups, q_wagers, shoe_days, DAY)
+    # four quarantined coups; the stakes of their wagers and of the mispaid bet, not the wager never dealt
+    assert holes.rows() == [("T1", dt.date(2026, 11, 2), 4, D(100 + 100 + 40 + 30 + 200))]
+    table_day = pl.DataFrame(
+        {"table_id": ["T1", "T1", "T2"], "gaming_day": [dt.date(2026, 11, 2)] * 3,
+         "game": ["punto_banco", "super6", "x"], "handle": [D(1000), D(530), D(10)]},
+        schema_overrides={"handle": pl.Decimal(18, 4)},
+    )  # fmt: skip
+    noted = with_holes(table_day, holes)
+    assert noted["quarantined_coups"].to_list() == [4, 4, 0]
+    assert noted["quarantined_handle_pct"].to_list() == [470 / 2000 * 100, 470 / 2000 * 100, 0.0]

@@ -31,11 +31,20 @@ def built(tmp_path_factory) -> dict[str, pl.DataFrame]:
     try:
         shifts = con.sql("SELECT * FROM marts.table_shift").pl()
         events = con.sql("SELECT count(*) FROM core.table_events").fetchall()[0][0]
+        holes = con.sql(
+            "SELECT DISTINCT table_id, gaming_day, quarantined_coups, quarantined_handle FROM marts.table_day"
+        ).pl()
+        quarantined = con.sql(
+            "SELECT count(*) FROM quarantine.rounds WHERE reason <> 'conflicting_duplicate'"
+        ).fetchall()[0][0]
     finally:
         con.close()
     labels = pl.read_parquet(sorted((root / "landing" / FAULTS_FOLDER).glob("count_faults_*")))
     misdeals = pl.read_parquet(sorted((root / "landing" / FAULTS_FOLDER).glob("faults_*")))
-    return {"shifts": shifts, "labels": labels, "events": events, "misdeals": misdeals}
+    return {
+        "shifts": shifts, "labels": labels, "events": events, "misdeals": misdeals, "holes": holes,
+        "quarantined": quarantined,
+    }  # fmt: skip
 
 
 @pytest.mark.slow
@@ -73,3 +82,12 @@ def test_every_shift_without_a_count_fault_agrees_with_its_logs_to_the_cent(buil
     assert clean["unexplained"].abs().max() < Decimal("0.01")
     untouched = clean.filter(quarantined_coups=0, wagers_not_dealt=0)
     assert set(untouched["status"]) == {"reconciled"} and untouched["difference"].abs().max() < Decimal("0.01")
+
+
+def test_each_table_day_counts_its_quarantined_coups(built):
+    holes = built["holes"]
+    assert holes["quarantined_coups"].sum() == built["quarantined"] > 0
+    # the stake on them is what the shifts priced or bounded: the same wagers, counted once
+    shifts = built["shifts"]
+    assert holes["quarantined_handle"].sum() >= shifts["quarantined_stake"].sum()
+    assert holes["quarantined_handle"].sum() == shifts["quarantined_handle"].sum()
