@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 from pathlib import Path
 
 import duckdb
 
 from models.reports import export, manifest, monthly
-from models.reports.rules import month_end, parse_month
+from models.reports.rules import parse_month
 from models.settings import DEFAULTS, Settings
 from models.warehouse import reader
-from models.warehouse.schema import BUILT_FROM
 from models.warehouse.store import WarehouseError
 from models.warehouse.travel import Commit
 
 WHERE = "banco report"
-#: The commit the serving file's marts were built from, and their settings (ledger.record_commit).
-BUILT = f"SELECT log_snapshot, committed_at, point, settings FROM {BUILT_FROM}"
 
 
 def _month(text: str) -> dt.date:
@@ -62,17 +58,9 @@ def _built(db: Path) -> tuple[Commit | None, dict | None]:
     """The commit the serving file's marts were built from and their settings (None: a build before
     builds noted them)."""
     try:
-        rows = reader.run(db, BUILT, lambda relation: relation.fetchall(), where=WHERE, user=False)
+        return manifest.built(reader.run(db, manifest.BUILT, lambda rel: rel.fetchall(), where=WHERE, user=False))
     except duckdb.CatalogException:
         return None, None
-    if not rows:
-        return None, None
-    log_snapshot, committed_at, point, settings = rows[0]
-    return Commit(log_snapshot, committed_at.astimezone(dt.UTC), json.loads(point)), json.loads(settings)
-
-
-def _report_settings(rules: tuple[str, ...], property_name: str) -> dict:
-    return {"report_rules": list(rules), "property_name": property_name}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,11 +74,10 @@ def run(args: argparse.Namespace) -> int:
         statistical, shifts = _read(db, monthly.STATISTICAL, month), _read(db, monthly.SHIFTS, month)
         if _built(db)[0] == commit:
             break
-    # the figures' time: their commit's, else the month's end (never the clock's: the same marts, the same bytes)
-    as_of = commit.committed_at if commit else dt.datetime.combine(month_end(month), dt.time.max, dt.UTC)
+    as_of = manifest.figures_time(commit, month)
     report = monthly.report(statistical, shifts, month, settings.report_rules, settings.property_name, as_of=as_of)
     path = export.write(report, fmt, args.out or settings.reports / export.file_name(report, fmt))
-    recorded = {"marts": marts, "report": _report_settings(settings.report_rules, settings.property_name)}
+    recorded = {"marts": marts, "report": manifest.report_settings(settings.report_rules, settings.property_name)}
     manifest.write(manifest.made(path, month, fmt, commit.recorded() if commit else None, recorded), path)
     _wrote(path, report)
     return 0
@@ -127,7 +114,7 @@ def _again(args: argparse.Namespace) -> int:
     report = as_of.report_at(db, commit, config, month, rules, name)
     default = f"statistical-report-{month:%Y-%m}.as-of-{commit.log_snapshot}.{fmt}"
     path = export.write(report, fmt, args.out or settings.reports / default)
-    recorded = {"marts": config.recorded(), "report": _report_settings(rules, name)}
+    recorded = {"marts": config.recorded(), "report": manifest.report_settings(rules, name)}
     manifest.write(manifest.made(path, month, fmt, commit.recorded(), recorded), path)
     _wrote(path, report)
     return 0

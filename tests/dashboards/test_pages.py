@@ -70,6 +70,10 @@ def test_overview_shows_the_warehouse_totals(warehouse, monkeypatch):
     assert metric(at, "Commission revenue") == fmt.money(scalar(warehouse, "SELECT sum(commission) FROM core.bets"))
     shares = at.dataframe[0].value.set_index("outcome")["coups"]
     assert shares["Tie"] == scalar(warehouse, "SELECT count(*) FROM core.rounds WHERE outcome = 'T'")
+    # the days' quarantined coups said beside the money, as the quarantine holds them
+    quarantined = scalar(warehouse, "SELECT count(*) FROM quarantine.rounds WHERE reason <> 'conflicting_duplicate'")
+    assert quarantined > 0
+    assert any(c.value.startswith(f"{fmt.count(quarantined)} coups of these days were quarantined") for c in at.caption)
 
 
 def test_a_game_filter_narrows_every_figure(warehouse, monkeypatch):
@@ -164,6 +168,9 @@ def test_tables_and_a_dealer_drill_down(warehouse, monkeypatch):
     days = table_with(at, "gaming_day", "wagers")
     assert len(days) == scalar(warehouse, "SELECT count(*) FROM marts.table_day WHERE table_id = 'T01'")
     assert float(days["handle"].sum()) == float(tables.loc["T01", "handle"])
+    assert days["quarantined_coups"].sum() == scalar(
+        warehouse, "SELECT count(*) FROM quarantine.rounds WHERE table_id = 'T01' AND reason <> 'conflicting_duplicate'"
+    )
 
 
 def test_side_bets_against_their_theoretical_hold(warehouse, monkeypatch):

@@ -2,6 +2,7 @@
 the monthly report asset and its schedule."""
 
 import datetime as dt
+import hashlib
 from pathlib import Path
 
 import dagster as dg
@@ -10,6 +11,7 @@ import pytest
 from openpyxl import load_workbook
 from pypdf import PdfReader
 
+from models.reports import manifest
 from pipelines.defs.core import checks as core_checks
 from pipelines.defs.core.assets import ingest_landing
 from pipelines.defs.core.shards import SHARD_INGESTS
@@ -111,6 +113,11 @@ def test_unreconciled_shifts_warn_and_the_month_is_filed(tmp_path):
     assert "report" in load_workbook(paths["xlsx"]).sheetnames[0].lower()
     text = "".join(page.extract_text() for page in PdfReader(paths["pdf"]).pages)
     assert "October 2026" in text and "T2" in text
+    # each file's manifest, as `banco report` writes it: the file's sha256 and the commit it stands on
+    for path in paths.values():
+        made = manifest.read(manifest.path_of(path))
+        assert made.files == {path.name: hashlib.sha256(path.read_bytes()).hexdigest()}
+        assert made.commit is not None and made.format == path.suffix[1:]
 
 
 def test_the_report_is_filed_for_the_previous_month_on_the_second():

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from models.reports import export, monthly
+from models.reports import export, manifest, monthly
 from models.settings import Settings
-from models.warehouse import schema
+from models.warehouse import schema, views
+from models.warehouse.schema import BUILT_FROM
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import preview
 from pipelines.defs.resources import SETTINGS, Warehouse
@@ -51,12 +52,19 @@ def monthly_statistical_report(
     with warehouse.snapshot() as con:
         statistical = con.sql(monthly.STATISTICAL, params=monthly.window(month)).pl()
         shifts = con.sql(monthly.SHIFTS, params=monthly.window(month)).pl()
+        built = con.sql(manifest.BUILT).fetchall() if views.exists(con, BUILT_FROM) else []
     if statistical.is_empty():
         context.log.info(f"no count-room rows for {month:%Y-%m}: nothing to report")
         return dg.MaterializeResult(metadata={"tables": 0, "investigations": 0})
-    report = monthly.report(statistical, shifts, month, SETTINGS.report_rules, SETTINGS.property_name)
+    commit, marts = manifest.built(built)
+    rules, name = SETTINGS.report_rules, SETTINGS.property_name
+    report = monthly.report(statistical, shifts, month, rules, name, as_of=manifest.figures_time(commit, month))
     folder = Path(config.folder) if config.folder else SETTINGS.reports
     files = {fmt: export.write(report, fmt, folder / export.file_name(report, fmt)) for fmt in export.FORMATS}
+    # each file's manifest, as `banco report` writes it: `banco verify` and `--as-of` take it
+    recorded = {"marts": marts, "report": manifest.report_settings(rules, name)}
+    for fmt, path in files.items():
+        manifest.write(manifest.made(path, month, fmt, commit.recorded() if commit else None, recorded), path)
     summary = report.reconciliation
     return dg.MaterializeResult(
         metadata={

@@ -9,7 +9,7 @@ from polars.testing import assert_frame_equal
 
 from models.game.games import Game
 from models.metrics.build import build
-from models.simulate.config import Simulation
+from models.simulate.config import Population, Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
 from models.warehouse.store import WarehouseError, read, write
@@ -18,7 +18,10 @@ from models.warehouse.store import WarehouseError, read, write
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("build")
-    sim = Simulation(shoes=60, tables=4, seed=8, games=(Game.PUNTO_BANCO, Game.SUPER6, Game.CHEMIN_DE_FER, Game.BANCO))
+    sim = Simulation(
+        shoes=60, tables=4, seed=8, games=(Game.PUNTO_BANCO, Game.SUPER6, Game.CHEMIN_DE_FER, Game.BANCO),
+        population=Population(advantage_share=0.1),  # advantage players, so that surveillance flags someone
+    )  # fmt: skip
     write_simulation(sim, root / "landing", misdeal_rate=0.005)
     db = root / "banco.duckdb"
     ingest(db, [root / "landing"])
