@@ -51,7 +51,8 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
     st.subheader("Count against wagers")
     off = shifts.filter(~pl.col("status").is_in(AGREED))
     explained = shifts.filter(pl.col("status") == EXPLAINED)
-    a, b, c, d, e, g = st.columns(6)
+    a, b, c = st.columns(3)
+    d, e, g = st.columns(3)
     a.metric("Table-shifts", fmt.count(shifts.height))
     b.metric("Unreconciled", fmt.count(off.height), help="Shifts whose count differs from their logs beyond the "
              "tolerance (chips short or over, a slip missing, a wager paid wrongly), or that lack an opener or a "

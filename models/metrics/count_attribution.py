@@ -214,3 +214,45 @@ def by_table_day(coups: pl.DataFrame, wagers: pl.DataFrame, shoe_days: pl.DataFr
         quarantined_coups=pl.struct(COUP).filter("_coup").n_unique().cast(pl.UInt32),
         quarantined_handle=pl.col("_stake").sum().cast(MONEY),
     )
+
+
+#: The columns of a table-shift `in_words` reads.
+WORDED = (
+    "overlapping", "win", "tolerance", "unexplained", "quarantined_coups", "quarantined_reasons", "quarantined_handle",
+    "quarantined_win", "quarantined_stake", "mispaid", "mispaid_wagers", "missing_coups", "wagers_not_dealt",
+)  # fmt: skip
+
+
+def _amount(value) -> str:
+    return f"{value:,.2f}"
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def in_words(shift: dict) -> str | None:
+    """What a table-shift's difference is made of, as a reviewer reads it (None: nothing to say)."""
+    said = []
+    if shift["overlapping"]:
+        said.append("overlaps an earlier shift of its table: its coups stay with that one")
+    if shift["quarantined_coups"]:
+        coups = f"{_many(shift['quarantined_coups'], 'quarantined coup')} ({shift['quarantined_reasons']})"
+        if shift["quarantined_handle"]:
+            said.append(f"{coups}: the house took {_amount(shift['quarantined_win'])} on their wagers")
+        else:
+            said.append(f"{coups}, no wager on them")
+    if shift["quarantined_stake"]:
+        said.append(f"{_amount(shift['quarantined_stake'])} staked on wagers whose result no log tells")
+    if shift["mispaid"]:
+        paid = _many(shift["mispaid_wagers"], "wager")
+        said.append(f"mispay: {paid} paid {_amount(shift['mispaid'])} beyond the pay table, as logged")
+    if shift["missing_coups"]:
+        said.append(f"{_many(shift['missing_coups'], 'coup')} missing from the log")
+    if shift["wagers_not_dealt"]:
+        said.append(f"{_many(shift['wagers_not_dealt'], 'wager')} on coups never dealt, not counted")
+    unexplained = shift["unexplained"]
+    if shift["win"] is not None and unexplained is not None and abs(unexplained) > shift["tolerance"]:
+        side = "short of" if unexplained < 0 else "over"
+        said.append(f"the count is {_amount(abs(unexplained))} {side} what the logs explain")
+    return "; ".join(said) or None

@@ -156,50 +156,15 @@ def table_shifts(
             .then(pl.lit(EXPLAINED))
             .otherwise(pl.lit(RECONCILED))
         )
-        .with_columns(reconciled=pl.col("status").is_in(AGREED), attribution=_attribution())
+        .with_columns(
+            reconciled=pl.col("status").is_in(AGREED),
+            attribution=pl.struct(*count_attribution.WORDED).map_elements(
+                count_attribution.in_words, return_dtype=pl.String, skip_nulls=False
+            ),
+        )
         .select(pl.col(name).cast(dtype) for name, dtype in SHIFT_SCHEMA.items())
         .sort(SHIFT_ORDER)
     )
-
-
-def _money(name: str) -> pl.Expr:
-    return pl.col(name).cast(pl.Decimal(18, 2)).cast(pl.String)
-
-
-def _attribution() -> pl.Expr:
-    """What a shift's difference is made of, in words (null when there is nothing to say)."""
-    n = pl.col("quarantined_coups")
-    parts = [
-        pl.when(pl.col("overlapping")).then(
-            pl.lit("overlaps an earlier shift of its table: its coups stay with that one")
-        ),
-        pl.when(n > 0).then(
-            pl.format(
-                "{} quarantined coup{} ({}): the house took {} on their wagers",
-                n,
-                pl.when(n == 1).then(pl.lit("")).otherwise(pl.lit("s")),
-                pl.col("quarantined_reasons"),
-                _money("quarantined_win"),
-            )
-        ),
-        pl.when(pl.col("quarantined_stake") != 0).then(
-            pl.format("{} staked on quarantined wagers whose result the log does not tell", _money("quarantined_stake"))
-        ),
-        pl.when(pl.col("mispaid") != 0).then(
-            pl.format(
-                "mispay: {} wager(s) paid {} beyond the pay table, as logged", "mispaid_wagers", _money("mispaid")
-            )
-        ),
-        pl.when(pl.col("missing_coups") > 0).then(pl.format("{} coup(s) missing from the log", "missing_coups")),
-        pl.when(pl.col("wagers_not_dealt") > 0).then(
-            pl.format("{} wager(s) on coups never dealt, not counted", "wagers_not_dealt")
-        ),
-        pl.when(pl.col("win").is_not_null() & (pl.col("unexplained").abs() > pl.col("tolerance"))).then(
-            pl.format("{} the logs do not explain", _money("unexplained"))
-        ),
-    ]
-    joined = pl.concat_list(parts).list.drop_nulls().list.join("; ")
-    return pl.when(joined != "").then(joined)
 
 
 def shift_spans(

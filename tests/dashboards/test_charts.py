@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import polars as pl
 import pytest
 from scipy import stats
@@ -23,6 +22,7 @@ from models.settings import Settings
 from models.systems import lab
 from models.systems.rules import Limits
 from tests.dashboards.charts_data import assert_plots, layer, layers
+from tests.dashboards.test_pages import read, rows
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py")
 PAGES = ("overview", "streaks", "commission", "ties", "tables", "surveillance", "count_room", "shoe", "integrity")
@@ -85,22 +85,6 @@ def test_every_page_with_a_chart_is_checked(drawn):
     """The SQL console draws no chart; every other page is walked here, and draws at least one."""
     walked = {name.split(":")[0] for name, found in drawn.items() if found}
     assert walked == {Path(name).stem for name, _, _ in PAGES_LISTED} - {"sql"}
-
-
-def rows(db: Path, sql: str, params: list | None = None) -> list[tuple]:
-    con = duckdb.connect(str(db.with_name(f"{db.stem}.serving{db.suffix}")), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
-def read(db: Path, sql: str) -> pl.DataFrame:
-    con = duckdb.connect(str(db.with_name(f"{db.stem}.serving{db.suffix}")), read_only=True)
-    try:
-        return con.sql(sql).pl()
-    finally:
-        con.close()
 
 
 def test_overview(drawn, warehouse):

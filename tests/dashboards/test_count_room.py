@@ -61,7 +61,7 @@ def test_the_count_against_the_wagers_per_table_shift(db, monkeypatch):
     # the shifts to investigate, each with what its logs say beside it
     listed = table_with(at, "table_id", "shift_id", "attribution", "unexplained").set_index("shift_id")
     assert sorted(listed.index) == sorted(s["shift_id"] for s in off)
-    assert listed.loc["T02-1101-A", "attribution"] == "-25.00 the logs do not explain"
+    assert listed.loc["T02-1101-A", "attribution"] == "the count is 25.00 short of what the logs explain"
     shown = table_with(at, "gaming_day", "shift_id", "coups", "difference").set_index("shift_id")
     assert len(shown) == len(shifts)
     assert float(shown.loc["T02-1101-A", "difference"]) == -25.0 and shown.loc["T02-1101-A", "status"] == "unreconciled"

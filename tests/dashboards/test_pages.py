@@ -212,12 +212,17 @@ FROM gaps WHERE dealer_id IS NOT NULL GROUP BY ALL
 """
 
 
-def rows(db: Path, sql: str) -> list[tuple]:
+def read(db: Path, sql: str, params: list | None = None) -> pl.DataFrame:
+    """A query's rows from the serving snapshot, opened read-only."""
     con = duckdb.connect(str(db.with_name(f"{db.stem}.serving{db.suffix}")), read_only=True)
     try:
-        return con.execute(sql).fetchall()
+        return con.sql(sql, params=params).pl()
     finally:
         con.close()
+
+
+def rows(db: Path, sql: str, params: list | None = None) -> list[tuple]:
+    return read(db, sql, params).rows()
 
 
 def test_shoe_explorer_shows_the_chosen_shoe(warehouse, monkeypatch):

@@ -62,7 +62,8 @@ def _shift(table, shift, day, game, status, drop, win, wagers_win, tolerance="1.
         win_variance=1000.0, difference=difference, tolerance=D(tolerance),
         reconciled=None if difference is None else abs(difference) <= D(tolerance), status=status,
         quarantined_coups=0, quarantined_handle=D(0), quarantined_win=D(0), unexplained=difference,
-        attribution=f"{difference:.2f} the logs do not explain" if status == "unreconciled" else None,
+        attribution=f"the count is {abs(difference):,.2f} short of what the logs explain"
+        if status == "unreconciled" else None,
     )  # fmt: skip
 
 

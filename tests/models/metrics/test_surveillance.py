@@ -45,6 +45,20 @@ HOUSE = {"banker": 0.0106, "player": 0.0124, "tie": 0.1436, "player_pair": None,
          "dragon7": 0.0761, "panda8": 0.1019, **{f"egalite_{total}": 0.2 for total in range(10)}}  # fmt: skip
 
 
+def session_figures(side_wagers: int) -> list[pl.Expr]:
+    """A hand-built session's counts and money beside its p-value (the rest as surveillance_sessions has them)."""
+    counts = {"coups_present": 10, "wagers": 10, "side_wagers": side_wagers, "advantage_wagers": 1,
+              "permutations": 100, "zender_shoes": 0}  # fmt: skip
+    money = ("amount", "edge_won", "expected_edge_won", "house_win", "zender_won", "advantage_won",
+             "expected_advantage_won")  # fmt: skip
+    return [
+        *(pl.lit(v).alias(n) for n, v in counts.items()),
+        *(pl.lit(0).cast(pl.Decimal(18, 4)).alias(n) for n in money),
+        pl.lit(0.1).alias("advantage_share"),
+        pl.lit(0.1).alias("expected_advantage_share"),
+    ]
+
+
 def shoe(table: str, name: str, coups: int, start: float, minutes: float = 1.0) -> pl.DataFrame:
     """A shoe's coups, `minutes` apart from `start` minutes after noon, 8-deck punto banco."""
     times = [NOON + dt.timedelta(minutes=start + k * minutes) for k in range(coups)]
@@ -332,14 +346,7 @@ def test_a_session_is_flagged_only_within_a_flagged_players_day():
             "session": pl.Series([1, 1, 1, 1, 1, 1], dtype=pl.Int32),
             "p_value": [0.004, 0.99, 0.005, 0.8, 0.9, 1.0],
         }
-    ).with_columns(
-        *(pl.lit(v).alias(n) for n, v in [("coups_present", 10), ("wagers", 10), ("side_wagers", 1),
-                                           ("advantage_wagers", 1), ("permutations", 100), ("zender_shoes", 0)]),
-        *(pl.lit(0).cast(pl.Decimal(18, 4)).alias(n) for n in ("amount", "edge_won", "expected_edge_won", "house_win",
-                                                            "zender_won", "advantage_won", "expected_advantage_won")),
-        advantage_share=pl.lit(0.1),
-        expected_advantage_share=pl.lit(0.1),
-    )  # fmt: skip
+    ).with_columns(session_figures(side_wagers=1))
     day = surveillance_player_day(sessions)
     flags = surveillance_flags(sessions, day, fdr=0.05)
     assert flags.select("player_id", "scope").rows() == [("B", "player_day"), ("B", "session")]
@@ -456,14 +463,7 @@ def test_benjamini_hochberg_by_hand_and_per_gaming_day():
             "session": pl.Series([1, 1, 1, 1], dtype=pl.Int32),
             "p_value": [0.01, 0.04, 0.02, None],
         }
-    ).with_columns(
-        *(pl.lit(v).alias(n) for n, v in [("coups_present", 10), ("wagers", 10), ("side_wagers", 0),
-                                           ("advantage_wagers", 1), ("permutations", 100), ("zender_shoes", 0)]),
-        *(pl.lit(0).cast(pl.Decimal(18, 4)).alias(n) for n in ("amount", "edge_won", "expected_edge_won", "house_win",
-                                                            "zender_won", "advantage_won", "expected_advantage_won")),
-        advantage_share=pl.lit(0.1),
-        expected_advantage_share=pl.lit(0.1),
-    )  # fmt: skip
+    ).with_columns(session_figures(side_wagers=0))
     day = surveillance_player_day(sessions)
     # day one: 0.01 and 0.04 give 0.02 and 0.04; day two: 0.02 alone, and D untested
     assert day["player_id"].to_list() == ["A", "B", "C", "D"]
