@@ -85,7 +85,10 @@ def quarantined_wagers(
     by_net = settlement.by_net(table).rename({"commission_unit": "_levy"})
     paid = (
         dealt.select("_line", "game", "bet", "amount", "payout")
-        .with_columns(net_unit=(pl.col("payout") / pl.col("amount")).cast(MONEY, strict=False))
+        # a stake of nothing (quarantined for its amount) pays nothing a unit
+        .with_columns(
+            net_unit=pl.when(pl.col("amount") > 0).then(pl.col("payout") / pl.col("amount")).cast(MONEY, strict=False)
+        )
         .join(by_net, on=["game", "bet", "net_unit"], how="left")
         .select(
             "_line",

@@ -73,12 +73,13 @@ BETS = quarantined_bets(
     ("T1", "S1", 8, "orphan_bet", "banker", "30", None),  # unknown: stake 30
     ("T1", "S1", 90, "orphan_bet", "banker", "500", "-500"),  # a round never dealt: not counted
     ("T1", "S1", 2, "payout_mismatch", "player", "200", "250"),  # paid 250 where the pay table gives 200
+    ("T1", "S1", 3, "bad_amount", "banker", "0", "0"),  # a stake of nothing: nothing taken, no unit of it
 )
 
 
 def priced() -> tuple[pl.DataFrame, pl.DataFrame]:
     q_coups = count_attribution.read_coups(ROUNDS)
-    accepted = accepted_facts(("T1", "S1", 2))
+    accepted = accepted_facts(("T1", "S1", 2), ("T1", "S1", 3))
     return q_coups, count_attribution.quarantined_wagers(q_coups, BETS, accepted, DEFAULT_PAYTABLE)
 
 
@@ -92,6 +93,7 @@ def test_each_quarantined_wager_is_priced_from_its_payout_cards_or_outcome():
     assert got[90]["dealt"] is False
     # the pay table's figure is what the wager should have cost; the 50 beyond it is a mispay
     assert (got[2]["take"], got[2]["mispaid"]) == (D(-200), D(50))
+    assert (got[3]["take"], got[3]["stake"]) == (D(0), D(0))
 
 
 def test_a_shift_with_quarantined_coups_is_unreconciled_by_its_mispay_alone():
