@@ -12,8 +12,8 @@ import streamlit as st
 from dashboards import charts, filters, fmt, query
 from dashboards.queries import count_room
 from dashboards.signin import analysts_only
+from models.count_status import AGREED, EXPLAINED
 from models.metrics import count_room as count_room_model
-from models.metrics.count_room import AGREED, EXPLAINED
 from models.reports import export, monthly
 from models.reports.rules import TITLES
 from models.settings import Settings

@@ -17,6 +17,7 @@ from decimal import Decimal
 
 import polars as pl
 
+from models.count_status import AGREED, EXPLAINED, NO_CLOSER, NO_OPENER, OVERLAPPING, RECONCILED, UNRECONCILED
 from models.gaming_day import GamingDay, gaming_day
 from models.logs.denominations import smallest
 from models.metrics import count_attribution
@@ -32,11 +33,7 @@ DEFAULT_TOLERANCE = Decimal(1)
 #: The most the trays' chips make the tolerance: a tray listing only large chips (or a slip that lists
 #: one) must not excuse a shortfall; a room whose smallest chip is larger sets BANCO_COUNT_TOLERANCE.
 MAX_TOLERANCE = Decimal(25)
-#: What a table-shift's status says, from best to worst news (docs/metrics.md, Count room).
-RECONCILED, EXPLAINED, UNRECONCILED = "reconciled", "explained", "unreconciled"
-NO_OPENER, NO_CLOSER, OVERLAPPING = "no_opener", "no_closer", "overlapping"
-#: The statuses that need no one's attention: the count agrees with the logs.
-AGREED = (RECONCILED, EXPLAINED)
+
 #: How marts.table_shift is ordered (combine.py sorts the shards' rows alike).
 SHIFT_ORDER = ("gaming_day", "table_id", "opened_at", "shift_id")
 DAY_ORDER = ("table_id", "gaming_day", "game")

@@ -15,12 +15,8 @@ from typing import Any
 
 from models.code_version import code_digest
 from models.reports.rules import month_end, parse_month
-from models.warehouse.schema import BUILT_FROM
-from models.warehouse.travel import Commit
 
 SUFFIX = ".manifest.json"
-#: The commit the serving file's marts were built from, and their settings (ledger.record_commit).
-BUILT = f"SELECT log_snapshot, committed_at, point, settings FROM {BUILT_FROM}"
 #: The project's folder: its git commit, when it is a checkout.
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -139,18 +135,9 @@ def _git() -> tuple[str, bool] | None:
     return head.stdout.strip(), bool(status.stdout.strip())
 
 
-def built(rows: list[tuple]) -> tuple[Commit | None, dict | None]:
-    """The commit the marts were built from and their settings, from BUILT's rows (None: a build before
-    builds noted them)."""
-    if not rows:
-        return None, None
-    log_snapshot, committed_at, point, settings = rows[0]
-    return Commit(log_snapshot, committed_at.astimezone(dt.UTC), json.loads(point)), json.loads(settings)
-
-
-def figures_time(commit: Commit | None, month: dt.date) -> dt.datetime:
-    """The time a report's figures stand at: their commit's, else the month's end (never the clock's:
-    the same marts make the same bytes)."""
+def figures_time(commit, month: dt.date) -> dt.datetime:
+    """The time a report's figures stand at: their commit's (models/warehouse/travel.py `Commit`), else
+    the month's end (never the clock's: the same marts make the same bytes)."""
     return commit.committed_at if commit else dt.datetime.combine(month_end(month), dt.time.max, dt.UTC)
 
 

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import polars as pl
 
-from models.metrics.count_room import AGREED, EXPLAINED
+from models.count_status import AGREED, EXPLAINED
 from models.ratios import pct
 from models.reports.rules import KANSAS_POINTS, OHIO_POINTS, RULES, TITLES, month_end
 

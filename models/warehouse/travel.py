@@ -8,6 +8,7 @@ data files of the snapshots it names, as the serving file's views read the lates
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from models.warehouse.schema import INGEST_LOG
+from models.warehouse.schema import BUILT_FROM, INGEST_LOG
 from models.warehouse.store import WarehouseError, at, open_tables
 
 if TYPE_CHECKING:  # the Iceberg library is for writers and travellers: a report's reader never imports it
@@ -41,6 +42,19 @@ class Commit:
 
     def describe(self) -> str:
         return f"commit {self.log_snapshot} of {self.committed_at.isoformat(timespec='seconds')}".replace("+00:00", "Z")
+
+
+#: The commit the serving file's marts were built from, and their settings (ledger.record_commit).
+BUILT = f"SELECT log_snapshot, committed_at, point, settings FROM {BUILT_FROM}"
+
+
+def built(rows: list[tuple]) -> tuple[Commit | None, dict | None]:
+    """The commit the marts were built from and their settings, from BUILT's rows (None: a build before
+    builds noted them)."""
+    if not rows:
+        return None, None
+    log_snapshot, committed_at, point, settings = rows[0]
+    return Commit(log_snapshot, committed_at.astimezone(dt.UTC), json.loads(point)), json.loads(settings)
 
 
 def parse_time(text: str) -> dt.datetime:

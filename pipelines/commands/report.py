@@ -12,7 +12,7 @@ import duckdb
 from models.reports import export, manifest, monthly
 from models.reports.rules import parse_month
 from models.settings import DEFAULTS, Settings
-from models.warehouse import reader
+from models.warehouse import reader, travel
 from models.warehouse.store import WarehouseError
 from models.warehouse.travel import Commit
 
@@ -58,7 +58,7 @@ def _built(db: Path) -> tuple[Commit | None, dict | None]:
     """The commit the serving file's marts were built from and their settings (None: a build before
     builds noted them)."""
     try:
-        return manifest.built(reader.run(db, manifest.BUILT, lambda rel: rel.fetchall(), where=WHERE, user=False))
+        return travel.built(reader.run(db, travel.BUILT, lambda rel: rel.fetchall(), where=WHERE, user=False))
     except duckdb.CatalogException:
         return None, None
 
@@ -96,7 +96,6 @@ def _again(args: argparse.Namespace) -> int:
     time with the settings in force."""
     from models.metrics import as_of
     from models.metrics.config import MartConfig
-    from models.warehouse import travel
 
     settings, db = args.settings, Path(args.db)
     if args.as_of.endswith(manifest.SUFFIX) or Path(args.as_of).is_file():

@@ -7,7 +7,7 @@ import dagster as dg
 
 from models.reports import export, manifest, monthly
 from models.settings import Settings
-from models.warehouse import schema, views
+from models.warehouse import schema, travel, views
 from models.warehouse.schema import BUILT_FROM
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import preview
@@ -52,11 +52,11 @@ def monthly_statistical_report(
     with warehouse.snapshot() as con:
         statistical = con.sql(monthly.STATISTICAL, params=monthly.window(month)).pl()
         shifts = con.sql(monthly.SHIFTS, params=monthly.window(month)).pl()
-        built = con.sql(manifest.BUILT).fetchall() if views.exists(con, BUILT_FROM) else []
+        built = con.sql(travel.BUILT).fetchall() if views.exists(con, BUILT_FROM) else []
     if statistical.is_empty():
         context.log.info(f"no count-room rows for {month:%Y-%m}: nothing to report")
         return dg.MaterializeResult(metadata={"tables": 0, "investigations": 0})
-    commit, marts = manifest.built(built)
+    commit, marts = travel.built(built)
     rules, name = SETTINGS.report_rules, SETTINGS.property_name
     report = monthly.report(statistical, shifts, month, rules, name, as_of=manifest.figures_time(commit, month))
     folder = Path(config.folder) if config.folder else SETTINGS.reports

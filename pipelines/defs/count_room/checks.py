@@ -6,8 +6,8 @@ import datetime as dt
 import dagster as dg
 import polars as pl
 
+from models.count_status import AGREED, EXPLAINED
 from models.gaming_day import gaming_day
-from models.metrics.count_room import AGREED, EXPLAINED
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of, latest_ingest_start
 from pipelines.defs.core.checks import NOTHING_YET
