@@ -270,6 +270,7 @@ def build_from_partials(db: Path, config: MartConfig, days: Sequence[dt.date], s
         quiet_checkpoints(con)
         if not outdated(con, marts, fresh=False):
             stored = _store_days(con, config, days, marts)
+            ledger.record_days(con, days, config)  # this release's, with these settings
         else:  # a mart missing, or stored with other columns (an earlier release's): every day again
             _forget_marts(con)
             held = coups_by_day(con, config.day)

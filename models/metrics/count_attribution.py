@@ -241,10 +241,11 @@ def in_words(shift: dict) -> str | None:
         said.append("overlaps an earlier shift of its table: its coups stay with that one")
     if shift["quarantined_coups"]:
         coups = f"{_many(shift['quarantined_coups'], 'quarantined coup')} ({shift['quarantined_reasons']})"
+        their = "its" if shift["quarantined_coups"] == 1 else "their"
         if shift["quarantined_handle"]:
-            said.append(f"{coups}: the house took {_amount(shift['quarantined_win'])} on their wagers")
+            said.append(f"{coups}: the house took {_amount(shift['quarantined_win'])} on {their} wagers")
         else:
-            said.append(f"{coups}, no wager on them")
+            said.append(f"{coups}, no wager on {'it' if their == 'its' else 'them'}")
     if shift["quarantined_stake"]:
         said.append(f"{_amount(shift['quarantined_stake'])} staked on wagers whose result no log tells")
     if shift["mispaid"]:

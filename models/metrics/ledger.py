@@ -97,6 +97,16 @@ def files(con) -> dict[str, set[str]]:
     return {table: set(views.locations(con, table)) for table in READ}
 
 
+def reckoned_otherwise(con, config: MartConfig, days: Sequence[dt.date]) -> list[dt.date]:
+    """Those of `days` whose marts no build noted as reckoned with `config`'s settings by this release
+    (another release or other settings built them, or no build noted them)."""
+    if not views.exists(con, schema.BUILT_DAYS):
+        return sorted(days)
+    built = con.sql(f"SELECT gaming_day, settings FROM {schema.BUILT_DAYS}").pl()
+    settled = set(built.filter(pl.col("settings") == settings_key(config))["gaming_day"].to_list())
+    return sorted(day for day in days if day not in settled)
+
+
 def record_days(con, days: Sequence[dt.date], config: MartConfig) -> None:
     """Note `days` as built now with `config`'s settings."""
     _create(con)

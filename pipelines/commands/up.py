@@ -76,6 +76,7 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     import dagster as dg
 
     from models.metrics.days import days_with_coups
+    from models.metrics.ledger import reckoned_otherwise
     from pipelines.definitions import defs
     from pipelines.defs.partitions import GAMING_DAYS, range_tags
 
@@ -98,7 +99,10 @@ def materialize_everything(args: argparse.Namespace) -> bool:
         return False
     warehouse = defs.resources["warehouse"]
     with warehouse.snapshot() as con:
-        days = [day.isoformat() for day in days_with_coups(con, warehouse.gaming_day)]
+        held = days_with_coups(con, warehouse.gaming_day)
+        # days an earlier release (or other settings) built: their figures may differ from this one's
+        upgraded = {day.isoformat() for day in reckoned_otherwise(con, warehouse.mart_config, held)}
+        days = [day.isoformat() for day in held]
     days = [day for day in days if GAMING_DAYS.has_partition_key(day)]
     if not days:
         print("no gaming day with coups inside the partitions (BANCO_FIRST_GAMING_DAY): nothing to build")
@@ -111,7 +115,7 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     last = instance.get_run_records(dg.RunsFilter(job_name="build_marts"), limit=1)
     if last and last[0].dagster_run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
         built = set()
-    stale = [day for day in days if day not in built or day in touched]
+    stale = [day for day in days if day not in built or day in touched or day in upgraded]
     if not stale:
         print(f"the marts of all {len(days)} gaming days are current")
         return True

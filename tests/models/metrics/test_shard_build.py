@@ -4,12 +4,14 @@ import datetime as dt
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from models.metrics import ledger
 from models.metrics.build import build, build_from_partials, build_shard
 from models.metrics.days import days_with_coups
 from models.simulate.run import write_simulation
@@ -152,6 +154,13 @@ def test_a_shard_without_coups_stores_empty_marts_and_its_rows_add_up(warehouse)
     totals = build_from_partials(warehouse, CONFIG, DAYS, sharding)
     local = {"marts.table_day", "marts.dealer_day", "marts.tie_frequency", "marts.banker_streaks"}
     assert all(totals[name] == sum(per_shard[name] for per_shard in rows.values()) for name in local)
+    # the days are noted as this release built them with these settings (`banco up` rebuilds the others)
+    con = read(warehouse)
+    try:
+        assert ledger.reckoned_otherwise(con, CONFIG, DAYS) == []
+        assert ledger.reckoned_otherwise(con, replace(CONFIG, session_gap=CONFIG.session_gap + 1), DAYS) == DAYS
+    finally:
+        con.close()
 
 
 @pytest.mark.slow
