@@ -42,10 +42,27 @@ def write(report: Report, fmt: str, path: Path) -> Path:
     return path
 
 
+#: What a spreadsheet takes a cell starting with for a formula (OWASP's CSV injection list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def inert(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with every text cell that a spreadsheet would read as a formula prefixed by `'`: ids and
+    names come from the logs and the settings, and must stay text wherever the file is opened."""
+    texts = [name for name, dtype in frame.schema.items() if dtype == pl.String]
+    return frame.with_columns(
+        pl.when(pl.any_horizontal(pl.col(name).str.starts_with(start) for start in FORMULA_STARTS))
+        .then(pl.lit("'") + pl.col(name))
+        .otherwise(pl.col(name))
+        .alias(name)
+        for name in texts
+    )
+
+
 def csv(report: Report) -> bytes:
-    """The report's rows (tables, game totals, the property's), each with its month."""
+    """The report's rows (tables, game totals, the property's), each with its month; no cell a formula."""
     rows = report.tables.with_columns(month=pl.lit(f"{report.month:%Y-%m}")).select("month", pl.exclude("month"))
-    return rows.write_csv().encode()
+    return inert(rows).write_csv().encode()
 
 
 def _money(frame: pl.DataFrame) -> pl.DataFrame:
@@ -61,7 +78,9 @@ def _formats(frame: pl.DataFrame) -> dict[str, str]:
 def xlsx(report: Report) -> bytes:
     """Three sheets: Report (the header block above the table), Investigations, Unreconciled shifts."""
     buffer = io.BytesIO()
-    with xlsxwriter.Workbook(buffer, {"in_memory": True}) as book:
+    # every string a string: an id or a name from the logs never becomes a formula or a link
+    options = {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False}
+    with xlsxwriter.Workbook(buffer, options) as book:
         # the file's creation time is the figures', not the clock's: a report made again is the same bytes
         book.set_properties({"created": _instant(report), "title": report.title, "author": report.property_name})
         bold = book.add_format({"bold": True})

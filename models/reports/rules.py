@@ -35,15 +35,23 @@ def parse_rules(text: str) -> tuple[str, ...]:
     return tuple(rule for rule in RULES if rule in names)
 
 
+#: The months a report can name: no casino's logs are older, and a month's end must be a date.
+FIRST_MONTH, LAST_MONTH = dt.date(2000, 1, 1), dt.date(9998, 12, 1)
+
+
 def parse_month(text: str) -> dt.date:
-    """The first day of the month `text` names (YYYY-MM); a one-line ValueError otherwise."""
+    """The first day of the month `text` names (YYYY-MM, ASCII digits, FIRST_MONTH to LAST_MONTH); a
+    one-line ValueError otherwise."""
     try:
         year, month = text.strip().split("-")
-        if len(year) != 4 or len(month) != 2:
+        if len(year) != 4 or len(month) != 2 or not (year + month).isascii():
             raise ValueError
-        return dt.date(int(year), int(month), 1)
+        first = dt.date(int(year), int(month), 1)
     except ValueError:
         raise ValueError(f"not a month (YYYY-MM, e.g. 2026-11): {text!r}") from None
+    if not FIRST_MONTH <= first <= LAST_MONTH:
+        raise ValueError(f"no report covers {text.strip()}: months run from {FIRST_MONTH:%Y-%m} to {LAST_MONTH:%Y-%m}")
+    return first
 
 
 def month_end(month: dt.date) -> dt.date:

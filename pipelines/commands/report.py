@@ -76,11 +76,18 @@ def run(args: argparse.Namespace) -> int:
             break
     as_of = manifest.figures_time(commit, month)
     report = monthly.report(statistical, shifts, month, settings.report_rules, settings.property_name, as_of=as_of)
-    path = export.write(report, fmt, args.out or settings.reports / export.file_name(report, fmt))
+    path = export.write(report, fmt, _out(args.out, fmt) or settings.reports / export.file_name(report, fmt))
     recorded = {"marts": marts, "report": manifest.report_settings(settings.report_rules, settings.property_name)}
     manifest.write(manifest.made(path, month, fmt, commit.recorded() if commit else None, recorded), path)
     _wrote(path, report)
     return 0
+
+
+def _out(out: Path | None, fmt: str) -> Path | None:
+    """`--out` as given, when its extension is the format's (a PDF named .csv misleads whoever opens it)."""
+    if out is not None and out.suffix.lower() != f".{fmt}":
+        raise ValueError(f"--out {out} does not end in .{fmt}, the format written: name it NAME.{fmt}")
+    return out
 
 
 def _wrote(path: Path, report: monthly.Report) -> None:
@@ -112,7 +119,7 @@ def _again(args: argparse.Namespace) -> int:
     print(f"{WHERE}: building the marts at {commit.describe()} in a scratch warehouse", file=sys.stderr)
     report = as_of.report_at(db, commit, config, month, rules, name)
     default = f"statistical-report-{month:%Y-%m}.as-of-{commit.log_snapshot}.{fmt}"
-    path = export.write(report, fmt, args.out or settings.reports / default)
+    path = export.write(report, fmt, _out(args.out, fmt) or settings.reports / default)
     recorded = {"marts": config.recorded(), "report": manifest.report_settings(rules, name)}
     manifest.write(manifest.made(path, month, fmt, commit.recorded(), recorded), path)
     _wrote(path, report)

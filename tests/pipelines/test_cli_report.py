@@ -133,6 +133,9 @@ def _no_marts(tmp_path: Path) -> Path:
     [
         ("2026-13", "marts", "not a month (YYYY-MM, e.g. 2026-11): '2026-13'"),
         ("November", "marts", "not a month"),
+        ("9999-12", "marts", "no report covers 9999-12: months run from 2000-01 to 9998-12"),
+        ("0001-01", "marts", "no report covers 0001-01"),
+        ("\u0662\u0660\u0662\u0666-11", "marts", "not a month"),  # Arabic-Indic digits
         ("2026-09", "marts", "no statistical report for 2026-09"),
         ("2026-11", "nothing", "no warehouse at"),
         ("2026-11", "bare", "has no count-room marts"),
@@ -144,6 +147,16 @@ def test_a_mistake_is_one_line_and_a_non_zero_exit(db, tmp_path, capsys, month, 
     out, err = capsys.readouterr()
     assert status == 2 and out == "" and not (tmp_path / "r.pdf").exists()
     assert err.startswith("banco: error: ") and len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_out_must_end_in_the_format_written(db, tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    status = main(["report", "--db", str(db), "--month", "2026-11", "--format", "pdf", "--out", str(out)])
+    _, err = capsys.readouterr()
+    assert status == 2 and not (tmp_path / "r.csv").exists()
+    assert err.strip().splitlines() == [
+        f"banco: error: --out {tmp_path / 'r.csv'} does not end in .pdf, the format written: name it NAME.pdf"
+    ]
 
 
 def test_the_installed_command_refuses_bad_rules_in_one_line(db, tmp_path, monkeypatch):
