@@ -3,6 +3,7 @@ A missing value shows as an em dash everywhere, in a figure or in a table's cell
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import polars as pl
@@ -35,6 +36,23 @@ def number(value: float | None, digits: int = 2) -> str:
 def text(value: object) -> str:
     """Any value as text, a missing one as MISSING (for select boxes' labels and captions)."""
     return MISSING if value is None else str(value)
+
+
+#: Characters Streamlit's Markdown gives a meaning to: links, images, emphasis, headings, lists, code,
+#: tables, HTML, maths ($), colours and icons (:red[...], :material/...:), and the `:`, `.` and `@` of
+#: the addresses it links by itself (http://..., www...., a@b.c).
+#: A word joiner (U+2060): invisible, and it breaks an address the page would link.
+JOINER = "\u2060"
+MARKDOWN = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~$:&@/=\"']")
+
+
+def plain(value: object) -> str:
+    """Text from the logs or a user (an id, a search, a detail) for a Markdown string: every mark
+    escaped, so it shows as typed and never becomes a link, an image or markup."""
+    # an invisible word joiner inside each address, which the page would otherwise make a link of
+    unlinked = text(value).replace("://", f":{JOINER}//").replace("www.", f"www{JOINER}.").replace("@", f"{JOINER}@")
+    # each mark as a numeric character reference: the parser reads it as its character, never as a mark
+    return MARKDOWN.sub(lambda mark: f"&#{ord(mark.group())};", unlinked).replace("\n", " ")
 
 
 def columns(money: tuple[str, ...] = (), percent: tuple[str, ...] = (), counts: tuple[str, ...] = (), **numbers: str):

@@ -16,6 +16,7 @@ from typing import Literal
 
 import streamlit as st
 
+from dashboards import fmt
 from models.access import AccessError, Role, settings, users
 from models.access.throttle import Throttle
 
@@ -107,7 +108,8 @@ def page() -> None:
     signin = configured()
     if signin.oidc:
         if st.user.get("is_logged_in", False):  # signed in with the provider, but identity() found no role
-            st.warning(f"`{st.user.get('email') or 'This account'}` has no role on this dashboard: ask for one.")
+            account = fmt.plain(st.user.get("email") or "This account")
+            st.warning(f"{account} has no role on this dashboard: ask for one.")
             st.button("Sign out", on_click=st.logout, key="signin_provider_out")
         else:
             for provider in signin.oidc.providers:

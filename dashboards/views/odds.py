@@ -119,7 +119,7 @@ def mid_shoe(game: str, policy: DrawPolicy, table: PayTable) -> None:
         shoe = shoes.pick(f, "odds")
         dealt = shoes.coups(shoe)
     except query.Unavailable as error:
-        st.info(f"{error} Run `{error.command}` to pick a shoe here.")
+        st.info(f"{fmt.plain(error)} Run `{error.command}` to pick a shoe here.")
         return
     except filters.Empty:
         st.info("No shoe matches the filters.")
@@ -139,7 +139,7 @@ def mid_shoe(game: str, policy: DrawPolicy, table: PayTable) -> None:
         left = Composition.after(shoe.decks, cards)
         odds = summary(left.values, left.ranks, shoe.game, policy, table)
     except (CardError, CompositionError) as error:
-        st.warning(f"The cards of this shoe cannot be followed: {error}")
+        st.warning(f"The cards of this shoe cannot be followed: {fmt.plain(error)}")
         return
     full = Composition.full(shoe.decks)
     st.caption(

@@ -67,7 +67,8 @@ def pick(text: str) -> dict | None:
         return None
     found = players.find(text)
     if found.is_empty():
-        st.warning(f"No rated player matches “{text.strip()}”: check the id, or copy one from the list above.")
+        typed = fmt.plain(text.strip())
+        st.warning(f"No rated player matches “{typed}”: check the id, or copy one from the list above.")
         return None
     if found["exact"][0] or found.height == 1:
         return found.row(0, named=True)
@@ -79,7 +80,7 @@ def pick(text: str) -> dict | None:
 
 def profile(f: filters.Filters, whole: dict) -> None:
     player_id = whole["player_id"]
-    st.markdown(f"#### {player_id}")
+    st.markdown(f"#### {fmt.plain(player_id)}")
     a, b, c, d, e = st.columns(5)
     a.metric("Visits", fmt.count(whole["visits"]), help=f"First {whole['first_visit']}, last {whole['last_visit']}")
     b.metric("Last visit", fmt.text(whole["last_visit"]))
@@ -99,7 +100,7 @@ def profile(f: filters.Filters, whole: dict) -> None:
     st.caption("All time. The sessions, bets and charts below keep to the filters.")
     played = players.sessions(f, player_id)
     if played.is_empty():
-        st.info(f"{player_id} did not play in the filtered days, tables or games.")
+        st.info(f"{fmt.plain(player_id)} did not play in the filtered days, tables or games.")
         return
     played = local_times(played)
     charts.show(charts.sessions_timeline(played.tail(charts.MAX_POINTS), "Sessions"))

@@ -113,7 +113,7 @@ def choose(found: pl.DataFrame) -> tuple[str, dict | None] | None:
     if text.strip():
         matches = players.find(text)
         if matches.is_empty():
-            st.warning(f"No rated player matches “{text.strip()}”: check the id, or pick an alert.")
+            st.warning(f"No rated player matches “{fmt.plain(text.strip())}”: check the id, or pick an alert.")
             return None
         ids = matches["player_id"].to_list()
         if matches["exact"][0] or len(ids) == 1:
@@ -131,15 +131,15 @@ def choose(found: pl.DataFrame) -> tuple[str, dict | None] | None:
         if found.height > PICKED
         else ""
     )
-    st.caption(f"Why: {alert['detail']}.{more}")
+    st.caption(f"Why: {fmt.plain(alert['detail'])}.{more}")
     return alert["player_id"], alert
 
 
 def evidence(f: filters.Filters, player_id: str) -> None:
-    st.markdown(f"#### {player_id}")
+    st.markdown(f"#### {fmt.plain(player_id)}")
     played = surveillance.sessions(f, player_id)
     if played.is_empty():
-        st.info(f"{player_id} placed no wager on a coup with edges in the filtered days, tables or games.")
+        st.info(f"{fmt.plain(player_id)} placed no wager on a coup with edges in the filtered days, tables or games.")
         return
     sums = surveillance.sums(played)
     a, b, c, d, e = st.columns(5)
@@ -230,7 +230,8 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
     default = ids.index(best[1]) if best and best[0] == table and best[1] in ids else 0
     shoe = right.selectbox("Shoe", ids, index=default, format_func=labels.get, key=f"surveillance_shoe_{suffix}")
     if best and (table, shoe) == tuple(best):
-        st.caption(f"The shoe where {player_id}'s wagers were worth most to them{' that day' if alert else ''}.")
+        when = " that day" if alert else ""
+        st.caption(f"The shoe where {fmt.plain(player_id)}'s wagers were worth most to them{when}.")
     edges = surveillance.edges(table, shoe)
     placed = surveillance.shoe_wagers(table, shoe)
     known = [bet for bet in BETS if edges[bet].null_count() < edges.height]
@@ -266,7 +267,7 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
         column_config=fmt.columns(money=("amount", "edge_worth", "house_net"), player_edge="%.4f")
         | {"round_no": st.column_config.NumberColumn(format="%d")},
     )
-    st.caption(f"{fmt.count(placed.height)} wagers placed in shoe {shoe}.")
+    st.caption(f"{fmt.count(placed.height)} wagers placed in shoe {fmt.plain(shoe)}.")
     with st.expander("Edges coup by coup"):
         fmt.table(
             edges.select("round_no", "cards_seen", "cards_left", "best_bet", "best_edge", *known),

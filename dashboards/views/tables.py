@@ -245,7 +245,7 @@ def table_days(days: pl.DataFrame, table: str) -> None:
 def dealer_wagers(f: filters.Filters, dealer: str) -> None:
     whole = tables.stints(f, dealer)
     if whole.is_empty():
-        st.info(f"{dealer} took no wagers in the filtered days.")
+        st.info(f"{fmt.plain(dealer)} took no wagers in the filtered days.")
         return
     pace = tables.dealt(f, dealer)
     a, b, c, d = st.columns(4)
@@ -258,7 +258,7 @@ def dealer_wagers(f: filters.Filters, dealer: str) -> None:
         hide_index=True,
         column_config=fmt.columns(money=MONEY, percent=RATES, counts=("wagers",), z="%.2f"),
     )
-    st.caption(f"{dealer}'s wagers at every table they dealt, by game, with the z of win against theo.")
+    st.caption(f"{fmt.plain(dealer)}'s wagers at every table they dealt, by game, with the z of win against theo.")
 
 
 render()

@@ -158,6 +158,26 @@ def test_a_search_opens_a_players_profile(server, browser, warehouse):
     page.close()
 
 
+@pytest.mark.parametrize("page_name", ["players", "surveillance"])
+def test_a_searched_id_shows_as_typed_never_as_markup(server, browser, page_name):
+    payload = "![x](http://example.invalid/beacon.png) [Click to verify your account](http://example.invalid)"
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/{page_name}")
+    page.wait_for_selector("h1", timeout=60_000)
+    _settled(page)
+    search = page.get_by_label("Player id", exact=True)
+    search.fill(payload)
+    search.press("Enter")
+    page.wait_for_selector("text=No rated player matches", timeout=60_000)
+    _settled(page)
+    warning = page.locator('[data-testid="stAlertContentWarning"]').first.inner_text()
+    assert payload in warning.replace("\u2060", "")  # as typed (with invisible word joiners in its addresses)
+    main = page.locator('[data-testid="stMain"]')
+    assert main.locator("img[src*='example.invalid']").count() == 0
+    assert main.locator("a[href*='example.invalid']").count() == 0
+    page.close()
+
+
 def test_the_surveillance_page_shows_a_flag_and_its_evidence(server, browser, warehouse):
     con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
     flags, newest = con.execute(

@@ -118,7 +118,7 @@ def test_an_unknown_player_is_a_clear_message(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch, "players")
     at.text_input(key="player_search").input("NOBODY-9").run()
     assert not at.exception and not at.error
-    assert "No rated player matches “NOBODY-9”" in at.warning[0].value
+    assert f"No rated player matches “{fmt.plain('NOBODY-9')}”" in at.warning[0].value
     assert len(at.dataframe) == 1  # the top list alone
 
 

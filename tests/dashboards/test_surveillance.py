@@ -163,7 +163,7 @@ def test_any_player_can_be_searched(warehouse, monkeypatch):
     sessions = scalar(warehouse, f"SELECT count(*) FROM marts.surveillance_sessions WHERE player_id = '{player}'")
     assert len(table_with(at, "gaming_day", "table_id", "session", "coups_present")) == sessions
     at.text_input(key="surveillance_search").input("NOBODY-9").run()
-    assert not at.exception and "No rated player matches “NOBODY-9”" in at.warning[0].value
+    assert not at.exception and f"No rated player matches “{fmt.plain('NOBODY-9')}”" in at.warning[0].value
 
 
 def test_filters_without_edges_say_which_shoes_have_them(warehouse, monkeypatch):
