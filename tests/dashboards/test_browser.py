@@ -135,20 +135,26 @@ def test_a_filter_change_redraws_the_overview(server, browser, warehouse):
     page.close()
 
 
+def _searched(browser, url: str, text: str, answer: str):
+    """A new page at `url` with `text` typed into its player search, once `answer` shows."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url)
+    page.wait_for_selector("h1", timeout=60_000)
+    _settled(page)
+    search = page.get_by_label("Player id", exact=True)
+    search.fill(text)
+    search.press("Enter")
+    page.wait_for_selector(answer, timeout=60_000)
+    return page
+
+
 def test_a_search_opens_a_players_profile(server, browser, warehouse):
     con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
     player, sessions = con.execute(
         "SELECT player_id, sessions FROM marts.players ORDER BY theo DESC, player_id LIMIT 1"
     ).fetchall()[0]
     con.close()
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/players")
-    page.wait_for_selector("h1:has-text('Players')", timeout=60_000)
-    _settled(page)
-    search = page.get_by_label("Player id", exact=True)
-    search.fill(player)
-    search.press("Enter")
-    page.wait_for_selector(f"h4:has-text('{player}')", timeout=60_000)
+    page = _searched(browser, f"{server}/players", player, f"h4:has-text('{player}')")
     _settled(page)
     page.screenshot(path=str(SCREENSHOTS / "players-profile.png"), full_page=True)
     assert page.locator(ERRORS).count() == 0
@@ -161,14 +167,7 @@ def test_a_search_opens_a_players_profile(server, browser, warehouse):
 @pytest.mark.parametrize("page_name", ["players", "surveillance"])
 def test_a_searched_id_shows_as_typed_never_as_markup(server, browser, page_name):
     payload = "![x](http://example.invalid/beacon.png) [Click to verify your account](http://example.invalid)"
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/{page_name}")
-    page.wait_for_selector("h1", timeout=60_000)
-    _settled(page)
-    search = page.get_by_label("Player id", exact=True)
-    search.fill(payload)
-    search.press("Enter")
-    page.wait_for_selector("text=No rated player matches", timeout=60_000)
+    page = _searched(browser, f"{server}/{page_name}", payload, "text=No rated player matches")
     _settled(page)
     warning = page.locator('[data-testid="stAlertContentWarning"]').first.inner_text()
     assert payload in warning.replace("\u2060", "")  # as typed (with invisible word joiners in its addresses)
