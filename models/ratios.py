@@ -56,3 +56,15 @@ def on_handle(sums: pl.DataFrame) -> pl.DataFrame:
     their `win_over_handle`, `theo_over_handle` and `win_vs_theo_z`: sums first, then the ratios (never a
     mean of ratios)."""
     return sums.with_columns(win_over_handle(), theo_over_handle(), win_vs_theo_z())
+
+
+def quarantined_pct(quarantined: str | pl.Expr, logged: str | pl.Expr) -> pl.Expr:
+    """The share of the handle, logged and quarantined, staked on quarantined coups, in percent (0 when
+    nothing was staked): a day with a hole in its log told from a quiet one."""
+    return (ratio(quarantined, _col(logged) + _col(quarantined)) * 100).fill_null(0.0)
+
+
+def quarantined_share(quarantined, logged) -> float | None:
+    """`quarantined_pct` of pooled sums, as a fraction (None when nothing was staked)."""
+    whole = (logged or 0) + (quarantined or 0)
+    return float((quarantined or 0) / whole) if whole else None

@@ -9,6 +9,7 @@ import streamlit as st
 from dashboards import charts, filters, fmt
 from dashboards.queries import overview
 from models.metrics.expectation import outcome_shares
+from models.ratios import quarantined_share
 
 NAMES = {"B": "Banker", "P": "Player", "T": "Tie"}
 
@@ -43,8 +44,7 @@ def render() -> None:
     d.metric("Theo", fmt.money(theo), help=f"Theoretical win: {fmt.percent(theo_pct, 3)} of handle")
     holes = overview.holes(f)
     if holes["coups"]:
-        staked = (handle or 0) + (holes["handle"] or 0)
-        share = float((holes["handle"] or 0) / staked) if staked else None
+        share = quarantined_share(holes["handle"], handle)
         st.caption(
             f"{fmt.count(holes['coups'])} coups of these days were quarantined, {fmt.percent(share, 2)} of the "
             "handle staked on them: their wagers are not in the handle, win and theo above (the Integrity page "

@@ -38,7 +38,9 @@ WAGER_SCHEMA = COUP_SCHEMA | _WAGER_FIELDS
 
 def read_coups(raw_rounds: pl.DataFrame) -> pl.DataFrame:
     """quarantine.rounds' rows read back (`raw_rounds`: reason and the round's input fields as text,
-    as the log gave them): each coup's key, time, reason and the facts its wagers are settled by."""
+    as the log gave them): each coup's key, time, reason and the facts its wagers are settled by; a
+    duplicate's row is none (its coup stands accepted)."""
+    raw_rounds = raw_rounds.filter(~pl.col("reason").is_in(DUPLICATES))
     if raw_rounds.height == 0:
         return pl.DataFrame(schema=COUP_SCHEMA | {"_facts": pl.Struct({})})
     fields = raw_rounds.drop("reason").with_columns(_line=pl.int_range(pl.len(), dtype=pl.Int64))
@@ -67,7 +69,7 @@ def quarantined_wagers(
     facts = pl.concat(
         [
             accepted.select(*COUP, "started_at", _facts=pl.struct(*settlement.SETTLED_BY)),
-            coups.filter(~pl.col("reason").is_in(DUPLICATES)).select(*COUP, "started_at", "_facts"),
+            coups.select(*COUP, "started_at", "_facts"),
         ],
         how="vertical_relaxed",
     ).unique(list(COUP), keep="first", maintain_order=True)
@@ -127,9 +129,7 @@ def placeable(located: pl.DataFrame, coups: pl.DataFrame, wagers: pl.DataFrame) 
     that of its shoe's accepted coup dealt just before it (`located`: key, started_at)."""
     keyed = pl.concat(
         [
-            coups.filter(~pl.col("reason").is_in(DUPLICATES)).select(
-                *COUP, "started_at", "reason", _wager=pl.lit(None, pl.Struct(_WAGER_FIELDS))
-            ),
+            coups.select(*COUP, "started_at", "reason", _wager=pl.lit(None, pl.Struct(_WAGER_FIELDS))),
             wagers.select(*COUP, "started_at", "reason", _wager=pl.struct(*_WAGER_FIELDS)),
         ],
         how="vertical_relaxed",
@@ -199,9 +199,7 @@ def by_table_day(coups: pl.DataFrame, wagers: pl.DataFrame, shoe_days: pl.DataFr
     that of its own time."""
     rows = pl.concat(
         [
-            coups.filter(~pl.col("reason").is_in(DUPLICATES)).select(
-                *COUP, "started_at", _coup=pl.lit(True), _stake=pl.lit(0, MONEY)
-            ),
+            coups.select(*COUP, "started_at", _coup=pl.lit(True), _stake=pl.lit(0, MONEY)),
             wagers.filter("dealt").select(*COUP, "started_at", _coup=pl.lit(False), _stake="stake"),
         ],
         how="vertical_relaxed",

@@ -22,7 +22,7 @@ from models.gaming_day import GamingDay, gaming_day
 from models.logs.denominations import smallest
 from models.metrics import count_attribution
 from models.money_units import CENTS, MONEY, THEO
-from models.ratios import pct
+from models.ratios import pct, quarantined_pct
 
 #: The count's amounts (the slips' and counts' own decimals).
 COUNT = CENTS
@@ -130,7 +130,6 @@ def table_shifts(
             ),
             tolerance=allowed.fill_null(pl.lit(DEFAULT_TOLERANCE, MONEY)),
         )
-        .with_columns(_all_handle=pl.col("handle") + pl.col("quarantined_handle"))
         .with_columns(
             hold_pct=pct("win", "drop"),
             theo_hold_pct=pct("theo", "drop"),
@@ -310,12 +309,10 @@ def count_room(table_shift: pl.DataFrame) -> pl.DataFrame:
             mispaid=pl.col("mispaid").sum(),
             unexplained=pl.when(known).then(pl.col("unexplained").sum()),
         )
-        .with_columns(_all_handle=pl.col("handle") + pl.col("quarantined_handle"))
         .with_columns(
             hold_pct=pct("win", "drop"),
             theo_hold_pct=pct("theo", "drop"),
-            # the share of the day's handle on its quarantined coups: a hole in the log, not a quiet day
-            quarantined_handle_pct=pct("quarantined_handle", "_all_handle").fill_null(0.0),
+            quarantined_handle_pct=quarantined_pct("quarantined_handle", "handle"),
         )
         .select(pl.col(name).cast(dtype) for name, dtype in DAY_SCHEMA.items())
         .sort(DAY_ORDER)

@@ -197,7 +197,6 @@ def quarantined_rows(
     if not views.exists(con, schema.QUARANTINE_BETS):
         return None
     where = "TRUE" if tables is None else f"table_id IN ({_listed(tables)})" if tables else "FALSE"
-    where += f" AND reason NOT IN ({_listed(count_attribution.DUPLICATES)})"
     fields = ", ".join(f"{raw_field(name)} AS {_quoted(name)}" for name in ROUND_INPUT_COLUMNS if name not in KEY)
     raw_rounds = con.sql(
         f"SELECT reason, table_id, shoe_id, round_no, {fields} FROM {schema.QUARANTINE_ROUNDS} WHERE {where}"

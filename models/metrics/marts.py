@@ -36,6 +36,7 @@ from models.metrics.surveillance import surveillance_by_tables, surveillance_fla
 from models.metrics.ties import tie_frequency, ties_by_total
 from models.metrics.wager_sums import stint_sums
 from models.money_units import MONEY
+from models.ratios import quarantined_pct
 from models.warehouse import schema, settlement
 
 DAY = ["gaming_day"]
@@ -138,19 +139,14 @@ def with_holes(table_day: pl.DataFrame, holes: pl.DataFrame) -> pl.DataFrame:
     (`quarantined_handle`) and its share of the handle logged and quarantined (`quarantined_handle_pct`):
     a quiet day told from a day with a hole in its log."""
     day = ["table_id", "gaming_day"]
-    both = pl.col("handle").sum().over(day) + pl.col("quarantined_handle")
     return (
         table_day.join(holes, on=day, how="left")
         .with_columns(
             pl.col("quarantined_coups").fill_null(0).cast(pl.UInt32),
             pl.col("quarantined_handle").fill_null(0).cast(MONEY),
         )
-        .with_columns(
-            quarantined_handle_pct=pl.when(both > 0).then(
-                (pl.col("quarantined_handle") / both).cast(pl.Float64) * 100
-            ).otherwise(0.0)
-        )
-    )  # fmt: skip
+        .with_columns(quarantined_handle_pct=quarantined_pct("quarantined_handle", pl.col("handle").sum().over(day)))
+    )
 
 
 def _rating_marts(

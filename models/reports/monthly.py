@@ -11,7 +11,7 @@ from decimal import Decimal
 import polars as pl
 
 from models.count_status import AGREED, EXPLAINED
-from models.ratios import pct
+from models.ratios import pct, quarantined_share
 from models.reports.rules import KANSAS_POINTS, OHIO_POINTS, RULES, TITLES, month_end
 
 MARTS = ("marts.statistical_report", "marts.table_shift", "marts.count_room")
@@ -209,15 +209,9 @@ def _reconciliation(shifts: pl.DataFrame) -> tuple[pl.DataFrame, Reconciliation]
         difference=Decimal(str(difference or 0)),
         explained=shifts.filter(pl.col("status") == EXPLAINED).height,
         quarantined_coups=int(shifts["quarantined_coups"].sum() or 0),
-        quarantined_share=_share(shifts["quarantined_handle"].sum(), shifts["handle"].sum()),
+        quarantined_share=quarantined_share(shifts["quarantined_handle"].sum(), shifts["handle"].sum()) or 0.0,
     )
     return unreconciled, summary
-
-
-def _share(part, logged) -> float:
-    """part / (logged + part), 0 without either."""
-    whole = (logged or 0) + (part or 0)
-    return float((part or 0) / whole) if whole else 0.0
 
 
 def report(
