@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
 
 from models.money_units import CENTS, MONEY
@@ -59,6 +61,33 @@ EVENT_SCHEMA = {
 EVENT_KINDS = ("opener", "closer", "fill", "credit", "drop", "marker", "marker_payment")
 EVENT_KEY = ("table_id", "event_id")
 EVENT_INPUT_COLUMNS = tuple(EVENT_SCHEMA)
+
+#: The contract's bounds (docs/round-log-format.md#bounds), each a row's own: a row past one is
+#: quarantined, so whatever is accepted, the warehouse's and the marts' decimals hold.
+#: Digits before the point: a wager's amount is below 10^10, its payout below 10^13 (225 times the
+#: largest wager: the best egalite pays 225 to 1), a table event's amount below 10^12. Ten thousand
+#: of the largest wagers still fit a table-day's sums (the marts' DECIMAL(18, 4) holds below 10^14).
+AMOUNT_DIGITS, PAYOUT_DIGITS, EVENT_DIGITS = 10, 13, 12
+#: The earliest time a round or table event may carry; the latest is AHEAD past the ingest (a clock
+#: a little fast, a time zone mistaken), never a date no casino has.
+EARLIEST = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+AHEAD = dt.timedelta(days=1)
+#: The longest text, in characters, of the columns free text may fill: ids, a seat, a chip breakdown.
+ID_LENGTH, SEAT_LENGTH, DENOMINATIONS_LENGTH = 64, 16, 512
+TEXT_LIMITS = {
+    **dict.fromkeys(("table_id", "shoe_id", "dealer_id", "bank_holder", "player_id"), ID_LENGTH),
+    **dict.fromkeys(("shift_id", "event_id", "employee_id"), ID_LENGTH),
+    "seat": SEAT_LENGTH,
+    "denominations": DENOMINATIONS_LENGTH,
+}
+#: The longest quarantine `detail`: a longer one keeps its first characters, marked an excerpt.
+DETAIL_LENGTH = 300
+
+
+def latest(now: dt.datetime | None = None) -> dt.datetime:
+    """The latest time a row ingested `now` (the clock's when None) may carry."""
+    return (now or dt.datetime.now(dt.UTC)) + AHEAD
+
 
 #: Where the warehouse lives unless BANCO_DB or --db say otherwise (docs/warehouse.md).
 DEFAULT_DB = "data/warehouse/banco.duckdb"

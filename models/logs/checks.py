@@ -12,13 +12,19 @@ import numpy as np
 import polars as pl
 
 from models.contract import (
+    AMOUNT_DIGITS,
     BET_INPUT_COLUMNS,
+    EARLIEST,
+    EVENT_DIGITS,
     EVENT_INPUT_COLUMNS,
     EVENT_KINDS,
     EVENT_SCHEMA,
     MONEY,
+    PAYOUT_DIGITS,
     ROUND_INPUT_COLUMNS,
     ROUND_NO_MAX,
+    TEXT_LIMITS,
+    latest,
 )
 from models.game.games import Game
 from models.game.outcome import OUTCOMES, outcome_expr
@@ -33,10 +39,10 @@ from models.money_units import decimal128
 GAMES = [game.value for game in Game]
 ISO_INSTANT = "%Y-%m-%dT%H:%M:%S%.f%z"
 #: An ISO 8601 time with seconds and an offset, nothing around it: it parses as it is.
-FULL_INSTANT = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?[+-]\d\d:\d\d$"
+FULL_INSTANT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?[+-][0-9]{2}:[0-9]{2}$"
 #: Seconds of 60: a leap second, which the warehouse's instants (and Polars, which reads it as the
 #: next minute's first second) have no room for.
-LEAP_SECOND = r"[T ]\d\d:\d\d:60(\.\d*)?([zZ+-]|$)"
+LEAP_SECOND = r"[T ][0-9]{2}:[0-9]{2}:60(\.[0-9]*)?([zZ+-]|$)"
 #: Whole-number columns, read as they are where their file types them as integers (Parquet): their
 #: values are never blank, and text would be parsed straight back.
 WHOLE_NUMBERS = ("round_no", "decks", "side")
@@ -44,17 +50,18 @@ WHOLE_NUMBERS = ("round_no", "decks", "side")
 TIMES = ("started_at", "recorded_at")
 
 
-def money_faults(money: pl.Decimal = MONEY) -> tuple[str, ...]:
-    """Why an amount's text is no amount of `money` kept exactly, in the order they are told."""
+def money_faults(money: pl.Decimal = MONEY, digits: int | None = None) -> tuple[str, ...]:
+    """Why an amount's text is no amount of `money` kept exactly, with at most `digits` before the
+    point (all `money` holds when None), in the order they are told."""
+    digits = money.precision - money.scale if digits is None else digits
     return (
         "is not a decimal",
         "is not positive",
-        f"is too large (at most {money.precision - money.scale} digits before the point)",
+        f"is too large (at most {digits} digits before the point)",
         f"has more than {money.scale} decimal places",
     )
 
 
-MONEY_FAULTS = money_faults(MONEY)
 #: A table event's amount: the contract's, to the cent.
 EVENT_MONEY = EVENT_SCHEMA["amount"]
 #: Events whose amount is a count (the tray's inventory, the drop box's): zero is one. The others
@@ -94,8 +101,8 @@ def _instant(frame: pl.DataFrame, name: str) -> pl.Expr:
         parsed = pl.col(name).str.to_datetime(ISO_INSTANT, strict=False, time_zone="UTC", time_unit="us")
         return pl.when(~leap).then(parsed)
     text = _text(name).str.replace(r"[zZ]$", "+00:00").str.replace(r"^(\S+) (\S+)$", "${1}T${2}")
-    text = text.str.replace(r"T(\d\d:\d\d)([+-]|$)", "T${1}:00${2}")  # minutes without seconds
-    with_offset = pl.when(text.str.contains(r"[+-]\d\d:?\d\d$")).then(text).otherwise(text + "+00:00")
+    text = text.str.replace(r"T([0-9]{2}:[0-9]{2})([+-]|$)", "T${1}:00${2}")  # minutes without seconds
+    with_offset = pl.when(text.str.contains(r"[+-][0-9]{2}:?[0-9]{2}$")).then(text).otherwise(text + "+00:00")
     parsed = with_offset.str.to_datetime(ISO_INSTANT, strict=False, time_zone="UTC", time_unit="us")
     return pl.when(~leap).then(parsed)
 
@@ -180,6 +187,36 @@ def _bad_type(name: str, valid: pl.Expr, what: str) -> tuple[pl.Expr, pl.Expr]:
     )
 
 
+def _plausible(instant: pl.Expr) -> pl.Expr:
+    """Whether an instant lies in the contract's window: from EARLIEST to a day past the ingest."""
+    return instant.is_between(pl.lit(EARLIEST), pl.lit(latest()))
+
+
+def _implausible(name: str, instant: str) -> tuple[pl.Expr, pl.Expr]:
+    """A time that parses but that no casino's log carries: before 2000, or past the ingest's morrow."""
+    window = f"between {EARLIEST:%Y-%m-%d} and a day past the ingest ({latest():%Y-%m-%dT%H:%MZ})"
+    return pl.col(instant).is_not_null() & ~_plausible(pl.col(instant)), pl.format(
+        "{} {} is not {}", pl.lit(name), pl.col(f"_{name}"), pl.lit(window)
+    )
+
+
+def _too_long(frame: pl.DataFrame, names: tuple[str, ...]) -> list[tuple[pl.Expr, pl.Expr]]:
+    """Free text past its column's limit (TEXT_LIMITS), told by its length, never quoted whole."""
+    return [
+        (
+            pl.col(f"_{name}").cast(pl.String).str.len_chars() > TEXT_LIMITS[name],
+            pl.format(
+                "{} is {} characters long (at most {})",
+                pl.lit(name),
+                pl.col(f"_{name}").cast(pl.String).str.len_chars(),
+                pl.lit(TEXT_LIMITS[name]),
+            ),
+        )
+        for name in names
+        if name in TEXT_LIMITS and name in frame.columns
+    ]
+
+
 def _bad_round_no() -> list[tuple[pl.Expr, pl.Expr]]:
     """A round number below 1, or past what the warehouse's INTEGER holds."""
     too_large = pl.format(f"round_no {{}} is too large (at most {ROUND_NO_MAX})", "_round_no")
@@ -190,14 +227,15 @@ def _bad_round_no() -> list[tuple[pl.Expr, pl.Expr]]:
 
 
 def _money(
-    frame: pl.DataFrame, name: str, positive: bool = False, money: pl.Decimal = MONEY
+    frame: pl.DataFrame, name: str, digits: int, positive: bool = False, money: pl.Decimal = MONEY
 ) -> tuple[pl.Series, pl.Series]:
     """The text in `_{name}` as `{name}`, `money` read from its digits (never through a float; null
-    where `money` cannot hold it exactly), and `_{name}_fault`, the index of the first of
-    `money_faults` it has (-1 for none; `positive`: one at or below zero has the second)."""
+    where `money` cannot hold it exactly or it has more than `digits` before the point), and
+    `_{name}_fault`, the index of the first of `money_faults` it has (-1 for none; `positive`: one
+    at or below zero has the second)."""
     given = frame[f"_{name}"]
-    read, digits, places, units = arrow_text.decimals(given, scale=money.scale)
-    too_large, too_fine = digits > money.precision - money.scale, places > money.scale
+    read, whole, places, units = arrow_text.decimals(given, scale=money.scale)
+    too_large, too_fine = whole > digits, places > money.scale
     fault = np.full(len(given), -1, np.int8)  # the last one set is the first told
     fault[too_fine], fault[too_large] = 3, 2
     if positive:  # `-0.00001` has no units, yet is below zero
@@ -209,14 +247,16 @@ def _money(
     return pl.Series(name, money), pl.Series(f"_{name}_fault", fault)
 
 
-def _inexact_money(name: str, positive: bool = False, money: pl.Decimal = MONEY) -> list[tuple[pl.Expr, pl.Expr]]:
+def _inexact_money(
+    name: str, digits: int, positive: bool = False, money: pl.Decimal = MONEY
+) -> list[tuple[pl.Expr, pl.Expr]]:
     """Where the text in `_{name}` is no amount the warehouse keeps exactly (see `_money`): not a
-    decimal (`1e3` and `NaN` are not), not positive where it must be, too large, or finer than
-    `money`'s places, which a cast would round without a word."""
+    decimal (`1e3` and `NaN` are not), not positive where it must be, past its bound of `digits`
+    before the point, or finer than `money`'s places, which a cast would round without a word."""
     fault = pl.col(f"_{name}_fault")
     return [
         (fault == j, pl.format("{} {} {}", pl.lit(name), pl.col(f"_{name}"), pl.lit(what)))
-        for j, what in enumerate(money_faults(money))
+        for j, what in enumerate(money_faults(money, digits))
         if positive or j != 1
     ]
 
@@ -277,10 +317,13 @@ def _plain_fields(frame: pl.DataFrame, inputs: pl.DataFrame) -> np.ndarray:
         plain &= frame[NOT_UTF8].is_null().to_numpy()
     for name in ("dealer_id", "bank_holder"):
         plain &= arrow_text.plain_text(frame[name]) | ~arrow_text.present(frame[name])
+    for name in ("table_id", "shoe_id", "dealer_id", "bank_holder"):  # the full checks tell a long one
+        plain &= (frame[name].cast(pl.String).str.len_bytes() <= TEXT_LIMITS[name]).fill_null(True).to_numpy()
     decks_given = pl.Series(arrow_text.present(frame["decks"]))
     valid = inputs.select(
         pl.col("_round_no").is_between(1, ROUND_NO_MAX).fill_null(False)
         & pl.col("_started").is_not_null()
+        & _plausible(pl.col("_started"))
         & (decks_given.not_() | pl.col("_decks").is_between(1, 8).fill_null(False))
     )
     return plain & valid.to_series().to_numpy()
@@ -393,6 +436,8 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
                 *_bad_round_no(),
                 *_leap_second(frame),
                 _bad_type("started_at", pl.col("_started").is_not_null(), "an ISO 8601 time"),
+                _implausible("started_at", "_started"),
+                *_too_long(frame, ROUND_INPUT_COLUMNS),
                 _bad_type("decks", pl.col("decks").is_between(1, 8), "1 to 8"),
                 _bad_type("game", pl.col("game").is_in(GAMES), "a known game"),
                 _bad_type("outcome", pl.col("logged_outcome").is_in(["B", "P", "T"]), "B, P or T"),
@@ -484,8 +529,8 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
     frame = _with_all_columns(batch, BET_INPUT_COLUMNS)
     frame = frame.with_columns(**{f"_{name}": _given(frame, name) for name in BET_INPUT_COLUMNS})
     frame = frame.with_columns(
-        *_money(frame, "amount", positive=True),
-        *_money(frame, "payout"),
+        *_money(frame, "amount", AMOUNT_DIGITS, positive=True),
+        *_money(frame, "payout", PAYOUT_DIGITS),
         round_no=_whole(frame, "round_no"),
         bet=pl.col("_bet").str.to_lowercase(),
         side=_whole(frame, "side").cast(pl.Int8, strict=False),
@@ -497,12 +542,13 @@ def check_bets(batch: pl.DataFrame) -> pl.DataFrame:
             [
                 *_not_utf8(frame, BET_INPUT_COLUMNS),
                 *_bad_round_no(),
-                *_inexact_money("payout"),
+                *_too_long(frame, BET_INPUT_COLUMNS),
+                *_inexact_money("payout", PAYOUT_DIGITS),
                 _bad_type("side", pl.col("side").is_in([1, 2]), "1 or 2"),
             ],
         ),
         ("unknown_bet", [(~pl.col("bet").is_in(BETS), pl.format("unknown bet '{}'", pl.col("_bet")))]),
-        ("bad_amount", _inexact_money("amount", positive=True)),
+        ("bad_amount", _inexact_money("amount", AMOUNT_DIGITS, positive=True)),
     ]
     frame = _judge(frame, checks)
     return frame.with_columns(
@@ -519,7 +565,7 @@ def check_events(batch: pl.DataFrame) -> pl.DataFrame:
     frame = _with_all_columns(batch, EVENT_INPUT_COLUMNS)
     frame = frame.with_columns(**{f"_{name}": _given(frame, name) for name in EVENT_INPUT_COLUMNS})
     frame = frame.with_columns(
-        *_money(frame, "amount", money=EVENT_MONEY),
+        *_money(frame, "amount", EVENT_DIGITS, money=EVENT_MONEY),
         _recorded=_instant(frame, "recorded_at"),
         event=pl.col("_event").str.to_lowercase(),
     )
@@ -537,13 +583,15 @@ def check_events(batch: pl.DataFrame) -> pl.DataFrame:
                 *_not_utf8(frame, EVENT_INPUT_COLUMNS),
                 *_leap_second(frame, "recorded_at"),
                 _bad_type("recorded_at", pl.col("_recorded").is_not_null(), "an ISO 8601 time"),
+                _implausible("recorded_at", "_recorded"),
+                *_too_long(frame, EVENT_INPUT_COLUMNS),
             ],
         ),
         (
             "unknown_event",
             [(~pl.col("event").is_in(EVENT_KINDS), pl.format("unknown event '{}'", pl.col("_event")))],
         ),
-        ("bad_amount", [*_inexact_money("amount", money=EVENT_MONEY), *sign]),
+        ("bad_amount", [*_inexact_money("amount", EVENT_DIGITS, money=EVENT_MONEY), *sign]),
         ("bad_denominations", [(pl.col("_denominations_fault").is_not_null(), pl.col("_denominations_fault"))]),
     ]
     frame = _judge(frame, checks)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
-#: Beside a line the reader could not make a row of: its text, and why (the row's `bad_type` detail).
-UNPARSED = ["_unparsed", "_unparsed_detail"]
+#: Beside a line the reader could not make a row of: its text, why (the row's detail) and, where
+#: the reader tells one, its reason (`bad_type` when none: `duplicate_key` for a JSON key twice).
+UNPARSED = ["_unparsed", "_unparsed_detail", "_unparsed_reason"]
 #: Input column names beginning so are the pipeline's (`_line`, `_unparsed`, the checks' working
 #: columns): dropped as read, so that no file can spoof them.
 RESERVED = "_"

@@ -7,8 +7,9 @@ import polars as pl
 
 #: A chip's value: a decimal above zero, at most 12 digits before the point and 2 after it.
 DENOMINATION = pl.Decimal(18, 2)
-#: One token: a denomination, `x` (or `X`), a whole count of chips (at most 9 digits).
-TOKEN = r"^(\d{1,12}(?:\.\d{1,2})?|\.\d{1,2})[xX](\d{1,9})$"
+#: One token: a denomination, `x` (or `X`), a whole count of chips (at most 9 digits), in ASCII
+#: digits (a regex's `\d` takes any script's: `١٠٠x5` would pass).
+TOKEN = r"^([0-9]{1,12}(?:\.[0-9]{1,2})?|\.[0-9]{1,2})[xX]([0-9]{1,9})$"
 
 
 def tokens(text: pl.Expr) -> pl.Expr:

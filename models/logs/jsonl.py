@@ -44,6 +44,46 @@ def _number(text: str) -> _Number:
 _DECODER = json.JSONDecoder(parse_float=_number)
 
 
+class Refused(str):
+    """Why a line is no row, and the quarantine reason it is given (`bad_type` unless told)."""
+
+    reason = "bad_type"
+
+
+class _KeyTwice(Refused):
+    reason = "duplicate_key"
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise _Twice(twice)
+    return record
+
+
+class _Twice(Exception):
+    pass
+
+
+#: The same decoder keeping every key's pairs, for the few lines that may name a key twice.
+_PAIRS_DECODER = json.JSONDecoder(parse_float=_number, object_pairs_hook=_pairs)
+
+
+def _keys_once(line: bytes, record: dict) -> bool:
+    """Whether no key of the line is given twice, without parsing it again where it plainly is not:
+    when no quote is followed by whitespace, each key ends in `":`, so as many `":` as keys read
+    means each key once (more: a key again, a nested object or `":` inside a string: parsed again)."""
+    if line.count(b'":') == len(record) and b'" ' not in line and b'"\t' not in line and b'"\r' not in line:
+        return True
+    try:
+        _PAIRS_DECODER.decode(line.decode("utf-8"))
+    except _Twice:
+        return False
+    return True
+
+
 def _as_text(value) -> str | None:
     """A JSON value as the checks read every field: as text, spelled as the log wrote it (`1e3`,
     `true`, a number its digits, never through a float), a list or object as its JSON text
@@ -53,23 +93,35 @@ def _as_text(value) -> str | None:
     return value.text if type(value) is _Number else json.dumps(value)
 
 
-def parsed(line: bytes) -> dict[str, str | None] | str:
+def parsed(line: bytes) -> dict[str, str | None] | Refused:
     """A JSON line as a row of text, or why it cannot be one. Each line is decoded on its own, so a
-    line that is not UTF-8 is one bad row, not a failed file."""
+    line that is not UTF-8 is one bad row, not a failed file; a key given twice (which `json` would
+    settle silently, the last value winning) makes the line a `duplicate_key`."""
     try:
         record = _DECODER.decode(line.decode("utf-8"))
         if not isinstance(record, dict):
-            return "not a JSON object"
+            return Refused("not a JSON object")
+        if not _keys_once(line, record):
+            return _KeyTwice(f"a key is given twice: {_twice_named(line)}")
         # text and nulls as they are, without a call each (most values of a log are text)
         return {key: v if v is None or type(v) is str else _as_text(v) for key, v in record.items()}
     except UnicodeDecodeError:
-        return "not UTF-8"
+        return Refused("not UTF-8")
     except RecursionError:
-        return "nested too deeply to read"
+        return Refused("nested too deeply to read")
     except json.JSONDecodeError:
-        return "not a JSON object"
+        return Refused("not a JSON object")
     except ValueError:  # an integer past Python's limit of digits
-        return "a number too long to read"
+        return Refused("a number too long to read")
+
+
+def _twice_named(line: bytes) -> str:
+    """The first key the line gives twice, quoted (cut to an id's length)."""
+    try:
+        _PAIRS_DECODER.decode(line.decode("utf-8"))
+    except _Twice as twice:
+        return json.dumps(str(twice)[:64])
+    return "?"
 
 
 def _frame(lines: list[bytes], first_line: int) -> pl.DataFrame:
@@ -81,7 +133,8 @@ def _frame(lines: list[bytes], first_line: int) -> pl.DataFrame:
         record = parsed(line)
         if isinstance(record, str):
             text = line.decode("utf-8", "backslashreplace")
-            unparsed.append({"_line": first_line + offset, "_unparsed": text, "_unparsed_detail": record})
+            why = {"_unparsed_detail": str(record), "_unparsed_reason": record.reason}
+            unparsed.append({"_line": first_line + offset, "_unparsed": text} | why)
             continue
         records.append(record)
         numbers.append(first_line + offset)

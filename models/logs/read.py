@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
 
+from models.contract import BET_INPUT_COLUMNS, EVENT_INPUT_COLUMNS, ROUND_INPUT_COLUMNS
 from models.logs import jsonl, parquet, streams
 from models.logs.columns import RESERVED, without_reserved
 
@@ -38,6 +39,8 @@ READ_ERRORS = (OSError, EOFError, UnicodeError, pa.ArrowException, pl.exceptions
                csv.Error)  # fmt: skip
 
 
+#: Every column the contract reads, of any kind of file: one named twice in a CSV header fails it.
+CONTRACT_COLUMNS = frozenset((*ROUND_INPUT_COLUMNS, *BET_INPUT_COLUMNS, *EVENT_INPUT_COLUMNS))
 #: Control characters as escapes: a file's name in a message cannot break its line.
 CONTROLS = {code: f"\\x{code:02x}" for code in [*range(32), 127]}
 
@@ -157,6 +160,8 @@ def _header_names(header: list[str]) -> list[str]:
         raise UnicodeError("the header is not UTF-8")
     names, seen = [], Counter()
     for name in [header[0].removeprefix("\ufeff"), *header[1:]]:
+        if seen[name] and name in CONTRACT_COLUMNS:  # which of the two is the row's? No guess
+            raise csv.Error(f"its header names {printable(name)!r} twice")
         names.append(name if not seen[name] else f"{name}_duplicated_{seen[name] - 1}")
         seen[name] += 1
     return names

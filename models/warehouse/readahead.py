@@ -67,8 +67,10 @@ def checked(rows: pl.DataFrame, kind: str) -> pl.DataFrame:
     if "_unparsed" not in rows.columns:
         return result
     unparsed = pl.col("_unparsed").is_not_null()
-    return result.join(rows.select("_line", *UNPARSED), on="_line", how="left").with_columns(
-        reason=pl.when(unparsed).then(pl.lit("bad_type")).otherwise(pl.col("reason")),
+    told = [name for name in UNPARSED if name in rows.columns]
+    why = pl.col("_unparsed_reason").fill_null("bad_type") if "_unparsed_reason" in told else pl.lit("bad_type")
+    return result.join(rows.select("_line", *told), on="_line", how="left").with_columns(
+        reason=pl.when(unparsed).then(why).otherwise(pl.col("reason")),
         detail=pl.when(unparsed).then(pl.col("_unparsed_detail")).otherwise(pl.col("detail")),
     )
 

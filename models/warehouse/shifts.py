@@ -1,7 +1,8 @@
 """A table-shift's own rule, checked after duplicates: one opener and one closer, the closer not
-recorded before the opener. The rows already stored (and accepted from the file's earlier batches)
-come first, then the new ones in line order; a row that breaks the rule is a `shift_conflict`.
-Only the openers and closers of the batch's shifts are looked up: a few rows a shift."""
+recorded before the opener, and every slip signed at the table (SLIPS) between them. The rows already
+stored (and accepted from the file's earlier batches) come first, then the new ones in line order,
+the openers and closers before the slips; a row that breaks the rule is a `shift_conflict`. Only the
+events of the batch's shifts are looked up: a few rows a shift."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ from models.warehouse.schema import CORE_TABLE_EVENTS
 
 SHIFT = ["table_id", "shift_id"]
 MARKS = ("opener", "closer")
+#: Slips signed at the table while the shift runs: a fill or credit, a marker or its payment. (A
+#: drop is counted in the count room after the close, and may be recorded at any time.)
+SLIPS = ("fill", "credit", "marker", "marker_payment")
 #: An instant in a detail, as ISO 8601 in UTC.
 INSTANT = "%Y-%m-%dT%H:%M:%S%.fZ"
 #: The columns of an opener or closer the rule reads.
 MARK_COLUMNS = [*SHIFT, "event", "recorded_at", "source_file", "line_no"]
 STORED_MARKS = (
     f"SELECT {', '.join(MARK_COLUMNS)} FROM {CORE_TABLE_EVENTS} SEMI JOIN wanted_shifts USING (table_id, shift_id) "
-    f"WHERE event IN {MARKS}"
+    f"WHERE event IN {(*MARKS, *SLIPS)}"
 )
 
 
@@ -39,17 +43,22 @@ def stored_marks(con, shifts: pl.DataFrame, in_file: list[pl.DataFrame]) -> pl.D
 
 
 def accepted_marks(accepted: pl.DataFrame) -> pl.DataFrame:
-    """The openers and closers among rows accepted (with provenance), as `stored_marks` takes them."""
-    return accepted.filter(pl.col("event").is_in(MARKS)).select(MARK_COLUMNS)
+    """The openers, closers and slips among rows accepted (with provenance), as `stored_marks` takes them."""
+    return accepted.filter(pl.col("event").is_in((*MARKS, *SLIPS))).select(MARK_COLUMNS)
 
 
 def check_shifts(con, new: pl.DataFrame, in_file: list[pl.DataFrame], source: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(the new events that keep their shift's rule, those that break it with `reason` and `detail`);
     `in_file`: the openers and closers the file's earlier batches had accepted."""
-    marks = new.filter(pl.col("event").is_in(MARKS))
-    if marks.height == 0:
+    ruled = new.filter(pl.col("event").is_in((*MARKS, *SLIPS)))
+    if ruled.height == 0:
         return new, new.head(0).with_columns(reason=pl.lit(None, pl.String), detail=pl.lit(None, pl.String))
-    earlier = stored_marks(con, marks.select(SHIFT).unique(), in_file)
+    everything = stored_marks(con, ruled.select(SHIFT).unique(), in_file)
+    earlier, earlier_slips = (
+        everything.filter(pl.col("event").is_in(MARKS)),
+        everything.filter(pl.col("event").is_in(SLIPS)),
+    )
+    marks, slips = ruled.filter(pl.col("event").is_in(MARKS)), ruled.filter(pl.col("event").is_in(SLIPS))
     pool = pl.concat(
         [
             earlier.select(
@@ -103,6 +112,62 @@ def check_shifts(con, new: pl.DataFrame, in_file: list[pl.DataFrame], source: st
             ),
         ]
     )
-    faults = pl.concat([seconds, backwards]).with_columns(reason=pl.lit("shift_conflict"))
+    marked = pl.concat([seconds, backwards])
+    kept = firsts.filter(~(pl.col("_new") & pl.col("_line").is_in(marked["_line"].implode())))
+    window = _window(kept)
+    faults = pl.concat([marked, _slips_outside(slips, window), _marks_past(window, earlier_slips)])
+    faults = faults.with_columns(reason=pl.lit("shift_conflict"))
     conflicting = new.drop("reason", "detail", strict=False).join(faults, on="_line")
     return new.join(faults, on="_line", how="anti"), conflicting
+
+
+def _window(firsts: pl.DataFrame) -> pl.DataFrame:
+    """Each shift's opener and closer as kept: their times, whether new, their lines (null: none yet)."""
+    opener = firsts.filter(pl.col("event") == "opener").select(
+        *SHIFT, _opened=pl.col("recorded_at"), _opener_new=pl.col("_new"), _opener_line=pl.col("_line")
+    )
+    closer = firsts.filter(pl.col("event") == "closer").select(
+        *SHIFT, _closed=pl.col("recorded_at"), _closer_new=pl.col("_new"), _closer_line=pl.col("_line")
+    )
+    return opener.join(closer, on=SHIFT, how="full", coalesce=True)
+
+
+def _slips_outside(slips: pl.DataFrame, window: pl.DataFrame) -> pl.DataFrame:
+    """New slips recorded before their shift's opener or after its closer: counting one in the
+    shift would move money across shifts without a word."""
+    at = pl.col("recorded_at").dt.to_string(INSTANT)
+    opened, closed = (pl.col(name).dt.to_string(INSTANT) for name in ("_opened", "_closed"))
+    joined = slips.select(*SHIFT, "event", "recorded_at", "_line").join(window, on=SHIFT)
+    return pl.concat(
+        [
+            joined.filter(pl.col("recorded_at") < pl.col("_opened")).select(
+                "_line", detail=pl.format("{} at {} recorded before its shift's opener at {}", "event", at, opened)
+            ),
+            joined.filter(pl.col("recorded_at") > pl.col("_closed")).select(
+                "_line", detail=pl.format("{} at {} recorded after its shift's closer at {}", "event", at, closed)
+            ),
+        ]
+    ).unique("_line", keep="first", maintain_order=True)
+
+
+def _marks_past(window: pl.DataFrame, stored_slips: pl.DataFrame) -> pl.DataFrame:
+    """A new opener recorded after a slip already stored for its shift, or a new closer before one:
+    a stored row is never taken back, so the opener or closer is the one refused."""
+    if stored_slips.height == 0:
+        return pl.DataFrame(schema={"_line": pl.Int64, "detail": pl.String})
+    span = stored_slips.group_by(SHIFT).agg(_first=pl.col("recorded_at").min(), _last=pl.col("recorded_at").max())
+    joined = window.join(span, on=SHIFT)
+    first, last = (pl.col(name).dt.to_string(INSTANT) for name in ("_first", "_last"))
+    opened, closed = (pl.col(name).dt.to_string(INSTANT) for name in ("_opened", "_closed"))
+    return pl.concat(
+        [
+            joined.filter(pl.col("_opener_new") & (pl.col("_opened") > pl.col("_first"))).select(
+                _line=pl.col("_opener_line"),
+                detail=pl.format("opener at {} recorded after a slip of its shift at {}", opened, first),
+            ),
+            joined.filter(pl.col("_closer_new") & (pl.col("_closed") < pl.col("_last"))).select(
+                _line=pl.col("_closer_line"),
+                detail=pl.format("closer at {} recorded before a slip of its shift at {}", closed, last),
+            ),
+        ]
+    ).with_columns(pl.col("_line").cast(pl.Int64))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from models.contract import BET_INPUT_COLUMNS, EVENT_INPUT_COLUMNS, EVENT_KEY, NATURAL_KEY
+from models.contract import BET_INPUT_COLUMNS, DETAIL_LENGTH, EVENT_INPUT_COLUMNS, EVENT_KEY, NATURAL_KEY
 from models.game.paytable import PayTable
 from models.logs.columns import RESERVED
 from models.logs.read import describe
@@ -170,6 +170,14 @@ def _with_raw(quarantined: pl.DataFrame, batch: pl.DataFrame, source: str) -> pl
     return quarantined.join(rows.select("_line", raw=text), on="_line", how="left")
 
 
+def excerpt(detail: pl.Expr) -> pl.Expr:
+    """A detail past DETAIL_LENGTH characters (one quoting a 100,000-character value) cut there,
+    marked an excerpt with its full length; `raw` keeps the row whole."""
+    length = detail.str.len_chars()
+    cut = pl.format("{}… (an excerpt: the detail runs to {} characters)", detail.str.slice(0, DETAIL_LENGTH), length)
+    return pl.when(length > DETAIL_LENGTH).then(cut).otherwise(detail).alias("detail")
+
+
 def _quarantine(ctx: FileContext, table: str, frame: pl.DataFrame) -> None:
     """The rows in the quarantine table's columns: the key's as far as the row gives them."""
     if frame.height == 0:
@@ -178,6 +186,10 @@ def _quarantine(ctx: FileContext, table: str, frame: pl.DataFrame) -> None:
     keys = [name for name in types if name not in ("raw", "reason", "detail", *PROVENANCE)]
     frame = frame.with_columns(pl.lit(None, pl.String).alias(c) for c in keys if c not in frame.columns)
     rows = frame.select(
-        "raw", "reason", "detail", *(pl.col(name).cast(types[name], strict=False) for name in keys), "_line"
+        "raw",
+        "reason",
+        excerpt(pl.col("detail")),
+        *(pl.col(name).cast(types[name], strict=False) for name in keys),
+        "_line",
     )
     ctx.stage.write(table, ctx.provenance(rows))

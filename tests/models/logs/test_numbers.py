@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.contract import ROUND_NO_MAX
+from models.contract import AMOUNT_DIGITS, PAYOUT_DIGITS, ROUND_NO_MAX
 from models.logs import arrow_text, checks
 from models.logs.instants import instants
 
@@ -94,8 +94,9 @@ def _money_reason(name: str, text: str | None, positive: bool) -> str | None:
         return says + "is not a decimal"
     if positive and Decimal(text) <= 0:
         return says + "is not positive"
-    if digits > 14:
-        return says + "is too large (at most 14 digits before the point)"
+    bound = AMOUNT_DIGITS if name == "amount" else PAYOUT_DIGITS  # the contract's bounds
+    if digits > bound:
+        return says + f"is too large (at most {bound} digits before the point)"
     return says + "has more than 4 decimal places" if places > 4 else None
 
 

@@ -47,9 +47,9 @@ def test_amounts_are_kept_exactly_or_quarantined_and_never_fail_the_file(tmp_pat
         "12.34567": "amount 12.34567 has more than 4 decimal places",  # never rounded
         "-5": "amount -5 is not positive",
         "nan": "amount nan is not a decimal",
-        "99999999999999999999": "amount 99999999999999999999 is too large (at most 14 digits before the point)",
+        "99999999999999999999": "amount 99999999999999999999 is too large (at most 10 digits before the point)",
         # fits, but not what it pays or earns: a strict cast would have failed the whole file
-        "99999999999999.9999": "amount 99999999999999.9999 is too large: what it pays or earns overflows its decimals",
+        "99999999999999.9999": "amount 99999999999999.9999 is too large (at most 10 digits before the point)",
     }
     (tmp_path / "bets.csv").write_text(
         "table_id,shoe_id,round_no,seat,bet,amount\n"

@@ -25,7 +25,7 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "warehouse-2026-11-
 BANCO = shutil.which("banco") or str(Path(sys.executable).with_name("banco"))
 LAKE_TABLES = ("core.rounds", "core.bets")
 #: A day the fixture's simulations never dealt: a file of it is new to the warehouse.
-NEW_DAY = dt.date(2027, 3, 1)
+NEW_DAY = dt.date(2026, 3, 1)  # a day no extracted warehouse holds, in the past
 #: Each table's order for comparing rows whole.
 ORDER = {
     "core.rounds": "table_id, shoe_id, round_no",

@@ -95,7 +95,7 @@ ON_THEIR_OWN = [
     (
         "T1,A,X15,credit,2026-11-02T08:00:00Z,12345678901234567,,,",
         "bad_amount",
-        "amount 12345678901234567 is too large (at most 16 digits before the point)",
+        "amount 12345678901234567 is too large (at most 12 digits before the point)",
     ),
     (
         "T1,A,X16,fill,2026-11-02T08:00:00Z,100,100 x 1,,",

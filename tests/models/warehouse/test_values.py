@@ -202,13 +202,13 @@ BET_CASES = {  # column -> (values, {line: (reason, detail)}, amounts or payouts
                                                 pa.decimal128(20, 6)),
                              {2: ("bad_amount", "amount 12.345678 has more than 4 decimal places")}, ["10", "25.5"]),
     "amount decimal(38,0)": ("amount", pa.array([Decimal(10), Decimal("9" * 38), Decimal(25)], pa.decimal128(38, 0)),
-                             {2: ("bad_amount", f"amount {'9' * 38} is too large (at most 14 digits before the "
+                             {2: ("bad_amount", f"amount {'9' * 38} is too large (at most 10 digits before the "
                                                 f"point)")},
                              ["10", "25"]),
     "amount float": ("amount", pa.array([10.0, 25.0000000000001, 0.1]),
                      {2: ("bad_amount", "amount 25.0000000000001 has more than 4 decimal places")}, ["10", "0.1"]),
     "amount uint64": ("amount", pa.array([10, BIG, 25], pa.uint64()),
-                      {2: ("bad_amount", f"amount {BIG} is too large (at most 14 digits before the point)")},
+                      {2: ("bad_amount", f"amount {BIG} is too large (at most 10 digits before the point)")},
                       ["10", "25"]),
     "amount text past four places": ("amount", pa.array(["10", "25.0000000000001", "25"]),
                                      {2: ("bad_amount", "amount 25.0000000000001 has more than 4 decimal places")},
