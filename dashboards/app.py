@@ -11,13 +11,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboards import filters, query, signin
+from dashboards import clear_cache, filters, query, signin
 from dashboards.pages import PAGES, VIEWS, visible
 from models.access import AccessError
 
 
 def main() -> None:
     st.set_page_config(page_title="Banco Analytics", page_icon=":material/casino:", layout="wide")
+    clear_cache.guard()  # before anyone signs in: a clear_cache message would empty every user's cache
     try:
         who = signin.identity(signin.configured())
     except AccessError as error:  # sign-in configured but unusable: no page at all, rather than an open one

@@ -8,20 +8,19 @@ from __future__ import annotations
 import hmac
 import math
 import os
-import secrets
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import streamlit as st
 
 from dashboards import fmt
-from models.access import AccessError, Role, settings, users
-from models.access.throttle import Throttle
+from models.access import AccessError, Role, settings, throttle, users
+from models.access.throttle import Throttle, Throttled
 
-#: st.session_state keys: who signed in with a password, the hash they signed in against, this session's id.
-USER, HASH, SESSION = "signin_user", "signin_hash", "signin_session"
+#: st.session_state keys: who signed in with a password, the hash they signed in against.
+USER, HASH = "signin_user", "signin_hash"
 REFUSED = "Wrong user name or password."
 ANALYSTS_ONLY = "This page is for analysts: sign in as one to see it."
 
@@ -55,17 +54,22 @@ def configured() -> settings.Signin:
 
 def identity(signin: settings.Signin) -> Identity | None:
     """This session's user, or None until someone signs in."""
+    who = signed_in(signin, st.session_state, st.user.to_dict() if signin.oidc else {})
+    if who is None and signin.users_file and USER in st.session_state:
+        sign_out()  # a user removed from the file, or whose password changed, is signed out of every session
+    return who
+
+
+def signed_in(signin: settings.Signin, state: Mapping[str, Any], claims: Mapping[str, Any]) -> Identity | None:
+    """Who a session's state (st.session_state) and its provider's claims (st.user) say is signed in, or None."""
     if not signin.required:
         return Identity("", Role.ANALYST, "open")
-    if signin.oidc and st.user.get("is_logged_in", False):
-        claims = st.user.to_dict()
+    if signin.oidc and claims.get("is_logged_in", False):
         return Identity(str(claims.get("email", "")), signin.oidc.role_of(claims), "provider")
-    if signin.users_file and USER in st.session_state:
-        user = users.read(signin.users_file).get(st.session_state[USER])
-        # a user removed from the file, or whose password changed, is signed out of every session
-        if user and hmac.compare_digest(user.password, st.session_state.get(HASH, "")):
+    if signin.users_file and USER in state:
+        user = users.read(signin.users_file).get(state[USER])
+        if user and hmac.compare_digest(user.password, state.get(HASH, "")):
             return Identity(user.name, user.role, "password")
-        sign_out()
     return None
 
 
@@ -94,12 +98,6 @@ def analysts_only() -> None:
 def sign_out() -> None:
     for key in (USER, HASH):
         st.session_state.pop(key, None)
-
-
-@st.cache_resource
-def _throttle() -> Throttle:
-    """Failed sign-ins of every session in this server, by session and by the name tried."""
-    return Throttle()
 
 
 def page() -> None:
@@ -132,22 +130,23 @@ def _password_form(path: Path) -> None:
     if not submitted:
         return
     name = name.strip()[: users.LONGEST_NAME]  # the browser's limit is not the server's
-    throttle, now = _throttle(), time.monotonic()
-    keys = (f"session:{st.session_state.setdefault(SESSION, secrets.token_hex(16))}", f"name:{name}")
-    wait = max(throttle.wait(key, now) for key in keys)
-    if wait > 0:
-        st.error(f"Too many failed sign-ins: try again in {math.ceil(wait)} s.")
+    try:
+        user = Throttle(throttle.beside(path)).authenticate(users.read(path), name, password, client())
+    except Throttled as held:
+        st.error(f"Too many failed sign-ins: try again in {math.ceil(held.wait)} s.")
         return
-    user = users.authenticate(users.read(path), name, password)
     if user is None:
-        for key in keys:
-            throttle.failed(key, now)
         st.error(REFUSED)  # the same words whichever of the two was wrong
         return
-    for key in keys:
-        throttle.cleared(key)
     st.session_state[USER], st.session_state[HASH] = user.name, user.password
     st.rerun()
+
+
+def client() -> str:
+    """The address this session's connection comes from, as Streamlit's server sees it: the browser's,
+    or the one a reverse proxy on this machine names in X-Forwarded-For (uvicorn trusts that header from
+    127.0.0.1 and ::1 only, so a client elsewhere cannot choose its own). "local" for this machine."""
+    return st.context.ip_address or "local"
 
 
 def sidebar(who: Identity) -> None:

@@ -1,20 +1,28 @@
 """End to end: `streamlit run` headless on localhost, driven by headless Chromium through every page and a
 filter change; then sign-in with a users file: required, a wrong password refused, the console an
-analyst's alone. A screenshot of each page is saved in tests/artifacts/screenshots (git-ignored)."""
+analyst's alone, failed sign-ins counted through a cleared cache and new sessions, and Streamlit's
+clear_cache message obeyed for analysts only. A screenshot of each page is saved in tests/artifacts/screenshots
+(git-ignored)."""
 
 from __future__ import annotations
 
 import contextlib
 import re
 import secrets
+import sqlite3
+import time
+import urllib.request
 from pathlib import Path
 
 import duckdb
 import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.sync.client import connect
 
 from dashboards import signin
 from dashboards.pages import ANALYSTS_ONLY, PAGES
-from models.access import Role, users
+from models.access import Role, throttle, users
 from pipelines.commands.dashboard import streamlit_command
 from tests.dashboards.identity_provider import CLIENT_ID, CLIENT_SECRET, IdentityProvider
 from tests.dashboards.servers import chromium, free_port, running
@@ -25,15 +33,18 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 NAVIGATION = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
 PASSWORDS = {"ana": "ana's long password", "vic": "vic's long password"}
+#: How long Streamlit's /_stcore/metrics keeps the cache sizes it reports before it measures them again.
+METRICS_TTL = 5.0
 
 
 @contextlib.contextmanager
-def _streamlit(warehouse: Path, folder: Path, port: int | None = None, **settings: str):
-    """`streamlit run` as `banco dashboard` starts it (on 127.0.0.1), in `folder` with `settings` in its
-    environment and no other sign-in than they (or a .streamlit/secrets.toml in `folder`) configure;
-    yields its URL and port once it answers."""
+def _streamlit(warehouse: Path, folder: Path, port: int | None = None, toolbar: str = "viewer", **settings: str):
+    """`streamlit run` as `banco dashboard` starts it (on 127.0.0.1, its menu in `toolbar` mode), in
+    `folder` with `settings` in its environment and no other sign-in than they (or a .streamlit/secrets.toml
+    in `folder`) configure; yields its URL and port once it answers."""
     port = port or free_port()
     argv, env = streamlit_command(warehouse, port)
+    argv[argv.index("--client.toolbarMode") + 1] = toolbar
     env = {key: value for key, value in env.items() if key != users.SETTING} | {"HOME": str(folder)} | settings
     # cwd: where Streamlit looks for .streamlit/secrets.toml (and in HOME, the same folder)
     with running([*argv, "--server.fileWatcherType", "none"], env, port, folder / "server.log", cwd=folder) as (url, _):
@@ -62,6 +73,20 @@ def guarded(warehouse, tmp_path_factory):
     })  # fmt: skip
     with _streamlit(warehouse, folder, **{users.SETTING: str(folder / "users.toml")}) as (url, _):
         yield url
+
+
+@pytest.fixture(scope="module")
+def clearable(warehouse, tmp_path_factory):
+    """A users file as `guarded`, on a server whose menu offers "Clear cache" to everyone (toolbarMode
+    developer, as a bare `streamlit run` on localhost without the project's .streamlit/config.toml):
+    nothing but the server's own refusal stands between a stranger and every user's cached data."""
+    folder = tmp_path_factory.mktemp("clearable")
+    users.write(folder / "users.toml", {
+        "ana": users.User("ana", Role.ANALYST, users.hashed(PASSWORDS["ana"])),
+        "vic": users.User("vic", Role.VIEWER, users.hashed(PASSWORDS["vic"])),
+    })  # fmt: skip
+    with _streamlit(warehouse, folder, toolbar="developer", **{users.SETTING: str(folder / "users.toml")}) as (url, _):
+        yield url, folder / "users.toml"
 
 
 @pytest.fixture(scope="module")
@@ -228,6 +253,14 @@ def test_sign_in_is_required_and_a_wrong_password_refused(guarded, browser):
         _settled(page)
         assert page.get_by_label("Password", exact=True).count() == 1 and _navigation(page) == []
         assert page.locator('[data-testid="stMetricValue"], [data-testid="stDataFrame"]').count() == 0
+    page.get_by_test_id("stMainMenu").click()  # the viewer's menu: no "Clear cache", nor its "c" shortcut
+    page.get_by_text("Print", exact=True).wait_for(timeout=10_000)
+    assert page.get_by_text("Clear cache", exact=True).count() == 0
+    page.keyboard.press("Escape")
+    page.locator("h1").first.click()
+    page.keyboard.press("c")
+    page.wait_for_timeout(500)
+    assert page.get_by_test_id("stClearCacheDialog").count() == 0
     _sign_in(page, guarded, "ana", "not ana's password")
     page.screenshot(path=str(SCREENSHOTS / "signin-refused.png"), full_page=True)
     assert page.locator('[data-testid="stAlertContentError"]').inner_text().strip() == signin.REFUSED
@@ -264,6 +297,83 @@ def test_a_viewer_never_sees_the_console(guarded, browser):
     assert page.locator("h1:has-text('SQL')").count() == 0 and page.locator("textarea").count() == 0
     assert page.locator("h1:has-text('Overview')").count() == 1 and "SQL" not in _navigation(page)
     page.close()
+
+
+def _clear_cache_from_the_menu(page) -> None:
+    page.get_by_test_id("stMainMenu").click()
+    page.get_by_text("Clear cache", exact=True).click()
+    page.get_by_role("button", name="Clear caches").click()
+    page.get_by_test_id("stClearCacheDialog").wait_for(state="detached", timeout=10_000)
+
+
+def _clear_cache_over_the_socket(url: str) -> None:
+    """Streamlit's clear_cache message, sent as any program can: no browser, no page, no sign-in. Returns
+    once the server has handled it (it answers the heartbeat sent after it)."""
+    with connect(f"ws{url.removeprefix('http')}/_stcore/stream", subprotocols=["streamlit"]) as stream:
+        stream.send(BackMsg(clear_cache=True).SerializeToString())
+        stream.send(BackMsg(app_heartbeat=True).SerializeToString())
+        while ForwardMsg.FromString(stream.recv(timeout=30)).WhichOneof("type") != "heartbeat_ack":
+            pass
+
+
+def _cached(url: str) -> list[str]:
+    """The st.cache_data functions holding entries, as the server's own metrics count them."""
+    with urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=30) as answer:
+        lines = answer.read().decode().splitlines()
+    data = 'cache_memory_bytes{cache_type="st_cache_data"'
+    return [line.rsplit(" ", 1)[0] for line in lines if line.startswith(data)]
+
+
+def test_only_an_analyst_clears_every_users_cache(clearable, browser):
+    url, _ = clearable
+    viewer = browser.new_page(viewport={"width": 1400, "height": 1000})
+    _sign_in(viewer, url, "vic", PASSWORDS["vic"])
+    viewer.wait_for_selector("h1:has-text('Overview')", timeout=60_000)
+    _settled(viewer)
+    cached = _cached(url)
+    assert cached, "the overview caches its queries"
+    stranger = browser.new_page(viewport={"width": 1400, "height": 1000})
+    stranger.goto(url)
+    stranger.wait_for_selector("h1:has-text('Banco Analytics')", timeout=60_000)
+    _settled(stranger)
+    _clear_cache_from_the_menu(stranger)  # before signing in
+    _clear_cache_over_the_socket(url)  # before signing in, and with no page at all
+    _clear_cache_from_the_menu(viewer)
+    time.sleep(METRICS_TTL + 0.5)
+    assert _cached(url) == cached  # none of the three emptied anything
+    analyst = browser.new_page(viewport={"width": 1400, "height": 1000})
+    _sign_in(analyst, url, "ana", PASSWORDS["ana"])
+    analyst.wait_for_selector("h1:has-text('Overview')", timeout=60_000)
+    _settled(analyst)
+    _clear_cache_from_the_menu(analyst)
+    time.sleep(METRICS_TTL + 0.5)
+    assert _cached(url) == []  # the analyst's did: the metrics see a clear when there is one
+    for page in (viewer, stranger, analyst):
+        page.close()
+
+
+@pytest.mark.slow
+def test_failed_sign_ins_outlive_a_cleared_cache_and_new_sessions(clearable, browser):
+    url, users_file = clearable
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        # three failures are free, then each waits twice as long as the last (1, 2, 4, 8 s), each try from a
+        # new session (the page loaded anew): counted once its wait is over, the seventh holds the name 16 s
+        for held in (0, 0, 0, 1, 2, 4, 8):
+            time.sleep(held * 1.05)
+            _sign_in(page, url, "ana", "guess after guess")
+            assert page.locator('[data-testid="stAlertContentError"]').inner_text().strip() == signin.REFUSED
+        _clear_cache_over_the_socket(url)  # before signing in: it used to empty the throttle with the caches
+        fresh = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # its own cookies too
+        _sign_in(fresh, url, "ana", PASSWORDS["ana"])
+        said = fresh.locator('[data-testid="stAlertContentError"]').inner_text().strip()
+        assert said.startswith("Too many failed sign-ins: try again in"), said
+        assert fresh.locator("h1:has-text('Overview')").count() == 0 and _navigation(fresh) == []
+        fresh.context.close()
+    finally:
+        page.close()
+        with contextlib.closing(sqlite3.connect(throttle.beside(users_file))) as con, con:
+            con.execute("DELETE FROM failures")  # the other tests on this server sign in as ana
 
 
 @pytest.mark.slow

@@ -1,12 +1,11 @@
 """Which sign-in is configured, each incomplete configuration refused in one line, the role of an
-identity provider's user, the exposure rule, and the throttle of failed sign-ins."""
+identity provider's user and the exposure rule."""
 
 from __future__ import annotations
 
 import pytest
 
 from models.access import AccessError, Role, oidc, settings, users
-from models.access.throttle import Throttle
 
 AUTH = {
     "redirect_uri": "https://banco.example.com/oauth2callback",
@@ -81,26 +80,3 @@ def test_a_users_file_that_cannot_be_used_is_an_error_not_an_open_dashboard(tmp_
     users.write(tmp_path / "empty.toml", {})
     with pytest.raises(AccessError, match="holds no user"):
         settings.configured({users.SETTING: str(tmp_path / "empty.toml")}, {})
-
-
-def test_failures_past_the_free_ones_wait_twice_as_long_each_up_to_the_limit():
-    throttle = Throttle(free=3, longest=30.0)
-    for _ in range(3):
-        assert throttle.wait("name:ana", 100.0) == 0.0
-        throttle.failed("name:ana", 100.0)
-    assert throttle.wait("name:ana", 100.0) == 1.0 and throttle.wait("name:ana", 101.0) == 0.0
-    throttle.failed("name:ana", 101.0)
-    assert throttle.wait("name:ana", 101.0) == 2.0
-    for _ in range(20):
-        throttle.failed("name:ana", 200.0)
-    assert throttle.wait("name:ana", 200.0) == 30.0
-    assert throttle.wait("name:vic", 200.0) == 0.0  # another key is not held up
-    throttle.cleared("name:ana")
-    assert throttle.wait("name:ana", 200.0) == 0.0
-
-
-def test_the_throttle_keeps_a_bounded_number_of_keys():
-    throttle = Throttle(free=0, keys=100)
-    for number in range(1_000):
-        throttle.failed(f"name:{number}", 0.0)
-    assert throttle.wait("name:999", 0.0) > 0 and throttle.wait("name:0", 0.0) == 0.0
