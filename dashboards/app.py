@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboards import clear_cache, filters, query, signin
+from dashboards import banner, clear_cache, filters, query, signin
 from dashboards.pages import PAGES, VIEWS, visible
 from models.access import AccessError
 
@@ -40,6 +40,7 @@ def main() -> None:
     except query.Unavailable as error:  # the page decides whether it can do without the warehouse
         st.session_state["filters"] = error
     signin.sidebar(who)
+    banner.stale()
     try:
         page.run()
     except query.Unavailable as error:

@@ -78,12 +78,13 @@ def table_shifts(
     day: GamingDay = DEFAULT_DAY,
     tolerance: Decimal | None = None,
     quarantined: tuple[pl.DataFrame, pl.DataFrame] | None = None,
+    days: Sequence[dt.date] | None = None,
 ) -> pl.DataFrame:
-    """marts.table_shift: one row per (table_id, shift_id) of `events` (core.table_events' columns),
-    its count, and the wagers of its coups (`coups`: table_id, shoe_id, round_no, started_at, game;
-    `wagers`: `shift_wagers`), the difference attributed to the quarantined coups and wagers
-    (`quarantined`: count_attribution's `read_coups` and `quarantined_wagers`, none when None);
-    `tolerance` overrides the trays' smallest chip."""
+    """marts.table_shift: one row per (table_id, shift_id) of `events` (core.table_events' columns)
+    opened on gaming days `days` (all when None), its count, and the wagers of its coups (`coups`:
+    table_id, shoe_id, round_no, started_at, game; `wagers`: `shift_wagers`), the difference
+    attributed to the quarantined coups and wagers (`quarantined`: count_attribution's `read_coups`
+    and `quarantined_wagers`, none when None); `tolerance` overrides the trays' smallest chip."""
     shifts = _counted(events, day)
     located = locate(shifts, coups.select(*COUP, "started_at", "game"), keep=("game",))
     played = located.group_by(SHIFT).agg(
@@ -116,11 +117,12 @@ def table_shifts(
     allowed = pl.lit(tolerance, MONEY) if tolerance is not None else chips
     difference = pl.col("win").cast(MONEY) - pl.col("wagers_win")
     beyond = pl.col("unexplained").abs() > pl.col("tolerance") + pl.col("quarantined_stake")
+    joined = shifts.join(played, on=SHIFT, how="left").join(staked, on=SHIFT, how="left")
+    joined = joined.join(attributed, on=SHIFT, how="left")
+    if days is not None:  # the shifts around the days placed their coups; only the days' are reckoned
+        joined = joined.filter(pl.col("gaming_day").is_in(list(days)))
     return (
-        shifts.join(played, on=SHIFT, how="left")
-        .join(staked, on=SHIFT, how="left")
-        .join(attributed, on=SHIFT, how="left")
-        .with_columns(
+        joined.with_columns(
             pl.col("coups").fill_null(0),
             pl.col("handle", "wagers_win", "theo").fill_null(0),
             pl.col("win_variance").fill_null(0.0),
@@ -205,8 +207,10 @@ def _counted(events: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
     """Each shift's count from its events, its gaming day, and the span its coups are taken from."""
     kind, amount, at = pl.col("event"), pl.col("amount").cast(COUNT), pl.col("recorded_at")
 
+    # summed wide, cast to COUNT as a shift's row is made (table_shifts): a shift read only for its
+    # times, around the days built, never fails on its sums
     def total(name: str) -> pl.Expr:
-        return amount.filter(kind == name).sum().cast(COUNT)
+        return amount.filter(kind == name).sum()
 
     trays = kind.is_in(["opener", "closer"]) & pl.col("denominations").is_not_null()
     shifts = (
@@ -228,7 +232,7 @@ def _counted(events: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
             smallest_chip=smallest(pl.col("denominations").filter(trays)).min().cast(MONEY),
         )
         .with_columns(
-            drop=(pl.col("drop_box") + pl.col("markers") - pl.col("marker_payments")).cast(COUNT),
+            drop=pl.col("drop_box") + pl.col("markers") - pl.col("marker_payments"),
             # a shift belongs wholly to the gaming day it opened in (without an opener, its first event's)
             started=pl.coalesce("opened_at", "first_at"),
         )

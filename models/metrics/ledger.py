@@ -17,7 +17,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import polars as pl
 
@@ -120,6 +120,44 @@ def record_days(con, days: Sequence[dt.date], config: MartConfig) -> None:
         con.execute(f"INSERT INTO {schema.BUILT_DAYS} BY NAME SELECT * FROM built_frame")
     finally:
         con.unregister("built_frame")
+
+
+class HeldBack(NamedTuple):
+    """A table's gaming day left out of the marts, and why (one line)."""
+
+    gaming_day: dt.date
+    table_id: str
+    reason: str
+
+
+#: Held-back table-days as a frame.
+HELD_SCHEMA = {"gaming_day": pl.Date, "table_id": pl.String, "reason": pl.String}
+
+
+def record_held_back(con, days: Sequence[dt.date], held: Sequence[HeldBack]) -> None:
+    """Note `held` as the table-days held back from the marts of `days`, now, in place of what was
+    noted of those days (a day computed again notes its own)."""
+    con.execute(
+        f"CREATE TABLE IF NOT EXISTS {schema.HELD_BACK} "
+        "(gaming_day DATE, table_id VARCHAR, reason VARCHAR, noted_at TIMESTAMPTZ)"
+    )
+    if days:
+        listed = ", ".join(f"DATE '{day}'" for day in days)
+        con.execute(f"DELETE FROM {schema.HELD_BACK} WHERE gaming_day IN ({listed})")
+    frame = pl.DataFrame(list(held), schema=HELD_SCHEMA, orient="row")
+    con.register("held_frame", frame)
+    try:
+        con.execute(f"INSERT INTO {schema.HELD_BACK} SELECT *, now() FROM held_frame")
+    finally:
+        con.unregister("held_frame")
+
+
+def held_back(con) -> list[HeldBack]:
+    """Every table-day held back from the marts, by day and table (none before a build noted any)."""
+    if not views.exists(con, schema.HELD_BACK):
+        return []
+    rows = con.sql(f"SELECT gaming_day, table_id, reason FROM {schema.HELD_BACK} ORDER BY ALL").fetchall()
+    return [HeldBack(*row) for row in rows]
 
 
 def record_files(con, read: dict[str, set[str]], shoes: pl.DataFrame) -> None:

@@ -209,8 +209,6 @@ def count_marts(
     and the quarantined coups and wagers around them (`table_shifts`' `quarantined`)."""
     variance = settlement.house_expectation(config.paytable).select("game", "decks", "bet", "house_variance")
     placed = shift_wagers(bets, coups, variance)
-    shifts = table_shifts(events, coups, placed, config.day, config.count_tolerance, quarantined)
-    if days is not None:
-        shifts = shifts.filter(pl.col("gaming_day").is_in(list(days)))
+    shifts = table_shifts(events, coups, placed, config.day, config.count_tolerance, quarantined, days)
     yield schema.MARTS_TABLE_SHIFT, shifts
     yield schema.MARTS_COUNT_ROOM, count_room(shifts)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from decimal import Decimal
 
 import polars as pl
@@ -26,6 +27,11 @@ _MARTS = (
 )
 
 
+#: What `store_marts` and `store_totals` take again over every stored day: each store's rows of these
+#: are the whole of them, not more rows.
+TOTALS = (schema.MARTS_TENURE_FIT, schema.MARTS_PLAYERS, schema.MARTS_STATISTICAL_REPORT)
+
+
 def store_marts(
     con,
     marts: Iterable[tuple[str, pl.DataFrame]],
@@ -34,13 +40,15 @@ def store_marts(
     report_rules: Sequence[str] = DEFAULTS.report_rules,
     totals: bool = True,
     seconds: dict[str, float] | None = None,
+    keep: bool = True,
 ) -> dict[str, int]:
     """Replace the marts' rows (of `days`, or all), refit the tenures of their months, total the
     players over every stored rating (at `comp_rate`; of `days`, only the players who played on
     them) and take the statistical report again over every stored count-room day (flagging
     `report_rules`), in one transaction, each mart on a thread of its own as `marts` yields it; the
     rows written to each. Without `totals`, only the marts' rows (`store_totals` does the rest, once
-    for a build of many chunks); `seconds["store"]` adds the writer's time."""
+    for a build of many chunks); `seconds["store"]` adds the writer's time. Without `keep`, a trial:
+    the transaction is rolled back, as it is when a mart fails to compute or store."""
     listed = ", ".join(f"DATE '{day}'" for day in days or ())  # literals let zone maps skip row groups
 
     def replace(name: str, frame: pl.DataFrame) -> int:
@@ -84,18 +92,30 @@ def store_marts(
         return frame.height
 
     stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}
-    con.execute("BEGIN TRANSACTION")
     fitted: dict[str, int] = {}
-    # one writer thread, so the connection runs one statement at a time; DuckDB and Polars both let
-    # go of Python's lock, so the next mart is computed meanwhile
-    with ThreadPoolExecutor(1) as writer:
-        written = {name: writer.submit(replace, name, frame) for name, frame in marts}
-    rows = {name: future.result() for name, future in written.items()}
-    if schema.MARTS_COUP_EDGES in rows:  # every wager with its edge, read through the stored edges
-        edged = wager_edges_sql(schema.CORE_BETS, schema.MARTS_COUP_EDGES)
-        con.execute(f"CREATE OR REPLACE VIEW {schema.MARTS_WAGER_EDGES} AS {edged}")
-    con.execute("COMMIT")
+    with _transaction(con, keep):
+        # one writer thread, so the connection runs one statement at a time; DuckDB and Polars both let
+        # go of Python's lock, so the next mart is computed meanwhile
+        with ThreadPoolExecutor(1) as writer:
+            written = {name: writer.submit(replace, name, frame) for name, frame in marts}
+        rows = {name: future.result() for name, future in written.items()}
+        if schema.MARTS_COUP_EDGES in rows:  # every wager with its edge, read through the stored edges
+            edged = wager_edges_sql(schema.CORE_BETS, schema.MARTS_COUP_EDGES)
+            con.execute(f"CREATE OR REPLACE VIEW {schema.MARTS_WAGER_EDGES} AS {edged}")
     return rows | fitted
+
+
+@contextmanager
+def _transaction(con, keep: bool = True) -> Iterator[None]:
+    """One transaction, committed when the block ends (rolled back without `keep`), rolled back when
+    it raises: a mart that fails leaves the stored ones as they were, and the connection usable."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT" if keep else "ROLLBACK")
 
 
 def store_totals(
@@ -107,12 +127,11 @@ def store_totals(
     """What `store_marts` takes again over every stored day, after marts stored without `totals`:
     the tenure fit of the months of `days`, every player's totals and the statistical report, in one
     transaction; the rows written to each."""
-    con.execute("BEGIN TRANSACTION")
-    stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}
-    fit = _refit(con, days, None, schema.MARTS_TENURE_FIT in stored)
-    rows = {schema.MARTS_TENURE_FIT: fit.height, schema.MARTS_PLAYERS: _rerate(con, comp_rate)}
-    rows[schema.MARTS_STATISTICAL_REPORT] = _report(con, report_rules)
-    con.execute("COMMIT")
+    with _transaction(con):
+        stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}
+        fit = _refit(con, days, None, schema.MARTS_TENURE_FIT in stored)
+        rows = {schema.MARTS_TENURE_FIT: fit.height, schema.MARTS_PLAYERS: _rerate(con, comp_rate)}
+        rows[schema.MARTS_STATISTICAL_REPORT] = _report(con, report_rules)
     return rows
 
 

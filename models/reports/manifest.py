@@ -37,6 +37,8 @@ class Manifest:
     code_digest: str
     git_commit: str | None = None
     git_dirty: bool | None = None
+    #: What the marts lacked when the report was made (models/metrics/staleness.py), None when nothing.
+    stale: str | None = None
 
     @property
     def first_day(self) -> dt.date:

@@ -149,6 +149,9 @@ BUILT_DAYS = "meta.built_days"
 #: The commit of the warehouse the marts were last stored from, and the settings they were reckoned by
 #: (a report's manifest names them: models/reports/manifest.py).
 BUILT_FROM = "meta.built_from"
+#: The table-days the last build of each gaming day held back from the marts (their rows failed the
+#: computation, e.g. a sum past its column's decimal), and why: models/metrics/staleness.py.
+HELD_BACK = "meta.held_back"
 
 MARTS_BANKER_STREAKS = "marts.banker_streaks"
 MARTS_DECISION_RUNS = "marts.decision_runs"

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
 from models.gaming_day import GamingDay
+from models.metrics import staleness
 from models.metrics.build import build
 from models.metrics.config import MartConfig
 from models.metrics.money import Rounding
 from models.settings import DEFAULTS, Settings
+from models.warehouse.store import WarehouseError
 from pipelines.commands import arguments
 
 
@@ -43,17 +46,31 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     )
 
 
+#: The exit status of a build that published the marts but held table-days back from them (a build
+#: that failed as a whole, or was refused, exits 2: nothing was published).
+HELD_BACK = 1
+
+
 def run(args: argparse.Namespace) -> int:
     settings = replace(args.settings, gaming_day=GamingDay(args.timezone, args.day_start_hour))
     config = MartConfig.from_settings(settings, rounding=Rounding(args.rounding, args.unit))
-    built = build(Path(args.db), config, days=args.days, every_day=args.every_day)
+    db = Path(args.db)
+    try:
+        built = build(db, config, days=args.days, every_day=args.every_day)
+    except WarehouseError:  # a warehouse that cannot be built as asked: the command line's one line
+        raise
+    except Exception as error:  # noted beside the warehouse, with its traceback, for readers to show
+        print(f"banco: error: {staleness.failed_line(db, error)}", file=sys.stderr)
+        return 2
     print(summary(built))
     if built:
         print(
             f"built {len(built)} marts: "
             + ", ".join(f"{name.removeprefix('marts.')} {count:,}" for name, count in built.items())
         )
-    return 0
+    for held in built.held_back:
+        print(f"banco: warning: {staleness.held_back_line(*held)}", file=sys.stderr)
+    return HELD_BACK if built.held_back else 0
 
 
 def summary(built) -> str:

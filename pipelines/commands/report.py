@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
 
+from models.metrics import staleness
 from models.reports import export, manifest, monthly
 from models.reports.rules import parse_month
 from models.settings import DEFAULTS, Settings
@@ -76,11 +78,24 @@ def run(args: argparse.Namespace) -> int:
             break
     as_of = manifest.figures_time(commit, month)
     report = monthly.report(statistical, shifts, month, settings.report_rules, settings.property_name, as_of=as_of)
+    stale = _stale(db)
+    if stale is not None:  # the report is still written: the warning goes with it, in its manifest
+        print(f"{WHERE}: warning: {stale}", file=sys.stderr)
     path = export.write(report, fmt, _out(args.out, fmt) or settings.reports / export.file_name(report, fmt))
     recorded = {"marts": marts, "report": manifest.report_settings(settings.report_rules, settings.property_name)}
-    manifest.write(manifest.made(path, month, fmt, commit.recorded() if commit else None, recorded), path)
+    made = manifest.made(path, month, fmt, commit.recorded() if commit else None, recorded)
+    manifest.write(replace(made, stale=stale), path)
     _wrote(path, report)
     return 0
+
+
+def _stale(db: Path) -> str | None:
+    """Why the serving marts lag the warehouse (a build that failed, table-days held back), or None."""
+    try:
+        held = reader.run(db, staleness.HELD_BACK, lambda relation: relation.fetchall(), where=WHERE, user=False)
+    except duckdb.CatalogException:  # built before builds noted them
+        held = []
+    return staleness.warning(staleness.failure(db), held)
 
 
 def _out(out: Path | None, fmt: str) -> Path | None:

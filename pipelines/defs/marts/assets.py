@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from models.metrics import staleness
 from models.metrics.build import build_from_partials
 from models.metrics.days import days_with_coups
 from models.warehouse import schema
@@ -78,8 +79,12 @@ def build_marts(context: dg.AssetExecutionContext, warehouse: Warehouse):
         for table in DESCRIPTIONS:
             yield dg.MaterializeResult(asset_key=key_of(table), metadata={"rows_written": 0, "days_with_coups": 0})
         return
+    # a build that fails raises (the run fails) and is noted beside the warehouse for its readers
     written = build_from_partials(warehouse.db_path, warehouse.mart_config, days, SHARDING)
+    for held in written.held_back:  # stored without them: the marts lack these table-days
+        context.log.warning(staleness.held_back_line(*held))
     tables = table_metadata(warehouse.db_path, list(DESCRIPTIONS), count_key="table_rows")
     for table in DESCRIPTIONS:
-        metadata = {**tables[table], "rows_written": written.get(table, 0), "days_with_coups": len(days)}
+        metadata = {**tables[table], "rows_written": written.get(table, 0), "days_with_coups": len(days),
+                    "table_days_held_back": len(written.held_back)}  # fmt: skip
         yield dg.MaterializeResult(asset_key=key_of(table), metadata=metadata)

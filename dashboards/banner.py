@@ -1,0 +1,20 @@
+"""The warning above every page while the marts lag the warehouse, in the words of
+models/metrics/staleness.py: a build that failed, and table-days held back from the marts."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import fmt, query
+from models.metrics import staleness
+
+
+def stale() -> None:
+    """Warn of a failed build and of held-back table-days, when there are any."""
+    try:
+        held = query.frame(staleness.HELD_BACK).rows()
+    except query.Unavailable:  # no snapshot yet (the page says so), or one built before builds noted any
+        held = []
+    words = staleness.warning(staleness.failure(query.warehouse()), held)
+    if words is not None:  # an error's words can hold Markdown's marks: shown as they are
+        st.warning(fmt.plain(words), icon=":material/warning:")
