@@ -42,6 +42,8 @@ class Settings:
     sql_memory: str = "2GB"  # a query's cap (`banco sql`, the dashboard: nothing spills)
     sql_threads: int = 2
     sql_timeout_seconds: float = 30.0
+    sql_result_size: str = "256MB"  # what a query hands its caller to hold whole (the console, a table)
+    sql_result_rows: int = 1_000_000
     gaming_day: GamingDay = field(default_factory=GamingDay)  # its own defaults: UTC, opening at 06:00
     first_gaming_day: dt.date = dt.date(2020, 1, 1)
     nightly_at: dt.time = dt.time(2, 0)
@@ -153,6 +155,8 @@ VARIABLES: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "sql_memory": ("BANCO_SQL_MEMORY", _text),  # DuckDB reads it: a reader that cannot start says so
     "sql_threads": ("BANCO_SQL_THREADS", _above_zero(int, "a whole number")),
     "sql_timeout_seconds": ("BANCO_SQL_TIMEOUT_SECONDS", _above_zero(float, "a number")),
+    "sql_result_size": ("BANCO_SQL_RESULT_SIZE", _text),  # read as DuckDB reads BANCO_SQL_MEMORY: reader.py
+    "sql_result_rows": ("BANCO_SQL_RESULT_ROWS", _above_zero(int, "a whole number")),
     "first_gaming_day": ("BANCO_FIRST_GAMING_DAY", _checked(dt.date.fromisoformat, _any, "is a date (YYYY-MM-DD)")),
     "nightly_at": ("BANCO_NIGHTLY_AT", _checked(dt.time.fromisoformat, _any, "is a time of day (HH:MM)")),
     "max_tableau_violation_rate": (

@@ -1,16 +1,19 @@
 """The one way SQL a user wrote, and every dashboard query, reads the warehouse: the serving snapshot
 on a connection locked down before its first query, each query under a time limit.
 
-The connection is an in-memory DuckDB with the snapshot attached read-only: its settings are its
-own (a file opened twice in one process would share one instance and one configuration with the
-project's other readers). Before the query it is given the limits, its only file access (the
-warehouse's folder of Iceberg tables, whose Parquet files the views read) and then a locked
-configuration, so no statement can widen them; statements other than a query are refused up front
-(store.REFUSED).
+The connection (sandbox.connect) is an in-memory DuckDB with the snapshot attached read-only: its
+settings are its own (a file opened twice in one process would share one instance and one
+configuration with the project's other readers). It is given the limits, its only file access (the
+data files the snapshot's views name) and then a locked configuration, so no statement can widen them.
+A user's query is first checked (store.refusal: one query, no function that reads other files or
+shows the server), then runs in a process of its own whose address space is held to the memory cap
+(sandbox.py), killed at the time limit; its rows come back as an Arrow stream that `fetch` reads, no
+more of them than the result limits allow. The project's own queries run in this process.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -21,8 +24,8 @@ from typing import Any, TypeVar
 import duckdb
 
 from models import settings as project
-from models.warehouse import earlier
-from models.warehouse.location import Settings, register
+from models.warehouse import sandbox
+from models.warehouse.location import Settings
 from models.warehouse.store import EXTENSIONS, FILES, SETTINGS, WRITE, WarehouseError, published, refusal
 
 Result = TypeVar("Result")
@@ -36,67 +39,53 @@ class QueryError(WarehouseError):
 
 @dataclass(frozen=True)
 class Limits:
-    """What one query may use: DuckDB's memory cap (it does not spill to disk), its threads, and
-    its time before it is interrupted."""
+    """What one query may use: memory (DuckDB's cap, and its process's for a user's query: nothing
+    spills to disk), threads, time before it is stopped, and the bytes and rows of a result its
+    caller holds whole."""
 
     memory: str = project.DEFAULTS.sql_memory
     threads: int = project.DEFAULTS.sql_threads
     timeout_seconds: float = project.DEFAULTS.sql_timeout_seconds
+    result_size: str = project.DEFAULTS.sql_result_size
+    result_rows: int = project.DEFAULTS.sql_result_rows
 
     @classmethod
     def from_env(cls) -> Limits:
-        """The limits the settings set (BANCO_SQL_MEMORY, BANCO_SQL_THREADS, BANCO_SQL_TIMEOUT_SECONDS)."""
+        """The limits the settings set (BANCO_SQL_MEMORY, BANCO_SQL_THREADS, BANCO_SQL_TIMEOUT_SECONDS,
+        BANCO_SQL_RESULT_SIZE, BANCO_SQL_RESULT_ROWS)."""
         try:
-            settings = project.Settings.from_env()
+            s = project.Settings.from_env()
         except ValueError as error:  # a reader's caller (the dashboard) shows a WarehouseError's line
             raise WarehouseError(str(error)) from None
-        return cls(settings.sql_memory, settings.sql_threads, settings.sql_timeout_seconds)
+        return cls(s.sql_memory, s.sql_threads, s.sql_timeout_seconds, s.sql_result_size, s.sql_result_rows)
+
+
+def _bytes(size: str, limits: Limits, variable: str) -> int:
+    """`size` ("2GB", "500 MiB") in bytes, read as DuckDB reads its memory limit."""
+    try:
+        return _parsed(size)
+    except duckdb.Error as error:
+        given = f"BANCO_SQL_MEMORY={limits.memory!r}, BANCO_SQL_THREADS={limits.threads}"
+        given = given if variable == "BANCO_SQL_MEMORY" else f"{variable}={size!r}"
+        raise WarehouseError(f"cannot start a reader with {given}: {sandbox.line(error)}") from None
+
+
+@functools.cache
+def _parsed(size: str) -> int:
+    return duckdb.connect().sql("SELECT parse_formatted_bytes(?)", params=[size]).fetchall()[0][0]
 
 
 def connect(db: Path, limits: Limits, snapshot: Path | None = None) -> duckdb.DuckDBPyConnection:
     """The serving snapshot of the warehouse at `db` (or the file `snapshot` whose views read its
     tables at an earlier commit: travel.py), attached read-only to a locked connection."""
-    snapshot = snapshot or published(db)
-    config = {
-        "memory_limit": limits.memory,
-        "threads": limits.threads,
-        "temp_directory": "",  # nothing spills to disk: a query past the memory cap fails
-        "autoinstall_known_extensions": False,
-        "autoload_known_extensions": False,
-    }
     try:
-        con = duckdb.connect(":memory:", config=config)
-    except duckdb.Error as error:
-        raise WarehouseError(
-            f"cannot start a reader with BANCO_SQL_MEMORY={limits.memory!r}, BANCO_SQL_THREADS={limits.threads}: "
-            f"{_line(error)}"
-        ) from None
-    try:
-        register(con, db)  # an object store the views' files are on, before external access is off
-        con.execute(f"ATTACH '{_quoted(snapshot)}' AS banco (READ_ONLY)")
-        con.execute("USE banco")
-        if earlier.needed(con):  # its views read banco.lake/, which is no reader's to read
-            con.close()
-            raise WarehouseError(earlier.EARLIER.format(db=db))
-        # allowed_directories can only be set once the database runs, and only before external access is off
-        con.execute("SET allowed_directories = ?", [[readable(db)]])
-        con.execute("SET enable_external_access = false")
-        con.execute("SET lock_configuration = true")
-    except duckdb.Error as error:
-        con.close()
-        raise WarehouseError(f"cannot open {snapshot}: {_line(error)}") from None
-    return con
+        return sandbox.connect(snapshot or published(db), db, limits.memory, limits.threads, remote=_remote(db))
+    except sandbox.Unusable as error:
+        raise WarehouseError(str(error)) from None
 
 
-def readable(db: Path) -> str:
-    """The one folder a reader may read files in: the warehouse's tables (their views' data files)."""
-    settings = Settings.of(db)
-    folder = settings.local_folder
-    return f"{folder.resolve()}/" if folder is not None else f"{settings.warehouse_uri}/"
-
-
-def _quoted(path: Path) -> str:
-    return str(path).replace("'", "''")
+def _remote(db: Path) -> bool:
+    return Settings.of(db).local_folder is None
 
 
 def run(
@@ -110,44 +99,130 @@ def run(
     stop: Callable[[], bool] | None = None,
     user: bool = True,
     snapshot: Path | None = None,
+    whole: bool = True,
 ) -> Result:
-    """`fetch` of the relation `sql` gives, on a locked connection of its own, interrupted once it
-    runs past the time limit or `stop()` turns true. A `user` query is first checked to be a query,
-    and any error it meets is a QueryError of one line naming `where`; the project's own queries
-    (`user=False`) raise DuckDB's errors as they are, but for being stopped. `snapshot`: the file read
-    instead of the serving snapshot (connect)."""
+    """`fetch` of the relation `sql` gives, on a locked connection, stopped once it runs past the time
+    limit or `stop()` turns true. A `user` query is first checked, then run in a process of its own
+    (sandbox.py) whose rows `fetch` reads: at most BANCO_SQL_RESULT_SIZE of them, and
+    BANCO_SQL_RESULT_ROWS rows, when `fetch` holds them `whole`; else (it writes them out as they come)
+    at most that size per batch (sandbox.BATCH_ROWS). Any error it meets is a QueryError of one line
+    naming `where`. The project's own queries (`user=False`) run in this process and raise DuckDB's
+    errors as they are, but for being stopped. `snapshot`: the file read instead of the serving snapshot
+    (connect)."""
     limits = limits or Limits.from_env()
-    if user:
-        try:
-            refused = refusal(sql, where)
-        except duckdb.Error as error:
-            raise QueryError(f"SQL error: {_line(error)}") from None
-        if refused:
-            raise QueryError(refused)
+    if not user:
+        return _here(db, sql, fetch, where, params, limits, stop, snapshot)
+    try:
+        refused = refusal(sql, where)
+    except duckdb.Error as error:
+        raise QueryError(f"SQL error: {_line(error)}") from None
+    if refused:
+        raise QueryError(refused)
+    return _isolated(db, sql, fetch, where, params, limits, stop, snapshot, whole)
+
+
+def _here(db, sql, fetch, where, params, limits, stop, snapshot):
     con = connect(db, limits, snapshot)
 
-    def work() -> Result:
+    def work():
         relation = con.sql(sql, params=params or None)
         if relation is None:  # only a query returns rows, and only queries pass the check
-            raise QueryError(f"the statement returned no rows: {where} shows what a query returns")
+            raise QueryError(_NO_ROWS.format(where=where))
         return fetch(relation)
 
     try:
-        return _supervised(con, work, limits, stop)
-    except duckdb.Error as error:
-        if not user:
-            raise
-        raise QueryError(_explained(error, where, limits)) from None
+        return _supervised(con.interrupt, work, limits, stop)
     finally:
         con.close()
 
 
+_NO_ROWS = "the statement returned no rows: {where} shows what a query returns"
+
+
+def _isolated(db, sql, fetch, where, params, limits, stop, snapshot, whole):
+    memory = _bytes(limits.memory, limits, "BANCO_SQL_MEMORY")
+    size = _bytes(limits.result_size, limits, "BANCO_SQL_RESULT_SIZE")
+    snapshot = snapshot or published(db)
+    request = sandbox.Request(db, snapshot, sql, params, limits.memory, memory, limits.threads, _remote(db))
+    # where the child's rows arrive: a connection of this process, as locked as the child's
+    receiver = duckdb.connect(":memory:", config={**sandbox.LOCKED, "memory_limit": limits.memory, "threads": 1})
+    receiver.execute("SET enable_external_access = false; SET lock_configuration = true")
+    try:
+        child = sandbox.Child(request)
+    except BaseException:
+        receiver.close()
+        raise
+
+    def work():
+        return fetch(child.relation(receiver, size=size, rows=limits.result_rows if whole else None))
+
+    def interrupt() -> None:
+        child.kill()
+        receiver.interrupt()
+
+    try:
+        try:
+            result = _supervised(interrupt, work, limits, stop)
+        except QueryError:  # stopped at the time limit, or when asked
+            raise
+        except Exception as error:
+            failed = _failed(child, child.end(), error, where, limits, whole)
+            if failed is None:  # this process's own (a pipe closed under `banco sql | head`): as it is
+                raise
+            raise failed from None
+        ended = child.end()
+        if child.consumed and "ok" not in ended:  # the child failed after its last rows were read
+            raise _failed(child, ended, None, where, limits, whole) or QueryError("the query ended without its rows")
+        return result
+    finally:
+        child.close()
+        receiver.close()
+
+
+def _failed(
+    child: sandbox.Child, ended: dict[str, Any], error: Exception | None, where: str, limits: Limits, whole: bool
+) -> WarehouseError | None:
+    """The one-line error for a user's query that did not finish: the result limits the caller met,
+    else what the child said of its end, else DuckDB's error here; None for an error of this process's
+    own that none of them explains."""
+    past_the_cap = _MEMORY.format(memory=limits.memory)
+    if child.too_large == "rows":
+        return QueryError(
+            f"the result has more than {limits.result_rows:,} rows and was stopped (BANCO_SQL_RESULT_ROWS): "
+            "add a LIMIT, or write every row with `banco sql --format csv`"
+        )
+    if child.too_large == "size":
+        held = "the result is" if whole else f"{sandbox.BATCH_ROWS:,} rows of the result are"
+        return QueryError(
+            f"{held} larger than {limits.result_size} and was stopped (BANCO_SQL_RESULT_SIZE): "
+            "select fewer or narrower columns, or fewer rows"
+        )
+    if "unusable" in ended:
+        return WarehouseError(ended["unusable"])
+    if "none" in ended:
+        return QueryError(_NO_ROWS.format(where=where))
+    if "error" in ended:
+        kind = getattr(duckdb, ended["error"], None)
+        if isinstance(kind, type) and issubclass(kind, duckdb.Error):
+            return QueryError(_explained(kind(ended["message"]), where, limits))
+        if ended["error"] in ("MemoryError", "ArrowMemoryError") or "out of memory" in ended["message"].lower():
+            return QueryError(past_the_cap)
+        return QueryError(f"SQL error: {ended['message']}")
+    if "signal" in ended:  # killed by no one here: most likely an allocation past the cap that aborted
+        return QueryError(f"the query's process ended (signal {ended['signal']}): {past_the_cap}")
+    if "exit" in ended:
+        return QueryError(f"the query's process failed (exit status {ended['exit']}): {ended['said']}")
+    if isinstance(error, duckdb.Error):
+        return QueryError(_explained(error, where, limits))
+    return None
+
+
 def _supervised(
-    con: duckdb.DuckDBPyConnection, work: Callable[[], Result], limits: Limits, stop: Callable[[], bool] | None
+    interrupt: Callable[[], None], work: Callable[[], Result], limits: Limits, stop: Callable[[], bool] | None
 ) -> Result:
-    """`work()`, which runs on `con`, on a thread of its own while this one watches the clock, `stop`
-    and Ctrl-C (which reaches only this thread, never one held inside a DuckDB query), and interrupts
-    `con` at the first of them."""
+    """`work()` on a thread of its own while this one watches the clock, `stop` and Ctrl-C (which
+    reaches only this thread, never one held inside a DuckDB query), and calls `interrupt` at the
+    first of them."""
     outcome: dict[str, Any] = {}
     finished = threading.Event()  # not Thread.join: a join Ctrl-C broke may return before its thread ends
 
@@ -170,18 +245,21 @@ def _supervised(
                 why = "the query was stopped: the page that ran it was closed or ran again"
             else:
                 continue
-            con.interrupt()
+            interrupt()
     except KeyboardInterrupt:
         # again until the thread ends: a query the thread had not begun yet misses the first one
-        con.interrupt()
+        interrupt()
         while not finished.wait(POLL_SECONDS):
-            con.interrupt()
+            interrupt()
         raise
     if "error" not in outcome:
         return outcome["value"]
-    if isinstance(outcome["error"], duckdb.InterruptException):
+    if why is not None or isinstance(outcome["error"], duckdb.InterruptException):
         raise QueryError(why or "the query was interrupted") from None
     raise outcome["error"]
+
+
+_MEMORY = "the query needed more than {memory} of memory and was stopped (BANCO_SQL_MEMORY)"
 
 
 def _explained(error: duckdb.Error, where: str, limits: Limits) -> str:
@@ -195,9 +273,8 @@ def _explained(error: duckdb.Error, where: str, limits: Limits) -> str:
     if "read-only" in lowered or "read only" in lowered:
         return WRITE.format(where=where)
     if isinstance(error, duckdb.OutOfMemoryException):
-        return f"the query needed more than {limits.memory} of memory and was stopped (BANCO_SQL_MEMORY)"
+        return _MEMORY.format(memory=limits.memory)
     return f"SQL error: {message}"
 
 
-def _line(error: Exception) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+_line = sandbox.line

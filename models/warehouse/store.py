@@ -10,6 +10,7 @@ and the data files its views name, undisturbed.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 import shutil
@@ -291,11 +292,10 @@ WRITE = "{where} is read-only: it runs queries on the serving snapshot, never wr
 FILES = "file access is not allowed in {where}: it reads the warehouse only"
 DATABASES = "attaching or detaching databases is not allowed in {where}"
 EXTENSIONS = "installing or loading extensions is not allowed in {where}"
-SETTINGS = (
-    "settings cannot be changed in {where}: its limits are fixed "
-    "(BANCO_SQL_MEMORY, BANCO_SQL_THREADS, BANCO_SQL_TIMEOUT_SECONDS)"
-)
+SETTINGS = "settings cannot be changed in {where}: its limits are fixed (the BANCO_SQL_* settings)"
 QUERIES_ONLY = "{where} runs queries only (SELECT, WITH, FROM, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN)"
+SERVER = "{name} is not allowed in {where}: it shows the server, not the warehouse"
+FUNCTIONS = "the table function {name}() is not allowed in {where}: docs/warehouse.md lists those it allows"
 _type = duckdb.StatementType
 REFUSED = {
     _type.INSERT: WRITE, _type.UPDATE: WRITE, _type.DELETE: WRITE, _type.MERGE_INTO: WRITE, _type.CREATE: WRITE,
@@ -323,9 +323,32 @@ def refusal(sql: str, where: str) -> str | None:
         return QUERIES_ONLY.format(where=where)
 
 
+#: The table functions a query may call: rows made up (range, unnest), JSON taken apart, the catalog
+#: that describes the warehouse, and the data files of the snapshot's views read by name (meta.snapshots
+#: lists them; DuckDB refuses any other file: sandbox.connect). The others read other files, run SQL
+#: given as text (query, query_table), or show the server.
+TABLE_FUNCTIONS = frozenset({
+    "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree", "summary",
+    "read_parquet", "parquet_scan", "parquet_metadata", "parquet_schema", "parquet_file_metadata",
+    "parquet_kv_metadata", "parquet_full_metadata", "parquet_bloom_probe",
+    "duckdb_columns", "duckdb_tables", "duckdb_views", "duckdb_schemas", "duckdb_types", "duckdb_functions",
+    "duckdb_keywords", "duckdb_constraints", "duckdb_indexes", "duckdb_sequences", "duckdb_dependencies",
+    "duckdb_optimizers", "duckdb_memory", "pragma_table_info", "table_info", "pragma_show", "show",
+    "show_tables", "show_tables_expanded", "show_databases", "pragma_version", "version", "pragma_platform",
+    "platform", "pragma_collations", "collations", "pg_timezone_names", "icu_calendar_names", "test_all_types",
+    "histogram", "histogram_values",
+})  # fmt: skip
+#: Catalog views and functions, of any kind, that show the server's paths: the attached file's, and
+#: the settings' values (the files a reader may read, the home and secret folders).
+SHOWS_THE_SERVER = frozenset({
+    "duckdb_databases", "pragma_database_list", "database_list", "duckdb_settings", "pg_settings",
+    "current_setting", "duckdb_logs", "duckdb_logs_parsed", "duckdb_log_contexts",
+})  # fmt: skip
+
+
 def _refusal(statement, where: str, explained: bool) -> str | None:
     if statement.type == _type.SELECT:
-        return None
+        return _reaches(statement.query, where)
     if statement.type == _type.EXPLAIN and not explained:
         match = EXPLAINED.fullmatch(statement.query)
         inner = duckdb.extract_statements(match["statement"]) if match else []
@@ -333,6 +356,48 @@ def _refusal(statement, where: str, explained: bool) -> str | None:
     if statement.type == _type.PRAGMA and statement.query.lstrip().upper().startswith("IMPORT"):
         return FILES.format(where=where)  # IMPORT DATABASE is a PRAGMA
     return REFUSED.get(statement.type, QUERIES_ONLY).format(where=where)
+
+
+def _reaches(query: str, where: str) -> str | None:
+    """Why `where` refuses a query for a function or view it names, or None: read off DuckDB's own
+    parse of it (json_serialize_sql), wherever it is named (a subquery, a CTE, a join)."""
+    con = duckdb.connect()
+    try:
+        tree = json.loads(con.sql("SELECT json_serialize_sql(?)", params=[query]).fetchall()[0][0])
+    finally:
+        con.close()
+    if tree.get("error"):  # a query DuckDB cannot write out is one it cannot vouch for
+        return QUERIES_ONLY.format(where=where)
+    named: dict[str, set[str]] = {"TABLE_FUNCTION": set(), "FUNCTION": set(), "BASE_TABLE": set()}
+    _names(tree["statements"], named)
+    for name in sorted(named["TABLE_FUNCTION"] - TABLE_FUNCTIONS):
+        if name in SHOWS_THE_SERVER:
+            return SERVER.format(name=f"{name}()", where=where)
+        reads = name.startswith("read_") or name in ("glob", "sniff_csv")
+        return (FILES if reads else FUNCTIONS).format(name=name, where=where)
+    if any("/" in name for name in named["BASE_TABLE"]):  # a file's name: `FROM 'x/y.parquet'`
+        return FILES.format(where=where)
+    for name in sorted((named["FUNCTION"] | named["BASE_TABLE"]) & SHOWS_THE_SERVER):
+        return SERVER.format(name=name, where=where)
+    return None
+
+
+def _names(node, named: dict[str, set[str]]) -> None:
+    """Into `named`, by kind: the table functions, the other functions, and the tables or views `node` names."""
+    if isinstance(node, list):
+        for item in node:
+            _names(item, named)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("type") == "TABLE_FUNCTION" and isinstance(node.get("function"), dict):
+        named["TABLE_FUNCTION"].add(str(node["function"].get("function_name", "")).lower())
+    elif node.get("class") == "FUNCTION":
+        named["FUNCTION"].add(str(node.get("function_name", "")).lower())
+    elif node.get("type") == "BASE_TABLE":
+        named["BASE_TABLE"].add(str(node.get("table_name", "")).lower())
+    for value in node.values():
+        _names(value, named)
 
 
 #: DuckDB types Polars can neither take in nor write out: they are shown as DuckDB's text for them.

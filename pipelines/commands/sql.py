@@ -50,9 +50,11 @@ def run(args: argparse.Namespace) -> int:
         "csv": _write_csv,
         "json": _write_json,
     }[args.format]
+    # CSV, JSON and a table of its first rows take the rows as they come; the others hold them all
+    whole = args.format == "markdown" or (args.format == "table" and not args.max_rows)
     db = Path(args.db)
     if args.as_of is None:
-        result = reader.run(db, args.query, fetch, where=WHERE)
+        result = reader.run(db, args.query, fetch, where=WHERE, whole=whole)
     else:
         from models.warehouse import travel  # the Iceberg library, for this read alone
 
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{WHERE}: reading the tables at {commit.describe()}", file=sys.stderr)
         with tempfile.TemporaryDirectory(prefix="banco-sql-") as folder:
             scratch = travel.snapshot_file(db, commit, Path(folder))
-            result = reader.run(db, args.query, fetch, where=WHERE, snapshot=scratch)
+            result = reader.run(db, args.query, fetch, where=WHERE, snapshot=scratch, whole=whole)
     if args.format == "table" and result.names == EXPLAIN:
         print("\n".join(value for _, value in result.rows))  # the plan DuckDB drew, as its shell prints it
     elif args.format == "table":

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from dashboards import query
 from tests.dashboards.servers import chromium, free_port, running
 from tests.dashboards.test_pages import APP, open_app
-from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack, stored
+from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, GIB, Peak, attack, stored
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
@@ -79,6 +79,28 @@ def test_a_third_console_query_at_once_is_told_to_wait(console, monkeypatch):
     assert not at.error and at.dataframe[0].value["two"].tolist() == [2]
 
 
+@pytest.mark.parametrize(
+    ("sql", "says"),
+    [
+        ("SELECT unnest(range(1000000000))", "the query needed more than 2GB of memory and was stopped"),
+        ("SELECT range(60000000) AS r", "the result is larger than 256MB and was stopped (BANCO_SQL_RESULT_SIZE)"),
+    ],
+)
+def test_a_query_past_the_memory_cap_leaves_the_server_as_it_was(console, sql, says):
+    """Finding 5 of issue #33: `range(6e7)` took the Streamlit server from 502 MB to 3.85 GB. Now the query
+    runs in a process of its own held to the cap and 0.5 GB, the server takes no more of a result than
+    BANCO_SQL_RESULT_SIZE, and the page says why in one line, within seconds."""
+    started = time.monotonic()
+    with Peak() as peak:
+        at = ask(console, sql)
+    assert not at.exception and not at.dataframe and len(at.error) == 1 and at.error[0].value.startswith(says)
+    assert "\n" not in at.error[0].value
+    assert time.monotonic() - started < 10
+    assert peak.grown < 0.3 * GIB and peak.children < 2.5e9, (peak.grown, peak.children)
+    at = ask(at, "SELECT 42 AS answer")  # the next query runs as usual
+    assert not at.error and at.dataframe[0].value["answer"].tolist() == [42]
+
+
 def test_a_page_query_past_the_time_limit_is_a_message(warehouse, monkeypatch):
     """The pages' own queries run under the same limit: stopped, they become the pages' message."""
     monkeypatch.setenv("BANCO_SQL_TIMEOUT_SECONDS", "1")
@@ -93,9 +115,22 @@ def test_a_page_query_past_the_time_limit_is_a_message(warehouse, monkeypatch):
 
 
 def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User and system CPU time so far of a process and of those it started (a console query runs in a
+    process of its own): the ones running, and the ones ended and waited for."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # ended while counted
+        return 0.0
+    own = sum(int(field) for field in fields[11:15])  # utime, stime, and the waited-for children's
+    running = [int(child) for task in Path(f"/proc/{pid}/task").glob("*") for child in _children(task)]
+    return own / os.sysconf("SC_CLK_TCK") + sum(map(cpu_seconds, running))
+
+
+def _children(task: Path) -> list[str]:
+    try:
+        return (task / "children").read_text().split()
+    except OSError:
+        return []
 
 
 #: Cores a server running the cross join uses at the least: with the suite's four workers sharing two
