@@ -15,10 +15,10 @@ from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
 
-#: The table-day whose count overflows: FILLS fills of FILL each, every one within any per-row bound,
+#: The table-day whose count overflows: FILLS fills of FILL each, every one within its per-row bound,
 #: together 2 x 10^16, past the count's CENTS (Decimal(18, 2): below 10^16).
 TABLE, DAY = "T01", dt.date(2026, 11, 1)
-FILLS, FILL = 20_000, "1000000000000.00"
+FILLS, FILL = 20_000, "999999999999.99"  # the largest event amount (models/contract.py)
 
 
 def built(root: Path) -> Path:
