@@ -113,13 +113,13 @@ def db(tmp_path_factory):
 
 class Peak:
     """The most memory this process came to hold while the `with` block ran, beyond what it held before
-    (`grown`), and the largest resident set of a process it started meanwhile (`children`): Linux's
-    exact peak of the children waited for, when one of them beat every earlier child's, else the
-    largest sampled every few milliseconds."""
+    (`grown`), and the most a process it started meanwhile came to hold (`children`): each child's own
+    peak since its exec (VmHWM), sampled every few milliseconds. (Linux's peak of the children waited
+    for, ru_maxrss, keeps this process's own peak across a child's fork and exec: a pytest worker that
+    grew to 2 GB would pass it on.)"""
 
     def __enter__(self) -> Peak:
         self.before, self.grown, self.sampled, self._done = _resident(), 0, 0, threading.Event()
-        self._earlier = _children_peak()
         self._watch = threading.Thread(target=self._sample, daemon=True)
         self._watch.start()
         return self
@@ -127,13 +127,12 @@ class Peak:
     def _sample(self) -> None:
         while not self._done.wait(0.005):
             self.grown = max(self.grown, _resident() - self.before)
-            self.sampled = max([self.sampled, *map(_resident, _children())])
+            self.sampled = max([self.sampled, *map(_high_water, _children())])
 
     def __exit__(self, *exc) -> None:
         self._done.set()
         self._watch.join()
-        after = _children_peak()
-        self.children = after if after > self._earlier else self.sampled
+        self.children = self.sampled
 
 
 def _resident(pid: int | str = "self") -> int:
@@ -154,8 +153,13 @@ def _children() -> list[str]:
     return found
 
 
-def _children_peak() -> int:
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+def _high_water(pid: str) -> int:
+    """The most the process has held since its exec (VmHWM), in bytes; 0 once it ended."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmHWM:")), 0)
 
 
 @pytest.mark.parametrize("name", ATTACKS)
