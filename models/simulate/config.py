@@ -17,7 +17,7 @@ from models.simulate.advantage import ADVANTAGE_KINDS
 MAX_SEATS = 14
 #: `banco simulate`'s ceilings: past them one run would hold more than 4 GB or take more than a minute on
 #: two busy cores (measured in docs/simulator.md#ceilings). The model itself deals any size.
-MAX_SHOES = 200_000  # about 10 s and 0.8 GB at 7 seats, 400 MB of Parquet
+MAX_SHOES = 50_000  # 500 tables of 14 seats, every game, CSV, every fault: 26 s, 3.2 GB, 2 GB of files
 #: With advantage players, fewer: a perfect player works out the side bets' exact edges at every coup.
 MAX_ADVANTAGE_SHOES = 3_000
 MAX_TABLES = 500  # the player pool and every day's seating grow with tables x seats
