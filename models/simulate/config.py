@@ -15,6 +15,12 @@ from models.settings import DEFAULTS
 from models.simulate.advantage import ADVANTAGE_KINDS
 
 MAX_SEATS = 14
+#: `banco simulate`'s ceilings: past them one run would hold more than 4 GB or take more than a minute on
+#: two busy cores (measured in docs/simulator.md#ceilings). The model itself deals any size.
+MAX_SHOES = 50_000  # 500 tables of 14 seats, every game, CSV, every fault: 26 s, 3.2 GB, 2 GB of files
+#: With advantage players, fewer: a perfect player works out the side bets' exact edges at every coup.
+MAX_ADVANTAGE_SHOES = 3_000
+MAX_TABLES = 500  # the player pool and every day's seating grow with tables x seats
 DEFAULT_MAIN_MIX = {"banker": 0.50, "player": 0.40, "tie": 0.10}
 DEFAULT_SIDE_MIX = {
     "player_pair": 0.04,

@@ -38,15 +38,26 @@ ENDS = ("goal", "stop-loss", "ruin", "horizon")
 _REPRESENTATIVE = {"B": Coup(0, 7, 2, 2), "P": Coup(7, 0, 2, 2), "T": Coup(5, 5, 2, 2)}
 
 
-class TooLarge(ValueError):
-    """The chain outgrew its cap on live (state, result) pairs: the question needs a back-test."""
+#: The fast walk's guards on its time, beside its cap on live pairs (`max_states`), which bounds its memory.
+#: A system state met for the first time is worked out in Python (about 15 us: Labouchere meets millions),
+#: a live pair costs 30 to 70 ns a coup; both chosen so a walk ends within a minute on two busy cores
+#: (docs/systems.md#ceilings).
+MAX_SYSTEM_STATES = 1_000_000
+MAX_PAIR_COUPS = 400_000_000
+#: Money is whole ticks in int64: every amount, times the largest net and the coups, stays below this.
+MAX_TICKS = 2**62
 
-    def __init__(self, system: str, max_states: int, coup: int):
-        self.system, self.max_states, self.coup = system, max_states, coup
-        super().__init__(
-            f"{system}: over {max_states:,} states by coup {coup}; too large for an exact chain: "
-            "back-test it on shoes instead"
-        )
+
+class TooLarge(ValueError):
+    """The chain outgrew one of its caps (`reason` says which): the question needs a back-test."""
+
+    def __init__(self, system: str, reason: str):
+        self.system, self.reason = system, reason
+        super().__init__(f"{system}: {reason}; too large for an exact chain: back-test it on shoes instead")
+
+    @classmethod
+    def past(cls, system: str, limit: int, what: str, coup: int) -> TooLarge:
+        return cls(system, f"passes {limit:,} {what} by coup {coup}")
 
 
 @dataclass(frozen=True)
@@ -254,7 +265,7 @@ class _Chain:
                             parts[self._next(state, outcome, num, was_capped)].append((after[keep], moved[keep]))
             live = {state: _merge(chunks) for state, chunks in parts.items()}
             if sum(len(r) for r, _ in live.values()) > self.max_states:
-                raise TooLarge(self.system.name, self.max_states, n + 1)
+                raise TooLarge.past(self.system.name, self.max_states, "states", n + 1)
             done.append(absorbed)
             bets.append(step_bets)
             wagered.append(step_wagered)
@@ -265,8 +276,8 @@ class _Interned:
     """The system states met so far, numbered: each one's stake and side, and (filled as states are met)
     the state after each event of a coup, uncapped and capped."""
 
-    def __init__(self, system: System, bet: str, events: int):
-        self.system, self.bet, self.events = system, bet, events
+    def __init__(self, system: System, bet: str, events: int, most: int = MAX_SYSTEM_STATES):
+        self.system, self.bet, self.events, self.most = system, bet, events, most
         self.key = getattr(system, "key", lambda state: state)
         self.states: list = []
         self.number: dict = {}
@@ -295,10 +306,13 @@ class _Interned:
         self.side = np.concatenate([self.side, new[:, 1].astype(np.int8)])
         self.next = np.concatenate([self.next, np.full((len(new), self.events, 2), -1, np.int64)])
 
-    def moves(self, present: np.ndarray, events: list) -> None:
-        """Work out the next states of the `present` states (numbers) wherever not done yet."""
+    def moves(self, present: np.ndarray, events: list, coup: int) -> None:
+        """Work out the next states of the `present` states (numbers) wherever not done yet; `TooLarge`
+        once more than `most` states are met (checked as they come: one coup can meet millions)."""
         todo = present[self.next[present, 0, 0] < 0]
         for s in todo.tolist():
+            if len(self.states) > self.most:
+                raise TooLarge.past(self.system.name, self.most, "system states", coup)
             state, side = self.states[s], int(self.side[s])
             for e, (outcome, nets) in enumerate(events):
                 net = None if side < 0 else nets[side]
@@ -312,15 +326,24 @@ class _FastChain:
     state (a number into `_Interned`), the result in ticks and the probability, equal (state, result)
     pairs merged after each coup. The same walk as `_Chain` (its exact twin), at array speed."""
 
-    def __init__(self, system: System, bet: str, table: Table, odds: CoupOdds, max_states: int):
-        self.system, self.table, self.max_states = system, table, max_states
+    def __init__(
+        self,
+        system: System,
+        bet: str,
+        table: Table,
+        odds: CoupOdds,
+        max_states: int,
+        max_system_states: int = MAX_SYSTEM_STATES,
+        max_pair_coups: int = MAX_PAIR_COUPS,
+    ):
+        self.system, self.table, self.max_states, self.max_pair_coups = system, table, max_states, max_pair_coups
         self.events = [(outcome, nets) for outcome, _, nets in odds.events]
         self.weights = [float(weight) for _, weight, _ in odds.events]
         # each event's net per unit on B, P, T, and 0 for sitting out (side -1: the last column)
         nets = [[*nets, Fraction(0)] for _, nets in self.events]
         self.num = np.array([[net.numerator for net in row] for row in nets], np.int64)
         self.den = np.array([[net.denominator for net in row] for row in nets], np.int64)
-        self.interned = _Interned(system, bet, len(self.events))
+        self.interned = _Interned(system, bet, len(self.events), max_system_states)
 
     def walk(self, coups: int):
         """Yield before each coup n (and after the last): n, the live sessions (states, results,
@@ -339,11 +362,11 @@ class _FastChain:
             states, results, weights = states[:0], results[:0], weights[:0]
         interned.of(interned.key(self.system.start()))
         interned.grow()
-        bets, wagered = 0.0, np.zeros(3)
+        bets, wagered, walked = 0.0, np.zeros(3), 0
         for n in range(coups):
             yield n, (states, results, weights), absorbed, bets, wagered
             present = states[np.flatnonzero(np.diff(states, prepend=-1))]  # sorted: each state once
-            interned.moves(present, self.events)
+            interned.moves(present, self.events, n + 1)
             states, results, weights, codes, ended, moved, betting, staked = kernel.step(
                 states, results, weights, interned.units, interned.side, interned.next,
                 weights_of_events, self.num, self.den, money, has,
@@ -354,8 +377,27 @@ class _FastChain:
                 if hit.any():
                     absorbed = {**absorbed, name: _merge([absorbed[name], (ended[hit], moved[hit])])}
             if len(states) > self.max_states:
-                raise TooLarge(self.system.name, self.max_states, n + 1)
+                raise TooLarge.past(self.system.name, self.max_states, "states", n + 1)
+            walked += len(states)
+            if walked > self.max_pair_coups:
+                raise TooLarge.past(
+                    self.system.name, self.max_pair_coups, "states walked (live states summed over the coups)", n + 1
+                )
         yield coups, (states, results, weights), absorbed, bets, wagered
+
+
+def _fits(system: System, table: Table, odds: CoupOdds, scale: Fraction, coups: int) -> None:
+    """`TooLarge` when a result could pass the walk's int64 ticks: the largest amount, times the largest
+    net plus one, times the coups plus one."""
+    amounts = (table.unit, table.max_bet, table.min_bet, table.bankroll, table.goal, table.stop_loss)
+    largest = max(abs(amount) for amount in amounts if amount is not None)
+    net = max(abs(value) for _, _, nets in odds.events for value in nets)
+    if largest * (net + 1) * (coups + 1) >= MAX_TICKS:
+        raise TooLarge(
+            system.name,
+            f"counts money in ticks of {_as_decimal(scale)}, and these amounts over {coups:,} coups pass "
+            "64-bit whole numbers of them (use fewer decimal places or smaller amounts)",
+        )
 
 
 def _coup_odds(p, payout, game: Game, decks: int, table: PayTable) -> CoupOdds:
@@ -475,8 +517,12 @@ def session_distributions(
     table: PayTable = DEFAULT_PAYTABLE,
     exact: bool = False,
     max_states: int = 4_000_000,
+    max_system_states: int = MAX_SYSTEM_STATES,
+    max_pair_coups: int = MAX_PAIR_COUPS,
 ) -> dict[int, Exact]:
-    """`session_distribution` at several session lengths from one walk of the chain: {coups: Exact}."""
+    """`session_distribution` at several session lengths from one walk of the chain: {coups: Exact}.
+    The fast walk stops (`TooLarge`) past `max_states` live pairs, `max_system_states` system states or
+    `max_pair_coups` live pairs summed over the coups."""
     system = system_of(system)
     side = side_letter(bet)
     odds = _coup_odds(p, payout, game, decks, table)
@@ -489,9 +535,10 @@ def session_distributions(
     if wanted[0] < 0:
         raise ValueError("a session length is a number of coups, 0 or more")
     scale = _tick(limits, odds)
+    _fits(system, Table.of(limits, scale), odds, scale, wanted[-1])
     out = {}
     if not exact:  # the fast walk; `_Chain` with exact=True is its reference twin
-        fast = _FastChain(system, side, Table.of(limits, scale), odds, max_states)
+        fast = _FastChain(system, side, Table.of(limits, scale), odds, max_states, max_system_states, max_pair_coups)
         for n, live, absorbed, bets, wagered in fast.walk(wanted[-1]):
             if n in wanted:
                 out[n] = _summarise_fast(system, side, limits, odds, scale, n, live, absorbed, bets, wagered)
@@ -515,13 +562,17 @@ def session_distribution(
     table: PayTable = DEFAULT_PAYTABLE,
     exact: bool = False,
     max_states: int = 4_000_000,
+    max_system_states: int = MAX_SYSTEM_STATES,
+    max_pair_coups: int = MAX_PAIR_COUPS,
 ) -> Exact:
     """The exact distribution of one session's result: `system` backing `bet` for `limits.coups`
     coups or until its goal, stop-loss or ruin. `p` is (p_banker, p_player, p_tie) with `payout`
-    {side: net per unit on a win}, or a CoupOdds; by default the exact odds of a full `decks` shoe."""
+    {side: net per unit on a win}, or a CoupOdds; by default the exact odds of a full `decks` shoe.
+    The caps: as `session_distributions`."""
     return session_distributions(
-        system, bet, limits, p, payout, game=game, decks=decks, table=table, exact=exact, max_states=max_states
-    )[limits.coups]
+        system, bet, limits, p, payout, game=game, decks=decks, table=table, exact=exact, max_states=max_states,
+        max_system_states=max_system_states, max_pair_coups=max_pair_coups,
+    )[limits.coups]  # fmt: skip
 
 
 def cumulative(exact: Exact) -> tuple[np.ndarray, np.ndarray]:

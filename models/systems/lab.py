@@ -36,6 +36,11 @@ WAREHOUSE_SHOES = (
 )
 #: The exact chain's cap on live (state, result) pairs (models/systems/exact.py; about 0.7 GB at most).
 MAX_STATES = 4_000_000
+#: What a question may ask for, so it holds under 4 GB and answers or refuses within a minute on two busy
+#: cores (measured in docs/systems.md#ceilings); `banco systems` refuses more in one line.
+MAX_STATES_CEILING = 8_000_000  # live pairs: a pattern follower holds 2 GB at 8 million
+MAX_COUPS = 100_000  # a session's length: each coup of the walk costs about 50 us even with no live pair
+MAX_SHOES = 2_000  # shoes to back-test on: a pattern follower plays about 5 ms a shoe
 #: Bins the chart sorts the results into (a Martingale's session has thousands of distinct results).
 CHART_BINS = 60
 
@@ -74,11 +79,19 @@ def odds(game: Game, decks: int) -> dict[str, Any]:
 
 def exact(question: Question, max_states: int | None = None):
     """The exact distribution of the session's result on a full shoe's exact odds (models/systems/exact.py);
-    `exacts.TooLarge` past `max_states` (default MAX_STATES) live (state, result) pairs."""
-    return exacts.session_distribution(
+    `exacts.TooLarge` past `max_states` (default MAX_STATES) live (state, result) pairs, or past the
+    chain's other caps."""
+    return exact_walks(question, max_states)[question.limits.coups]
+
+
+def exact_walks(question: Question, max_states: int | None = None, lengths: Iterable[int] = ()) -> dict[int, Any]:
+    """`exact` at the session's length and at each of `lengths` (shoes of a back-test shorter than the
+    session, for `backtested`), from one walk of the chain: {coups: Exact}."""
+    return exacts.session_distributions(
         question.system,
         question.bet,
         question.limits,
+        horizons={question.limits.coups, *lengths},
         game=question.game,
         decks=question.decks,
         max_states=MAX_STATES if max_states is None else max_states,
@@ -87,10 +100,7 @@ def exact(question: Question, max_states: int | None = None):
 
 def too_large(error: exacts.TooLarge) -> str:
     """One line for a question whose exact chain is too large."""
-    return (
-        f"the exact distribution is too large for these settings ({error.system} passes {error.max_states:,} "
-        f"states by coup {error.coup})"
-    )
+    return f"the exact distribution is too large for these settings ({error.system} {error.reason})"
 
 
 def exact_or_note(question: Question, max_states: int | None = None) -> tuple[Any, str | None]:
@@ -187,9 +197,11 @@ def summary(
     tested: pl.DataFrame | None = None,
     source: str | None = None,
     note: str | None = None,
+    walks: Mapping[int, Any] | None = None,
 ) -> dict:
     """The question, its exact answer and (when given) the back-test's, as plain JSON-able data; `result`
-    None (`exact` null) with `note` saying why when the chain was too large."""
+    None (`exact` null) with `note` saying why when the chain was too large; `walks` from `exact_walks`
+    spare the back-test a second walk."""
     o = odds(question.game, question.decks)
     limits = question.limits
     out: dict[str, Any] = {
@@ -206,7 +218,7 @@ def summary(
     if result is None:
         out["exact_omitted"] = note or "the exact distribution is omitted"
     if tested is not None:
-        out["backtest"] = backtested(tested, result, question, source)
+        out["backtest"] = backtested(tested, result, question, source, walks)
     return out
 
 
@@ -236,8 +248,11 @@ def figures(result, question: Question) -> dict[str, Any]:
     }
 
 
-def backtested(tested: pl.DataFrame, result, question: Question, source: str | None) -> dict[str, Any]:
-    """The back-test's sessions summed: bands beside the exact ones, with each share's z."""
+def backtested(
+    tested: pl.DataFrame, result, question: Question, source: str | None, walks: Mapping[int, Any] | None = None
+) -> dict[str, Any]:
+    """The back-test's sessions summed: bands beside the exact ones, with each share's z (for shoes shorter
+    than the session, from `walks` when they hold those lengths)."""
     shares = sampled_bands(tested["result"].to_list(), question.limits)
     n = tested.height
     lengths = tested["coups"].to_list()
@@ -245,7 +260,7 @@ def backtested(tested: pl.DataFrame, result, question: Question, source: str | N
     if result is None:
         expected = {}
     elif shorter:  # shoes shorter than the session: exact for each shoe's own length, mixed as they come
-        expected = exact_bands(_mixture(question, lengths), question.limits)
+        expected = exact_bands(_mixture(question, lengths, walks), question.limits)
     else:
         expected = exact_bands(result.distribution, question.limits)
     rows = []
@@ -266,14 +281,16 @@ def backtested(tested: pl.DataFrame, result, question: Question, source: str | N
     }
 
 
-def _mixture(question: Question, lengths: Sequence[int]) -> dict[float, float]:
-    """The exact distribution of a session as long as each shoe (backtest.exact_mixture), from one walk."""
+def _mixture(question: Question, lengths: Sequence[int], walks: Mapping[int, Any] | None = None) -> dict[float, float]:
+    """The exact distribution of a session as long as each shoe (backtest.exact_mixture), from one walk:
+    `walks` when they hold every length, else a walk of its own."""
     from models.systems import backtest as backtests  # written beside this module
 
-    walks = exacts.session_distributions(
-        question.system, question.bet, question.limits, horizons=set(lengths), game=question.game,
-        decks=question.decks, max_states=MAX_STATES,
-    )  # fmt: skip
+    if walks is None or not set(lengths) <= set(walks):
+        walks = exacts.session_distributions(
+            question.system, question.bet, question.limits, horizons=set(lengths), game=question.game,
+            decks=question.decks, max_states=MAX_STATES,
+        )  # fmt: skip
     return backtests.exact_mixture(walks, lengths)
 
 

@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
+#: The command line's ceiling on shards (`banco simulate --shards`, `banco cluster up --shards`): a run's
+#: tables are spread over at most this many; each file written looks every table's shard up among them.
+MAX_SHARDS = 64
+
 
 @dataclass(frozen=True)
 class Sharding:

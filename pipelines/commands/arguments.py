@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+from collections.abc import Callable
 
 from models.game.games import Game
+from models.simulate.config import MAX_ADVANTAGE_SHOES
+
+#: The demo `banco up` and `banco cluster up` deal when nothing has landed: six tables of eight shoes a day
+#: with advantage players (the `simulated_shoes` asset's defaults), within `banco simulate`'s ceiling on such
+#: shoes (docs/simulator.md#ceilings).
+MAX_DEMO_DAYS = MAX_ADVANTAGE_SHOES // (6 * 8)
 
 
 def date(text: str) -> dt.date:
@@ -24,3 +31,26 @@ def game(text: str) -> Game:
 
 def games(text: str) -> tuple[Game, ...]:
     return tuple(game(name) for name in text.split(",") if name.strip())
+
+
+def whole(low: int | None = None, high: int | None = None, *, ceiling: str = "") -> Callable[[str], int]:
+    """An argument type: a whole number from `low` to `high` (an open end for None). `ceiling` says where
+    the documented reason for `high` is; past it the one line names both."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if low is not None and value < low:
+            raise argparse.ArgumentTypeError(f"a whole number from {low}, got {text!r}")
+        if high is not None and value > high:
+            why = f" (the ceiling: {ceiling})" if ceiling else ""
+            raise argparse.ArgumentTypeError(f"at most {high:,}{why}, got {value:,}")
+        return value
+
+    return parse
+
+
+def demo_days(text: str) -> int:
+    return whole(1, MAX_DEMO_DAYS, ceiling="docs/simulator.md#ceilings")(text)

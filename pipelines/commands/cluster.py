@@ -11,9 +11,10 @@ from pathlib import Path
 
 from models.settings import DEFAULTS, Settings
 from models.warehouse.ingest import expand
-from models.warehouse.shards import Sharding
+from models.warehouse.shards import MAX_SHARDS, Sharding
 from pipelines.cluster import processes, servers
 from pipelines.cluster.environment import dagster_home, environment
+from pipelines.commands import arguments
 from pipelines.services import Service, ServiceError, port_free, supervised, wait_until_healthy
 
 DEFAULT_FOLDER = "data/cluster"
@@ -38,9 +39,12 @@ def add_up_arguments(parser: argparse.ArgumentParser, settings: Settings) -> Non
                         f"each time (default {DEFAULT_FOLDER}; the S3 server keeps its objects in memory)")  # fmt: skip
     parser.add_argument("--landing", type=Path, default=settings.landing, help="folder of incoming round logs "
                         f"(default: $BANCO_LANDING, else {DEFAULTS.landing})")  # fmt: skip
-    parser.add_argument("--shards", type=int, default=settings.shards,
-                        help=f"shards of tables (default: $BANCO_SHARDS, else {DEFAULTS.shards})")  # fmt: skip
-    parser.add_argument("--demo-days", type=int, default=DEMO_DAYS, help="days of demo play when nothing has landed")
+    parser.add_argument("--shards", type=arguments.whole(high=MAX_SHARDS, ceiling="docs/simulator.md#ceilings"),
+                        default=settings.shards, help=f"shards of tables (default: $BANCO_SHARDS, else "
+                        f"{DEFAULTS.shards}; at most {MAX_SHARDS})")  # fmt: skip
+    parser.add_argument("--demo-days", type=arguments.demo_days, default=DEMO_DAYS,
+                        help="days of demo play when nothing has landed (default %(default)s, at most "
+                        f"{arguments.MAX_DEMO_DAYS})")  # fmt: skip
     for name, port in PORTS.items():
         flag = name.replace("_", "-")
         parser.add_argument(f"--{flag}-port", type=int, default=port, help=f"port of {flag} (default {port})")

@@ -9,11 +9,14 @@ from pathlib import Path
 
 from models.game.games import Game
 from models.settings import DEFAULTS, Settings
-from models.simulate.config import MAX_SEATS, Population, Simulation
+from models.simulate.config import MAX_ADVANTAGE_SHOES, MAX_SEATS, MAX_SHOES, MAX_TABLES, Population, Simulation
 from models.simulate.output import FORMATS
 from models.simulate.run import Summary, write_simulation
-from models.warehouse.shards import Sharding
+from models.warehouse.shards import MAX_SHARDS, Sharding
 from pipelines.commands import arguments
+
+#: Where each ceiling's measurement is written.
+CEILINGS = "docs/simulator.md#ceilings"
 
 
 def _rate(text: str) -> float:
@@ -27,7 +30,9 @@ def _rate(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
-    parser.add_argument("--shoes", type=int, required=True, help="shoes to deal in all")
+    parser.add_argument("--shoes", type=arguments.whole(high=MAX_SHOES, ceiling=CEILINGS), required=True,
+                        help=f"shoes to deal in all (at most {MAX_SHOES:,}; {MAX_ADVANTAGE_SHOES:,} with advantage "
+                        "players)")  # fmt: skip
     parser.add_argument("--decks", type=int, default=8)
     parser.add_argument(
         "--game",
@@ -36,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
         help="game, or games separated by commas (tables take them in turn)",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--tables", type=int, default=4)
+    parser.add_argument("--tables", type=arguments.whole(high=MAX_TABLES, ceiling=CEILINGS), default=4,
+                        help=f"tables dealing side by side (default %(default)s, at most {MAX_TABLES:,})")  # fmt: skip
     parser.add_argument("--start", type=arguments.date, default=dt.date(2026, 11, 1), help="first gaming day")
     parser.add_argument("--shoes-per-day", type=int, default=10, help="per table")
     parser.add_argument("--seats", type=int, default=7, help=f"seats per table, 1..{MAX_SEATS}")
@@ -75,15 +81,12 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
         type=_shards,
         default=None,
         help="write each chunk's rounds and bets as one file pair per shard of tables (_s0, _s1, ...), "
-        "for each shard's worker to ingest its own; default: one pair a chunk",
+        f"for each shard's worker to ingest its own (at most {MAX_SHARDS}); default: one pair a chunk",
     )
 
 
 def _shards(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    value = arguments.whole(high=MAX_SHARDS, ceiling=CEILINGS)(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"shards are 1 or more, got {text}")
     return value
@@ -101,9 +104,19 @@ def _progress_bar(total: int) -> callable:
     return show
 
 
+def check_ceilings(args: argparse.Namespace) -> None:
+    """The ceiling that joins two arguments: with advantage players, fewer shoes (one line past it)."""
+    if args.advantage_share > 0 and args.shoes > MAX_ADVANTAGE_SHOES:
+        raise ValueError(
+            f"argument --shoes: at most {MAX_ADVANTAGE_SHOES:,} with advantage players (the ceiling: {CEILINGS}), "
+            f"got {args.shoes:,}"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out} is a file: name a folder for the round logs")
+    check_ceilings(args)
     sim = Simulation(
         shoes=args.shoes,
         seed=args.seed,

@@ -18,6 +18,8 @@ from models.warehouse import reader
 from pipelines.commands import arguments
 
 WHERE = "banco systems"
+#: Where each ceiling's measurement is written.
+CEILINGS = "docs/systems.md#ceilings"
 #: The files --plot writes: no runtime dependency renders Vega-Lite to SVG or PNG.
 PLOTS = (".html", ".json")
 
@@ -30,12 +32,6 @@ def _amount(text: str) -> Decimal:
     if not (amount.is_finite() and amount > 0):
         raise argparse.ArgumentTypeError(f"an amount is above 0, got {text}")
     return amount
-
-
-def _count(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"a whole number from 1, got {text!r}")
-    return int(text)
 
 
 def _system(text: str) -> str:
@@ -73,21 +69,31 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     )
     parser.add_argument(
         "--coups",
-        type=_count,
+        type=arguments.whole(1, lab.MAX_COUPS, ceiling=CEILINGS),
         default=defaults.coups,
-        help="the session's length in coups, ties included (default %(default)s, about a shoe)",
+        help=f"the session's length in coups, ties included (default %(default)s, about a shoe; at most "
+        f"{lab.MAX_COUPS:,})",
     )
     parser.add_argument("--game", type=arguments.game, default=Game.PUNTO_BANCO, help="default punto_banco")
     parser.add_argument("--decks", type=int, default=8, help="decks in the shoe, 1..8 (default 8)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--exact", action="store_true", help="the exact distribution alone (the default)")
-    mode.add_argument("--shoes", type=_count, help="back-test on N simulated shoes beside the exact distribution")
-    mode.add_argument("--warehouse", action="store_true",
-                      help="back-test on the serving snapshot's shoes of the game and deck count beside the exact "
-                      "distribution (pattern followers: with the calibration of every pattern)")  # fmt: skip
-    parser.add_argument("--max-states", type=_count, default=lab.MAX_STATES, help="the exact chain's cap on live "
-                        "(state, result) pairs (default %(default)s; past it --exact stops, --shoes and --warehouse "
-                        "show the back-test alone)")  # fmt: skip
+    mode.add_argument(
+        "--shoes",
+        type=arguments.whole(1, lab.MAX_SHOES, ceiling=CEILINGS),
+        help=f"back-test on N simulated shoes beside the exact distribution (at most {lab.MAX_SHOES:,})",
+    )
+    mode.add_argument(
+        "--warehouse",
+        action="store_true",
+        help="back-test on the serving snapshot's shoes of the game and deck count beside the exact "
+        f"distribution (pattern followers: with the calibration of every pattern; past {lab.MAX_SHOES:,} "
+        "shoes, a fixed sample of that many)",
+    )
+    parser.add_argument("--max-states", type=arguments.whole(1, lab.MAX_STATES_CEILING, ceiling=CEILINGS),
+                        default=lab.MAX_STATES, help="the exact chain's cap on live (state, result) pairs (default "
+                        f"%(default)s, at most {lab.MAX_STATES_CEILING:,}; past it --exact stops, --shoes and "
+                        "--warehouse show the back-test alone)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="the simulated shoes' seed (with --shoes; default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--plot", type=_plot, help="write the distribution chart: FILE.html (a page that draws it, "
@@ -110,23 +116,27 @@ def run(args: argparse.Namespace) -> int:
         coups=args.coups,
     )
     question = lab.Question(args.system, args.bet, limits, args.game, args.decks)
-    try:
-        exact, note = lab.exact(question, args.max_states), None
-    except TooLarge as error:
-        if not (args.shoes or args.warehouse):
-            raise ValueError(f"{lab.too_large(error)}: back-test it instead with --shoes N (or --warehouse)") from None
-        exact, note = None, lab.omitted(error)
     tested, source, calibration = None, None, None
     if args.shoes:
         tested = lab.run_backtest(question, lab.simulated_shoes(args.shoes, args.seed, args.game, args.decks))
         source = f"{args.shoes} simulated shoes (seed {args.seed})"
     elif args.warehouse:
-        shoes = warehouse_shoes(Path(args.db), args.game, args.decks)
+        shoes, held = warehouse_shoes(Path(args.db), args.game, args.decks)
         tested = lab.run_backtest(question, shoes)
-        source = f"{len(shoes)} shoes of the warehouse ({args.game.value}, {args.decks} decks)"
+        sampled = f" (a fixed sample of its {held:,}: the ceiling)" if held > len(shoes) else ""
+        source = f"{len(shoes)} shoes of the warehouse{sampled} ({args.game.value}, {args.decks} decks)"
         if question.follower:
             calibration = lab.calibrate(shoes, args.game, args.decks)
-    summary = lab.summary(question, exact, tested, source, note)
+    # one walk answers the session and the back-test's shorter shoes alike
+    lengths = () if tested is None else set(tested["coups"].to_list()) - {limits.coups}
+    try:
+        walks = lab.exact_walks(question, args.max_states, lengths)
+        exact, note = walks[limits.coups], None
+    except TooLarge as error:
+        if tested is None:
+            raise ValueError(f"{lab.too_large(error)}: back-test it instead with --shoes N (or --warehouse)") from None
+        walks, exact, note = None, None, lab.omitted(error)
+    summary = lab.summary(question, exact, tested, source, note, walks)
     if calibration is not None:
         summary["calibration"] = calibration.to_dicts()
     if args.plot:
@@ -138,13 +148,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def warehouse_shoes(db: Path, game: Game, decks: int) -> list[list[str]]:
-    """The serving snapshot's shoes of `game` and `decks`, read-only as `banco sql` reads."""
-    sql = lab.WAREHOUSE_SHOES.format(where="")
-    frame = reader.run(db, sql, lambda r: r.pl(), where=WHERE, params={"game": game.value, "decks": decks}, user=False)
+def warehouse_shoes(db: Path, game: Game, decks: int, most: int = lab.MAX_SHOES) -> tuple[list[list[str]], int]:
+    """The serving snapshot's shoes of `game` and `decks`, read-only as `banco sql` reads, and how many it
+    holds: past `most`, a fixed sample of `most` (by a hash of their ids), in the same order."""
+    sample = (
+        f"SELECT *, count(*) OVER () AS held FROM ({lab.WAREHOUSE_SHOES.format(where='')}) "
+        f"ORDER BY hash(table_id, shoe_id) LIMIT {int(most)}"
+    )
+    sql = f"SELECT outcomes, held FROM ({sample}) ORDER BY table_id, shoe_id"
+    params = {"game": game.value, "decks": decks}
+    frame = reader.run(db, sql, lambda r: r.pl(), where=WHERE, params=params, user=False)
     if frame.is_empty():
         raise ValueError(f"the warehouse at {db} holds no {game.value} shoe of {decks} decks")
-    return [list(outcomes) for outcomes in frame["outcomes"].to_list()]
+    return [list(outcomes) for outcomes in frame["outcomes"].to_list()], int(frame["held"][0])
 
 
 def _money(value: float | None) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from models.settings import DEFAULTS, Settings
 from models.warehouse.ingest import expand
 from models.warehouse.store import read
+from pipelines.commands import arguments
 from pipelines.commands.dashboard import LOOPBACK, check_signin, streamlit_command
 from pipelines.services import Service, ServiceError, port_free, supervised, wait_until_healthy
 from pipelines.settings import dagster_environment
@@ -25,7 +26,9 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("--landing", type=Path, default=settings.landing, help="folder of incoming round logs "
                         f"(default: $BANCO_LANDING, else {DEFAULTS.landing})")  # fmt: skip
-    parser.add_argument("--demo-days", type=int, default=DEMO_DAYS, help="days of demo play when nothing has landed")
+    parser.add_argument("--demo-days", type=arguments.demo_days, default=DEMO_DAYS,
+                        help="days of demo play when nothing has landed (default %(default)s, at most "
+                        f"{arguments.MAX_DEMO_DAYS})")  # fmt: skip
     parser.add_argument("--dagster-port", type=int, default=3000, help="port of the Dagster UI (default 3000)")
     parser.add_argument("--dashboard-port", type=int, default=8501, help="port of the dashboard (default 8501)")
     parser.add_argument("--dashboard-address", default=LOOPBACK, help=f"address the dashboard listens on "

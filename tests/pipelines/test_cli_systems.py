@@ -2,6 +2,7 @@
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from models.game.shoe import Composition
 from models.odds.exact import exact_odds
 from models.systems.exact import session_distribution
 from models.systems.rules import SYSTEMS, Limits
+from pipelines.commands.systems import warehouse_shoes
 from tests.pipelines.test_cli_ingest import banco
 
 
@@ -91,6 +93,17 @@ def test_the_warehouse_shoes_and_a_pattern_followers_calibration(db):
     assert shown["calibration"]
     flat = as_json("--system", "flat", "--bet", "player", "--warehouse", "--db", db)
     assert flat["backtest"]["sessions"] == 12 and "calibration" not in flat
+
+
+@pytest.mark.slow
+def test_past_the_ceiling_the_warehouse_gives_a_fixed_sample_of_its_shoes(db):
+    """Past lab.MAX_SHOES shoes (here 5 of 12) the back-test takes a fixed sample, in table and shoe order."""
+    every, held = warehouse_shoes(Path(db), Game.PUNTO_BANCO, 8)
+    assert held == len(every) == 12
+    sample, held = warehouse_shoes(Path(db), Game.PUNTO_BANCO, 8, most=5)
+    assert held == 12 and len(sample) == 5
+    assert [every.index(shoe) for shoe in sample] == sorted(every.index(shoe) for shoe in sample)
+    assert warehouse_shoes(Path(db), Game.PUNTO_BANCO, 8, most=5) == (sample, 12)
 
 
 @pytest.mark.slow

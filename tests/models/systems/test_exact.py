@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from models.systems.backtest import against_exact, backtest, session
-from models.systems.exact import CoupOdds, session_distribution, session_distributions
+from models.systems.exact import CoupOdds, TooLarge, session_distribution, session_distributions
 from models.systems.patterns import PATTERNS
 from models.systems.rules import SYSTEMS, Limits, OneThreeTwoSix, Table, system_of
 
@@ -120,6 +120,30 @@ def test_the_exact_distribution_matches_simulated_sessions(name, bet, limits):
 def test_a_chain_too_large_says_so_in_one_line():
     with pytest.raises(ValueError, match="too large for an exact chain"):
         session_distribution("labouchere", "banker", Limits(), max_states=1000)
+
+
+@pytest.mark.parametrize(
+    ("name", "limits", "caps", "reason"),
+    [
+        # Labouchere meets a new system state almost every pair: its time is in working them out
+        ("labouchere", Limits(), {"max_system_states": 500}, "passes 500 system states by coup"),
+        # a flat session's pairs stay few, but a long one walks them coup after coup
+        ("flat", Limits(coups=5000), {"max_pair_coups": 20_000}, "passes 20,000 states walked"),
+    ],
+)
+def test_the_walks_time_is_capped_as_well_as_its_pairs(name, limits, caps, reason):
+    with pytest.raises(TooLarge, match=reason) as raised:
+        session_distribution(name, "player", limits, **caps)
+    assert "too large for an exact chain" in str(raised.value) and "\n" not in str(raised.value)
+    session_distribution(name, "player", replace(limits, coups=3), **caps)  # a short session is within both
+
+
+def test_amounts_past_whole_int64_ticks_are_too_large_not_wrapped():
+    with pytest.raises(TooLarge, match="64-bit whole numbers"):
+        session_distribution("martingale", "banker", Limits(bankroll=Decimal("1e30")))
+    with pytest.raises(TooLarge, match="ticks of 5E-17"):  # a unit this fine needs too many ticks
+        session_distribution("flat", "banker", Limits(unit=Decimal("1e-15"), min_bet=Decimal("1e-15")))
+    session_distribution("martingale", "banker", Limits(bankroll=Decimal("1e9"), max_bet=Decimal("1e9"), coups=5))
 
 
 class OneSequence:

@@ -51,6 +51,10 @@ def test_shoes_shorter_than_the_session_are_compared_with_the_exact_session_of_t
     assert {row["band"]: row["exact"] for row in summary["backtest"]["bands"]} == pytest.approx(expected)
     whole = lab.summary(question, lab.exact(question), lab.run_backtest(question, shoes), "whole shoes")
     assert whole["backtest"]["exact_lengths"] == "the session's"
+    # one walk for the session and the shoes' lengths gives the same comparison as a walk of its own
+    walks = lab.exact_walks(question, lengths=tested["coups"].to_list())
+    assert sorted(walks) == [12, 30] and walks[30].distribution == lab.exact(question).distribution
+    assert lab.summary(question, walks[30], tested, "cut shoes", walks=walks) == summary
 
 
 def test_the_charts_dots_are_the_sessions_share_of_each_bin():
