@@ -7,6 +7,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
+from models.contract import latest
 from models.game.games import Game
 from models.settings import DEFAULTS, Settings
 from models.simulate.config import MAX_ADVANTAGE_SHOES, MAX_SEATS, MAX_SHOES, MAX_TABLES, Population, Simulation
@@ -143,4 +144,16 @@ def run(args: argparse.Namespace) -> int:
         count_fault_rate=args.count_fault_rate,
     )
     print(f"{summary.line()} -> {args.out}")
+    _past_tomorrow(sim)
     return 0
+
+
+def _past_tomorrow(sim: Simulation) -> None:
+    """Warn when the shoes run past the window an ingest takes (docs/round-log-format.md#bounds-and-windows)."""
+    last = sim.start + dt.timedelta(days=sim.days - 1)
+    if dt.datetime.combine(last, dt.time(), dt.UTC) > latest():
+        print(
+            f"banco simulate: warning: the last gaming day, {last}, is past tomorrow: an ingest today quarantines "
+            "its rows as bad_type (a time past a day after the ingest); give an earlier --start",
+            file=sys.stderr,
+        )

@@ -113,3 +113,13 @@ def test_simulate_writes_table_events_unless_told_not_to(tmp_path):
     result = banco(*common, "--out", str(tmp_path / "off"), "--no-table-events")
     assert result.returncode == 0, result.stderr
     assert not list((tmp_path / "off").glob("table_events_*"))
+
+
+def test_shoes_past_tomorrow_are_written_with_a_warning_that_ingest_will_refuse_them(tmp_path):
+    done = banco("simulate", "--shoes", "2", "--start", "2099-01-01", "--no-bets", "--out", str(tmp_path / "late"))
+    assert done.returncode == 0 and list((tmp_path / "late").glob("rounds_*"))
+    assert done.stderr.strip().splitlines() == [
+        "banco simulate: warning: the last gaming day, 2099-01-01, is past tomorrow: an ingest today quarantines its "
+        "rows as bad_type (a time past a day after the ingest); give an earlier --start"
+    ]
+    assert banco("simulate", "--shoes", "2", "--no-bets", "--out", str(tmp_path / "now")).stderr == ""
