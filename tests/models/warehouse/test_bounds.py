@@ -16,7 +16,7 @@ import pytest
 from models.contract import DETAIL_LENGTH, latest
 from models.metrics.build import build
 from models.warehouse.ingest import ingest
-from models.warehouse.store import read
+from tests.models.warehouse.test_table_events import query
 
 ROUNDS_HEADER = "table_id,shoe_id,round_no,started_at,player_cards,banker_cards"
 BETS_HEADER = "table_id,shoe_id,round_no,seat,bet,amount,player_id,payout"
@@ -29,14 +29,6 @@ def write(path: Path, header: str, rows: list[str]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join([header, *rows]) + "\n")
     return path
-
-
-def query(db: Path, sql: str) -> list[tuple]:
-    con = read(db)
-    try:
-        return con.sql(sql).fetchall()
-    finally:
-        con.close()
 
 
 def quarantined(db: Path, table: str) -> dict[int, tuple[str, str]]:
