@@ -71,17 +71,17 @@ class _Twice(Exception):
 _PAIRS_DECODER = json.JSONDecoder(parse_float=_number, object_pairs_hook=_pairs)
 
 
-def _keys_once(line: bytes, record: dict) -> bool:
-    """Whether no key of the line is given twice, without parsing it again where it plainly is not:
-    when no quote is followed by whitespace, each key ends in `":`, so as many `":` as keys read
-    means each key once (more: a key again, a nested object or `":` inside a string: parsed again)."""
+def _key_twice(line: bytes, record: dict) -> str | None:
+    """The first key the line gives twice (None for none), without parsing it again where it plainly
+    has none: when no quote is followed by whitespace, each key ends in `":`, so as many `":` as keys
+    read means each key once (more: a key again, a nested object or `":` inside a string: parsed again)."""
     if line.count(b'":') == len(record) and b'" ' not in line and b'"\t' not in line and b'"\r' not in line:
-        return True
+        return None
     try:
         _PAIRS_DECODER.decode(line.decode("utf-8"))
-    except _Twice:
-        return False
-    return True
+    except _Twice as twice:
+        return str(twice)
+    return None
 
 
 def _as_text(value) -> str | None:
@@ -101,8 +101,9 @@ def parsed(line: bytes) -> dict[str, str | None] | Refused:
         record = _DECODER.decode(line.decode("utf-8"))
         if not isinstance(record, dict):
             return Refused("not a JSON object")
-        if not _keys_once(line, record):
-            return _KeyTwice(f"a key is given twice: {_twice_named(line)}")
+        twice = _key_twice(line, record)
+        if twice is not None:
+            return _KeyTwice(f"a key is given twice: {json.dumps(twice[:64])}")
         # text and nulls as they are, without a call each (most values of a log are text)
         return {key: v if v is None or type(v) is str else _as_text(v) for key, v in record.items()}
     except UnicodeDecodeError:
@@ -113,15 +114,6 @@ def parsed(line: bytes) -> dict[str, str | None] | Refused:
         return Refused("not a JSON object")
     except ValueError:  # an integer past Python's limit of digits
         return Refused("a number too long to read")
-
-
-def _twice_named(line: bytes) -> str:
-    """The first key the line gives twice, quoted (cut to an id's length)."""
-    try:
-        _PAIRS_DECODER.decode(line.decode("utf-8"))
-    except _Twice as twice:
-        return json.dumps(str(twice)[:64])
-    return "?"
 
 
 def _frame(lines: list[bytes], first_line: int) -> pl.DataFrame:

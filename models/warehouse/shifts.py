@@ -91,13 +91,7 @@ def check_shifts(con, new: pl.DataFrame, in_file: list[pl.DataFrame], source: st
             detail=pl.format("a second {} of shift {} / {} (the first: {})", "event", "table_id", "shift_id", "_first"),
         )
     )
-    opener = firsts.filter(pl.col("event") == "opener").select(
-        *SHIFT, _opened=pl.col("recorded_at"), _opener_new=pl.col("_new"), _opener_line=pl.col("_line")
-    )
-    closer = firsts.filter(pl.col("event") == "closer").select(
-        *SHIFT, _closed=pl.col("recorded_at"), _closer_new=pl.col("_new"), _closer_line=pl.col("_line")
-    )
-    crossed = opener.join(closer, on=SHIFT).filter(pl.col("_closed") < pl.col("_opened"))
+    crossed = _window(firsts).filter(pl.col("_closed") < pl.col("_opened"))  # a shift with both
     opened, closed = (pl.col(name).dt.to_string(INSTANT) for name in ("_opened", "_closed"))
     backwards = pl.concat(
         [
