@@ -28,6 +28,13 @@ def port_free(port: int, host: str = "127.0.0.1") -> bool:
     return True
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port no one listens on now, chosen by the system."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
 @dataclass
 class Service:
     """One server process, in its own process group so that it and its children stop together."""
@@ -47,6 +54,13 @@ class Service:
             )
 
     def healthy(self) -> bool:
+        if self.health_url.startswith("tcp://"):  # a server that speaks no HTTP: listening is ready
+            host, port = self.health_url.removeprefix("tcp://").rsplit(":", 1)
+            try:
+                socket.create_connection((host, int(port)), timeout=2).close()
+                return True
+            except OSError:
+                return False
         try:
             with urllib.request.urlopen(self.health_url, timeout=2) as response:
                 return response.status == 200

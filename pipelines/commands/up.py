@@ -6,17 +6,15 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
 from models.settings import DEFAULTS, Settings
-from models.warehouse.ingest import expand
-from models.warehouse.store import read
 from pipelines.commands import arguments
 from pipelines.commands.dashboard import LOOPBACK, check_signin, streamlit_command
-from pipelines.services import Service, ServiceError, port_free, supervised, wait_until_healthy
+from pipelines.services import Service, ServiceError, free_port, port_free, supervised, wait_until_healthy
 from pipelines.settings import dagster_environment
-from pipelines.terminal import print_table
 
 DEMO_DAYS = 30
 #: Run config that keeps Dagster's console log to warnings; the full event log is in the UI.
@@ -47,6 +45,8 @@ def _configure(args: argparse.Namespace) -> None:
 
 def _landed(landing: Path) -> bool:
     """Whether the landing folder holds a round log the ingest would read (fault labels don't count)."""
+    from models.warehouse.ingest import expand
+
     return landing.is_dir() and bool(expand([landing]))
 
 
@@ -157,6 +157,9 @@ def file_reports(instance, days: list[str]) -> bool:
 
 def report(db: Path) -> None:
     """What the warehouse now holds, per game, as tables like `banco sql` prints."""
+    from models.warehouse.store import read
+    from pipelines.terminal import print_table
+
     con = read(db)
     try:
         print_table(
@@ -177,9 +180,32 @@ def report(db: Path) -> None:
         con.close()
 
 
-def services(args: argparse.Namespace) -> list[Service]:
+#: The code location's name in the Dagster UI, as Dagster names a location loaded with `-m`.
+LOCATION = "pipelines.definitions"
+
+
+def code_server(port: int, logs: Path) -> Service:
+    """The one process that loads the code location: the UI and the daemon both ask it (each would
+    otherwise start a code server of its own, a few hundred MB apiece), and it launches the runs."""
+    argv = [str(Path(sys.executable).parent / "dagster"), "api", "grpc", "-m", LOCATION,
+            "--location-name", LOCATION, "-h", "127.0.0.1", "-p", str(port)]  # fmt: skip
+    return Service("dagster-code-server", argv, f"tcp://127.0.0.1:{port}", logs / "code-server.log")
+
+
+def workspace(port: int, folder: Path) -> Path:
+    """A Dagster workspace file naming the running code server, for the UI and the daemon."""
+    path = folder / "workspace.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"load_from:\n  - grpc_server:\n      host: 127.0.0.1\n      port: {port}\n      location_name: {LOCATION}\n"
+    )
+    return path
+
+
+def services(args: argparse.Namespace, workspace_file: Path) -> list[Service]:
+    """The servers that read the code server's location: the Dagster daemon and UI, and the dashboard."""
     logs = Path(os.environ["BANCO_DAGSTER_DIR"]) / "logs"
-    location = ["-m", "pipelines.definitions"]
+    location = ["-w", str(workspace_file)]
     bin_dir = Path(sys.executable).parent
     argv, env = streamlit_command(Path(args.db).resolve(), args.dashboard_port, args.dashboard_address)
     health = _dashboard_host(args.dashboard_address)
@@ -213,11 +239,16 @@ def serve(args: argparse.Namespace) -> int:
     for port in (args.dagster_port, args.dashboard_port):
         if not port_free(port):
             raise ServiceError(f"port {port} is in use: stop what holds it or pass --dagster-port/--dashboard-port")
-    started = services(args)
+    folder = Path(os.environ["BANCO_DAGSTER_DIR"])
+    port = free_port()
+    code = code_server(port, folder / "logs")
+    started = [code, *services(args, workspace(port, folder))]
     signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop is a Ctrl-C
     signal.signal(signal.SIGINT, _interrupt)  # even when started in the background, where it is ignored
     with supervised(started, "the servers"):
-        for service in started:
+        code.start()
+        wait_until_healthy([code])  # the UI and the daemon load the location from it as they start
+        for service in started[1:]:
             service.start()
         wait_until_healthy(started)
         print(f"\nDagster UI:  http://127.0.0.1:{args.dagster_port}")
@@ -235,11 +266,34 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_serve:  # before minutes of materializing, not after
         check_signin(args.dashboard_address)
     _configure(args)
+    if args.no_serve:
+        return materialize_and_report(args)
+    signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop is a Ctrl-C
+    status = _materialize_apart(args)
+    if status not in (0, 1):  # 1: a run failed, which the UI shows; else the one-line error is printed
+        return status
+    return serve(args)
+
+
+def _materialize_apart(args: argparse.Namespace) -> int:
+    """`banco up --no-serve` in a process of its own (the warehouse and landing folder are in its
+    environment), so the memory the month's data took is given back before the servers start."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pipelines.cli", "up", "--no-serve", "--demo-days", str(args.demo_days)]
+    )
+    try:
+        return child.wait()
+    except KeyboardInterrupt:  # the child has its Ctrl-C too (one process group), unless it was a SIGTERM
+        child.send_signal(signal.SIGINT)
+        child.wait()
+        raise
+
+
+def materialize_and_report(args: argparse.Namespace) -> int:
+    """Materialize everything, then print what the warehouse holds; 0, or 1 when a run failed."""
     ok = materialize_everything(args)
     db = Path(args.db).resolve()
     if db.exists():
         report(db)
         print(f'\nwarehouse: {db} (query it: banco sql "SELECT * FROM marts.table_day LIMIT 10")')
-    if args.no_serve:
-        return 0 if ok else 1
-    return serve(args)
+    return 0 if ok else 1
