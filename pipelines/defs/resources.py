@@ -6,14 +6,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
 from models.gaming_day import GamingDay
-from models.metrics.config import MartConfig
-from models.reports.rules import parse_rules
 from models.settings import DEFAULTS, Settings
 from models.warehouse.store import current, read
+
+if TYPE_CHECKING:
+    from models.metrics.config import MartConfig
 
 #: The settings the code location was loaded with: the environment is read once, here.
 SETTINGS = Settings.from_env()
@@ -68,6 +70,9 @@ class Warehouse(dg.ConfigurableResource):
 
     @property
     def mart_config(self) -> MartConfig:
+        from models.metrics.config import MartConfig
+        from models.reports.rules import parse_rules
+
         return MartConfig(
             day=self.gaming_day,
             session_gap=self.session_gap_minutes,

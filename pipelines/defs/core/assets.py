@@ -4,9 +4,7 @@ import datetime as dt
 
 import dagster as dg
 
-from models.metrics.days import days_touched_since
 from models.warehouse import schema
-from models.warehouse.ingest import Summary, ingest
 from pipelines.defs.core.shards import SHARD_INGESTS, shard_files
 from pipelines.defs.core.summary import IngestConfig, combined, summary_metadata
 from pipelines.defs.metadata import table_metadata
@@ -70,6 +68,9 @@ def shard_metadata(context) -> list[dict]:
 def ingest_landing(context: dg.AssetExecutionContext, config: IngestConfig, warehouse: Warehouse):
     """After every shard's writer: the files of several shards' tables (or unreadable ones) ingested
     alone, then the tables maintained and the serving snapshot published, as the serving writer."""
+    from models.metrics.days import days_touched_since
+    from models.warehouse.ingest import Summary, ingest
+
     started = run_started(context)
     rest = shard_files(config.landing(warehouse), None)
     done = Summary.of(ingest(warehouse.db_path, rest))

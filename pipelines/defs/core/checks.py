@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from models.warehouse import audit, schema
+from models.warehouse import schema
 from pipelines.defs.core.assets import key_of, latest_ingest_start
 from pipelines.defs.metadata import preview
 from pipelines.defs.resources import SETTINGS, Warehouse
@@ -18,6 +18,8 @@ NOTHING_YET = dg.AssetCheckResult(passed=True, metadata={"note": "nothing ingest
     "tables hold exactly the rows its log entry says.",
 )
 def rows_accounted(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    from models.warehouse import audit
+
     since = latest_ingest_start(context)
     if since is None:
         return NOTHING_YET
@@ -36,6 +38,8 @@ def rows_accounted(context: dg.AssetCheckExecutionContext, warehouse: Warehouse)
     "logs wrongly and its marts would mislead.",
 )
 def tableau_violation_rate(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    from models.warehouse import audit
+
     since = latest_ingest_start(context)
     if since is None:
         return NOTHING_YET
@@ -57,6 +61,8 @@ def tableau_violation_rate(context: dg.AssetCheckExecutionContext, warehouse: Wa
                 "touched reconciles where its cards allow: no accepted coup takes a card, rank or value "
                 "past what the shoe's decks hold.")  # fmt: skip
 def shoes_reconcile(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    from models.warehouse import audit
+
     since = latest_ingest_start(context)
     if since is None:
         return NOTHING_YET

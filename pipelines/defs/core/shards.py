@@ -5,8 +5,6 @@ from pathlib import Path
 
 import dagster as dg
 
-from models.warehouse.assign import by_shard
-from models.warehouse.ingest import Summary, found, ingest
 from pipelines.defs.core.summary import IngestConfig, summary_metadata
 from pipelines.defs.landing.assets import landing_files, simulated_shoes
 from pipelines.defs.resources import Warehouse
@@ -15,6 +13,9 @@ from pipelines.defs.shards import SHARDING
 
 def shard_files(paths: list[Path], shard: str | None) -> list[Path]:
     """The round logs under `paths` that `shard` ingests (None: those of several shards, or unreadable)."""
+    from models.warehouse.assign import by_shard
+    from models.warehouse.ingest import found
+
     return by_shard(found(paths), SHARDING).get(shard, [])
 
 
@@ -30,6 +31,8 @@ def shard_ingest(shard: str) -> dg.AssetsDefinition:
         op_tags={"banco/shard": shard},
     )
     def ingest_shard(context: dg.AssetExecutionContext, config: IngestConfig, warehouse: Warehouse):
+        from models.warehouse.ingest import Summary, ingest
+
         paths = shard_files(config.landing(warehouse), shard)
         context.log.info(f"shard {shard}: {len(paths)} files")
         done = Summary.of(ingest(warehouse.db_path, paths, shard=shard))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 from pydantic import Field
 
-from models.warehouse.ingest import FileResult, Summary
+if TYPE_CHECKING:
+    from models.warehouse.ingest import Summary
 
 
 class IngestConfig(dg.Config):
@@ -38,6 +40,7 @@ def summary_metadata(done: Summary) -> dict:
 
 def combined(parts: list[dict]) -> dict:
     """Several writers' metadata (as `summary_metadata` gives it) added up into the run's."""
+    from models.warehouse.ingest import FileResult, Summary
 
     def total(name: str) -> int:
         return sum(_value(part[name]) for part in parts)

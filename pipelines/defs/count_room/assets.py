@@ -5,9 +5,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from models.reports import export, manifest, monthly
 from models.settings import Settings
-from models.warehouse import schema, travel, views
+from models.warehouse import schema
 from models.warehouse.schema import BUILT_FROM
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import preview
@@ -48,6 +47,9 @@ class ReportConfig(dg.Config):
 def monthly_statistical_report(
     context: dg.AssetExecutionContext, config: ReportConfig, warehouse: Warehouse
 ) -> dg.MaterializeResult:
+    from models.reports import export, manifest, monthly
+    from models.warehouse import travel, views
+
     month = dt.date.fromisoformat(context.partition_key)
     with warehouse.snapshot() as con:
         statistical = con.sql(monthly.STATISTICAL, params=monthly.window(month)).pl()

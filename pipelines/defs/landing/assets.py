@@ -1,16 +1,18 @@
 """The landing folder's round logs: delivered by tables, or dealt by the simulator."""
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 import dagster as dg
 from pydantic import Field
 
 from models.game.games import Game
 from models.gaming_day import GamingDay
-from models.simulate.config import Population, Simulation
-from models.simulate.run import write_simulation
 from models.warehouse.shards import Sharding
 from pipelines.defs.resources import SETTINGS, Warehouse
+
+if TYPE_CHECKING:
+    from models.simulate.config import Simulation
 
 landing_files = dg.AssetSpec(
     "landing_files",
@@ -55,8 +57,10 @@ class SimulatedShoesConfig(dg.Config):
         "to ingest (default: BANCO_SHARDS, or 2)",
     )
 
-    def simulation(self, day: GamingDay) -> Simulation:
+    def simulation(self, day: GamingDay) -> "Simulation":
         """The run this config asks for, its tables playing the gaming days `day` reckons."""
+        from models.simulate.config import Population, Simulation
+
         start = dt.date.fromisoformat(self.start) if self.start else dt.date.today() - dt.timedelta(days=self.days)
         return Simulation(
             shoes=self.days * self.tables * self.shoes_per_day,
@@ -80,6 +84,8 @@ class SimulatedShoesConfig(dg.Config):
     group_name="landing",
 )
 def simulated_shoes(config: SimulatedShoesConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    from models.simulate.run import write_simulation
+
     sim = config.simulation(warehouse.gaming_day)
     summary = write_simulation(
         sim,

@@ -6,7 +6,6 @@ import time
 
 import dagster as dg
 
-from models.warehouse.ingest import expand, last_ingested
 from models.warehouse.store import serving_path
 from pipelines.defs.core.shards import ingest_run_config
 from pipelines.defs.jobs import ingest_job
@@ -22,6 +21,8 @@ def _signature(stat) -> str:
 
 def _ingested(warehouse: Warehouse) -> dict:
     """Files already ingested, by path, from the serving snapshot (none before the first ingest)."""
+    from models.warehouse.ingest import last_ingested
+
     if not serving_path(warehouse.db_path).exists():
         return {}
     with warehouse.snapshot() as con:
@@ -36,6 +37,8 @@ def _ingested(warehouse: Warehouse) -> dict:
     "and modification time; run key: the batch), rounds before bets.",
 )
 def landing_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse) -> dg.SensorResult:
+    from models.warehouse.ingest import expand
+
     seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
     if not warehouse.landing_path.is_dir():
         return dg.SensorResult(skip_reason=f"no landing folder at {warehouse.landing_path}")

@@ -2,9 +2,6 @@
 
 import dagster as dg
 
-from models.metrics import staleness
-from models.metrics.build import build_from_partials
-from models.metrics.days import days_with_coups
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.marts.shards import SHARD_MARTS
@@ -70,6 +67,10 @@ def build_marts(context: dg.AssetExecutionContext, warehouse: Warehouse):
     """Every shard's marts of the run's gaming days combined (the tie marts' false-discovery
     correction over the whole day, the per-dealer marts over every table) and stored in the serving
     file, with the tenure fit of their months."""
+    from models.metrics import staleness
+    from models.metrics.build import build_from_partials
+    from models.metrics.days import days_with_coups
+
     asked = run_days(context)
     with warehouse.latest() as con:
         with_coups = set(days_with_coups(con, warehouse.gaming_day))

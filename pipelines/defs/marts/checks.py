@@ -3,9 +3,6 @@
 import dagster as dg
 import polars as pl
 
-from models.metrics.bands import banker_share_band
-from models.metrics.days import coups_of_days, days_with_coups
-from models.metrics.ties import tie_frequency
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import preview
@@ -18,6 +15,8 @@ Z_BAND = 4.0
 
 
 def _coups(context, warehouse: Warehouse) -> pl.DataFrame:
+    from models.metrics.days import coups_of_days, days_with_coups
+
     with warehouse.latest() as con:
         days = run_days(context) if context.has_partition_key or context.has_partition_key_range else None
         days = days or days_with_coups(con, warehouse.gaming_day)
@@ -56,6 +55,9 @@ BANKER_SHARE = dg.AssetCheckSpec(
 @dg.multi_asset_check(specs=[TIE_RATE, BANKER_SHARE])
 def outcomes_in_band(context: dg.AssetCheckExecutionContext, warehouse: Warehouse):
     """Both bands from one read of the run's coups: the tie metric itself, and the Banker share."""
+    from models.metrics.bands import banker_share_band
+    from models.metrics.ties import tie_frequency
+
     coups = _coups(context, warehouse).lazy()
     ties = tie_frequency(coups, [])  # per game and deck count
     yield _result(ties, TIE_RATE, "z", ["decks", "coups", "ties", "tie_rate", "expected_rate"])

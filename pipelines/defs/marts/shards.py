@@ -3,7 +3,6 @@ worker, and stored beside the warehouse for the day's second stage (`marts`) to 
 
 import dagster as dg
 
-from models.metrics.build import build_shard
 from models.warehouse import schema
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.partitions import GAMING_DAYS, run_days
@@ -31,6 +30,8 @@ def shard_marts(shard: str) -> dg.AssetsDefinition:
         op_tags={"banco/shard": shard},
     )
     def marts_of_shard(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+        from models.metrics.build import build_shard
+
         days = run_days(context)
         rows = build_shard(warehouse.db_path, warehouse.mart_config, days, shard, SHARDING, context.run.run_id)
         return dg.MaterializeResult(
