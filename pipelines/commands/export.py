@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     first, last = args.days or (None, None)
     chosen = cut.Cut(first, last, args.tables or ())
     written = folder.write(Path(args.db), args.folder, chosen, args.settings.gaming_day)
-    relations = len(written.rows) + len(written.views)
+    relations = len(written.rows) + len(written.other_views)
     print(
         f"wrote {written.folder}: {folder.FILE} ({relations} tables and views, {sum(written.rows.values()):,} rows) "
         f"and {written.files} data files, {_size(written.size())}"

@@ -36,7 +36,7 @@ class Written:
     day: GamingDay
     rows: dict[str, int] = field(default_factory=dict)
     how: dict[str, str] = field(default_factory=dict)
-    views: list[str] = field(default_factory=list)
+    other_views: list[str] = field(default_factory=list)
     files: int = 0
     log_snapshot: int = 0
     pointed_at: dt.datetime | None = None
@@ -183,7 +183,7 @@ def _views(con, source: str, written: Written) -> None:
     for view, sql in con.execute(found, [source]).fetchall():
         if view not in TABLES:
             con.execute(sql)
-            written.views.append(view)
+            written.other_views.append(view)
 
 
 def _name(name: str) -> str:

@@ -46,8 +46,8 @@ def text(written: Written) -> str:
             by_how.setdefault(how, []).append(name)
         lines += ["", CUT]
         lines += [f"- {how}: {', '.join(names)}" for how, names in by_how.items()]
-        if written.views:
-            lines.append(f"- views over the above: {', '.join(written.views)}")
+        if written.other_views:
+            lines.append(f"- views over the above: {', '.join(written.other_views)}")
     lines += [
         "",
         "## Opening it",
