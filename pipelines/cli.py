@@ -28,6 +28,7 @@ COMMANDS = (
     "migrate",
     "sql",
     "report",
+    "export",
     "verify",
     "odds",
     "systems",
