@@ -19,6 +19,8 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 import venv
 from pathlib import Path
 
@@ -50,10 +52,41 @@ def ensure_environment() -> None:
     wanted = ["-c", str(ROOT / "constraints.txt"), "-e", f"{ROOT}[dev]"]
     pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     uv = [str(BIN / "uv"), "pip", "install", "--quiet", "--python", python]
-    if subprocess.run([*pip, UV]).returncode != 0 or subprocess.run([*uv, *wanted]).returncode != 0:
+    if _install([*pip, UV], "installing uv") != 0 or _install([*uv, *wanted], "uv: installing them") != 0:
         print("dev: uv could not install them; pip will (a few minutes)", flush=True)
-        subprocess.run([*pip, *wanted], check=True)
+        if _install([*pip, *wanted], "pip: installing them") != 0:
+            raise SystemExit("dev: pip could not install the pinned dependencies (its output is above)")
     stamp.write_text(_digest())
+
+
+def _install(command: list[str], stage: str) -> int:
+    """Run an install step; its exit status. On a terminal, one status line updated as it goes (the
+    stage, the seconds so far, the installer's latest line) stands for its output, shown whole only
+    if it fails; elsewhere (CI logs) it runs quiet, its errors as they come."""
+    if not sys.stderr.isatty():
+        return subprocess.run(command).returncode
+    loud = [word for word in command if word != "--quiet"]  # its lines are the status's steps
+    process = subprocess.Popen(loud, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    lines: list[str] = []
+
+    def read() -> None:
+        for line in process.stdout:
+            lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    started, width = time.monotonic(), shutil.get_terminal_size().columns - 1
+    while reader.is_alive():
+        latest = lines[-1].strip() if lines else ""
+        status = f"dev: {stage} ({time.monotonic() - started:.0f} s) {latest}"
+        sys.stderr.write("\r" + status[:width].ljust(width))
+        sys.stderr.flush()
+        reader.join(0.25)
+    sys.stderr.write("\r" + " " * width + "\r")
+    if process.wait() != 0:
+        sys.stderr.write("".join(lines))
+    sys.stderr.flush()
+    return process.returncode
 
 
 def run(*argv: str) -> int:

@@ -37,12 +37,16 @@ from models.metrics.loading import (
 )
 from models.metrics.marts import compute_marts, count_marts, each_mart
 from models.metrics.storing import TOTALS, outdated, quiet_checkpoints, store_marts, store_totals
+from models.progress import Progress, quiet
 from models.warehouse import partials, schema, travel, views
 from models.warehouse.shards import Sharding
 from models.warehouse.store import WarehouseError, current, writer
 
 #: What callers of the builds import from here, besides the builds.
 __all__ = ["BET_COLUMNS", "ROUND_COLUMNS", "MartConfig", "build", "build_from_partials", "build_shard", "compute_marts"]
+#: The stages progress is told of.
+READING, COMPUTING, TOTALLING = "reading what changed", "computing gaming days", "storing the players' totals"
+PUBLISHING = "publishing the serving snapshot"
 #: The marts as the project's defaults reckon them.
 DEFAULT_CONFIG = MartConfig()
 #: What computing or storing marts raises because of the rows themselves (a sum past its column's
@@ -64,6 +68,7 @@ def build(
     days: Sequence[dt.date] | None = None,
     every_day: bool = False,
     chunk_coups: int | None = None,
+    progress: Progress = quiet,
 ) -> Built:
     """Recompute the marts of the given gaming days, or of every day a new row or a changed setting
     touched since the last build (of every day with `every_day`), a few days at a time, with the
@@ -71,11 +76,13 @@ def build(
     rows written to each mart, the days computed and reused (ledger.py) and the table-days held back.
     `chunk_coups`: about how many coups' marts are computed at a time (CHUNK_COUPS when None). A
     build that fails publishes nothing and is noted beside the warehouse until one succeeds
-    (staleness.py)."""
+    (staleness.py). `progress` is told the days computed, and the mart being stored."""
     if not db.exists():
         raise WarehouseError(f"no warehouse at {db} yet: run `banco ingest PATH` first")
     with staleness.noted(db, unless=(NothingToBuild,)), writer(db) as w:
-        return build_on(w.con, config, travel.of(w.tables, w.point), days, every_day, chunk_coups, db)
+        built = build_on(w.con, config, travel.of(w.tables, w.point), days, every_day, chunk_coups, db, progress)
+        progress(PUBLISHING, 0)  # as the writer lets go
+        return built
 
 
 def build_on(
@@ -86,11 +93,13 @@ def build_on(
     every_day: bool = False,
     chunk_coups: int | None = None,
     db: Path | None = None,
+    progress: Progress = quiet,
 ) -> Built:
     """`build`'s work on a writer's connection whose views read the tables at `commit`: the serving
     writer's, or a scratch warehouse's (travel.py, a report rebuilt as of a commit); the commit and
     the settings are noted beside the marts (ledger.record_commit). `db` names the warehouse in errors."""
     quiet_checkpoints(con)
+    progress(READING, 0)
     # before anything is read: what lands meanwhile is new next time
     now, shoes_now = ledger.files(con), ledger.shoe_digests(con)
     held = coups_by_day(con, config.day)
@@ -103,7 +112,7 @@ def build_on(
         if not set(asked) & set(every):
             raise NothingToBuild(_nothing_on(db, asked))
         plan = ledger.Plan(asked, [], plan.touched)
-    built = _compute(con, config, plan, held, chunk_coups or CHUNK_COUPS)
+    built = _compute(con, config, plan, held, chunk_coups or CHUNK_COUPS, progress)
     if days is None:
         ledger.record_files(con, now, shoes_now)
     if commit is not None:
@@ -151,7 +160,9 @@ class Stopwatch:
             start = time.perf_counter()
 
 
-def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chunk_coups: int = 0) -> Built:
+def _compute(
+    con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chunk_coups: int = 0, progress: Progress = quiet
+) -> Built:
     """Compute and store the marts of `plan`'s days, whole days of about `chunk_coups` coups at a
     time (CHUNK_COUPS when 0); every day from the start, when a stored mart turns out an earlier
     release's. A chunk whose rows fail the computation is taken apart (`_apart`): the table-days that
@@ -159,17 +170,20 @@ def _compute(con, config: MartConfig, plan: ledger.Plan, held: pl.DataFrame, chu
     # (the settings' key holds the release's: with no day to compute, the stored marts are this one's)
     chunks = list(_chunks(plan.days, held, chunk_coups or CHUNK_COUPS))
     # one chunk (a night's day) stores its totals with its rows, re-totalling only its players
-    run = _Run(con, config, plan.touched, totals=len(chunks) == 1)
+    run = _Run(con, config, plan.touched, totals=len(chunks) == 1, progress=progress, days=(0, len(plan.days)))
     held_back: list[ledger.HeldBack] = []
     try:
         for chunk in chunks:
             held_back += _apart(run.store, chunk, lambda day: _tables_on(con, day, config))
+            run.days = (run.days[0] + len(chunk), run.days[1])
+            progress(COMPUTING, *run.days)
     except _Outdated:  # a mart missing, or of other columns: every day again
         _forget_marts(con)
         why = plan.why or "a mart is missing or was stored by an earlier release"
         again = ledger.Plan(held["gaming_day"].to_list(), [], None, why)
-        return _compute(con, config, again, held, chunk_coups)
+        return _compute(con, config, again, held, chunk_coups, progress)
     if len(chunks) > 1:
+        progress(TOTALLING, 0)
         with run.clock("store the totals"):
             run.rows |= store_totals(con, plan.days, config.comp_rate, config.report_rules)
     # noted once every chunk is stored: a build that fails half-way computes them all again
@@ -194,6 +208,8 @@ class _Run:
     rows: dict[str, int] = field(default_factory=dict)
     kept_edges: int = 0
     checked: bool = False  # whether the stored marts were found this release's
+    progress: Progress = quiet
+    days: tuple[int, int] = (0, 0)  # the days computed so far, of how many
 
     def store(self, days: list[dt.date], tables: list[str] | None = None, keep: bool = True) -> None:
         """Compute the marts of `days` (of `tables` only, when given) and store them, in place of
@@ -215,12 +231,18 @@ class _Run:
             self.checked = True
             marts = marts.items()
         # each mart stored while the next is computed; the totals over every day once, at the end
-        kept = ((name, frame.filter(pl.col("gaming_day").is_in(days))) for name, frame in marts)
+        kept = ((name, frame.filter(pl.col("gaming_day").is_in(days))) for name, frame in self._told(marts))
         written = store_marts(con, kept, days, config.comp_rate, config.report_rules, self.totals, clock.seconds, keep)
         if keep:
             for name, count in written.items():  # (a mart taken over every day has the last store's rows)
                 self.rows[name] = count + (0 if name in TOTALS else self.rows.get(name, 0))
             self.kept_edges += 0 if known is None else known.height
+
+    def _told(self, marts: Iterator[tuple[str, pl.DataFrame]]) -> Iterator[tuple[str, pl.DataFrame]]:
+        """`marts`, progress told the name of each as it is stored."""
+        for name, frame in marts:
+            self.progress(COMPUTING, *self.days, f"storing {name.removeprefix('marts.')}")
+            yield name, frame
 
 
 #: Compute (and keep, or only try) the marts of some days, of some tables (all when None).

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from numba.core import event
 
 from models import collector
+from models.progress import Progress, quiet
 from models.simulate.cage import Purses
 from models.simulate.config import Simulation
 from models.simulate.count import table_events
@@ -31,6 +32,8 @@ from models.warehouse.shards import Sharding
 FAULTS_FOLDER = "_faults"
 #: The pool's habits (players.POOL_SCHEMA), the ground truth the player marts are checked against.
 PLAYERS_FOLDER = "_players"
+#: The stage progress is told of.
+DEALING = "dealing shoes"
 
 
 @dataclass
@@ -161,7 +164,7 @@ def write_simulation(
     misdeal_rate: float = 0.0,
     chunk_coups: int = DEFAULT_CHUNK_COUPS,
     days: range | None = None,
-    progress: Callable[[Summary], None] | None = None,
+    progress: Progress = quiet,
     sharding: Sharding | None = None,
     events: bool = True,
     count_fault_rate: float = 0.0,
@@ -173,7 +176,8 @@ def write_simulation(
 
     With a `sharding` of two or more shards, each chunk's rounds and bets are written as one file
     pair per shard (`rounds_<stem>_s0`, ...), so each shard's worker ingests files of its own tables
-    only; so are the table events. The fault labels stay one file a chunk.
+    only; so are the table events. The fault labels stay one file a chunk. `progress` is told the
+    shoes dealt after each chunk.
     """
     if not 0.0 <= count_fault_rate <= 1.0:
         raise ValueError(f"the count-fault rate is a share of table-shifts, 0 to 1, got {count_fault_rate}")
@@ -195,6 +199,7 @@ def write_simulation(
     writer, counter = ThreadPoolExecutor(max_workers=3), ThreadPoolExecutor(max_workers=1)
     with writer, counter, collector.paused(), _compile_timer() as compiling:
         pending: list[Future] = []
+        progress(DEALING, 0, sim.shoes, f"{sim.tables} tables, {sim.days} days")
         for index, chunk in enumerate(simulate(sim, days=days, chunk_coups=chunk_coups, threads=dealers)):
             if misdeal_rate > 0:
                 rounds, bets, labels = inject(chunk.rounds, chunk.bets, misdeal_rate, sim.seed)
@@ -218,8 +223,8 @@ def write_simulation(
             summary.bets += 0 if chunk.bets_table is None else chunk.bets_table.num_rows
             summary.faults += 0 if labels is None else labels.height
             summary.seconds, summary.compiling = time.perf_counter() - started, compiling()
-            if progress:
-                progress(summary)
+            dealt = f"day {chunk.days[1] + 1} of {sim.days}, {summary.coups:,} coups"
+            progress(DEALING, summary.shoes, sim.shoes, dealt)
         _collect(summary, pending)
         summary.compiling = compiling()
     summary.seconds = time.perf_counter() - started

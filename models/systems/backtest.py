@@ -21,9 +21,12 @@ from models.game.cells import CELL_OUTCOMES
 from models.game.games import Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PayTable, settlement_grid
 from models.money_units import MONEY, as_money
+from models.progress import Progress, quiet
 from models.systems.exact import Exact, session_distributions
 from models.systems.rules import BET_NAMES, Limits, System, Table, play, settle, side_letter, system_of
 
+#: The stage progress is told of, every so many sessions.
+PLAYING, TOLD_EVERY = "playing a session per shoe", 100
 SCHEMA = {
     "table_id": pl.String,
     "shoe_id": pl.String,
@@ -99,10 +102,11 @@ def backtest(
     shoes: pl.DataFrame | Sequence[Sequence[str]],
     game: Game = Game.PUNTO_BANCO,
     paytable: PayTable = DEFAULT_PAYTABLE,
+    progress: Progress = quiet,
 ) -> pl.DataFrame:
     """One session per shoe (a fresh start, to the goal, stop-loss, ruin or the shoe's end): `shoes`
     a rounds frame (table_id, shoe_id, round_no, outcome) or a list of outcome sequences. Money is
-    Decimal; `limits.coups` does not apply (a session is a shoe)."""
+    Decimal; `limits.coups` does not apply (a session is a shoe). `progress` is told the sessions played."""
     system, side = system_of(system), side_letter(bet)
     if isinstance(shoes, pl.DataFrame):
         named = shoes_of(shoes)
@@ -111,8 +115,11 @@ def backtest(
     table, nets = Table.of(limits), _nets(game, paytable)
     rows = []
     for table_id, shoe_id, outcomes in named:
+        if len(rows) % TOLD_EVERY == 0:
+            progress(PLAYING, len(rows), len(named))
         played, bets, wagered, result, end = session(system, side, table, outcomes, nets)
         rows.append((table_id, shoe_id, len(outcomes), played, bets, as_money(wagered), as_money(result), end))
+    progress(PLAYING, len(rows), len(named))
     return pl.DataFrame(rows, schema=SCHEMA, orient="row")
 
 

@@ -29,6 +29,7 @@ from models.game.games import Game
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, PayTable, bet_result, settlement_grid
 from models.game.shoe import Composition
 from models.odds.exact import exact_odds
+from models.progress import Progress, quiet
 from models.systems import kernel
 from models.systems.rules import BET_NAMES, Limits, System, Table, settle, side_letter, system_of
 
@@ -46,6 +47,8 @@ MAX_SYSTEM_STATES = 1_000_000
 MAX_PAIR_COUPS = 400_000_000
 #: Money is whole ticks in int64: every amount, times the largest net and the coups, stays below this.
 MAX_TICKS = 2**62
+#: The stage progress is told of.
+WALKING = "walking the exact chain"
 
 
 class TooLarge(ValueError):
@@ -519,10 +522,11 @@ def session_distributions(
     max_states: int = 4_000_000,
     max_system_states: int = MAX_SYSTEM_STATES,
     max_pair_coups: int = MAX_PAIR_COUPS,
+    progress: Progress = quiet,
 ) -> dict[int, Exact]:
     """`session_distribution` at several session lengths from one walk of the chain: {coups: Exact}.
     The fast walk stops (`TooLarge`) past `max_states` live pairs, `max_system_states` system states or
-    `max_pair_coups` live pairs summed over the coups."""
+    `max_pair_coups` live pairs summed over the coups. `progress` is told the coups walked."""
     system = system_of(system)
     side = side_letter(bet)
     odds = _coup_odds(p, payout, game, decks, table)
@@ -540,6 +544,7 @@ def session_distributions(
     if not exact:  # the fast walk; `_Chain` with exact=True is its reference twin
         fast = _FastChain(system, side, Table.of(limits, scale), odds, max_states, max_system_states, max_pair_coups)
         for n, live, absorbed, bets, wagered in fast.walk(wanted[-1]):
+            progress(WALKING, n, wanted[-1], f"{len(live[0]):,} live states")
             if n in wanted:
                 out[n] = _summarise_fast(system, side, limits, odds, scale, n, live, absorbed, bets, wagered)
         return out

@@ -19,6 +19,7 @@ from models.game.paytable import DEFAULT_PAYTABLE
 from models.game.shoe import Composition
 from models.odds.exact import exact_odds
 from models.odds.summary import odds_summary
+from models.progress import Progress, quiet
 from models.systems import calibration
 from models.systems import exact as exacts
 from models.systems.patterns import PATTERNS
@@ -84,9 +85,11 @@ def exact(question: Question, max_states: int | None = None):
     return exact_walks(question, max_states)[question.limits.coups]
 
 
-def exact_walks(question: Question, max_states: int | None = None, lengths: Iterable[int] = ()) -> dict[int, Any]:
+def exact_walks(
+    question: Question, max_states: int | None = None, lengths: Iterable[int] = (), progress: Progress = quiet
+) -> dict[int, Any]:
     """`exact` at the session's length and at each of `lengths` (shoes of a back-test shorter than the
-    session, for `backtested`), from one walk of the chain: {coups: Exact}."""
+    session, for `backtested`), from one walk of the chain: {coups: Exact}; `progress` told the coups walked."""
     return exacts.session_distributions(
         question.system,
         question.bet,
@@ -95,6 +98,7 @@ def exact_walks(question: Question, max_states: int | None = None, lengths: Iter
         game=question.game,
         decks=question.decks,
         max_states=MAX_STATES if max_states is None else max_states,
+        progress=progress,
     )
 
 
@@ -166,14 +170,21 @@ def sampled_bands(results: Iterable, limits: Limits) -> dict[str, float]:
     return {name: (count / total if total else math.nan) for name, count in counts.items()}
 
 
-def simulated_shoes(shoes: int, seed: int, game: Game, decks: int) -> list[list[str]]:
-    """`shoes` shoes dealt by the simulator (outcomes only, reproducible from `seed`)."""
+def simulated_shoes(shoes: int, seed: int, game: Game, decks: int, progress: Progress = quiet) -> list[list[str]]:
+    """`shoes` shoes dealt by the simulator (outcomes only, reproducible from `seed`); `progress` told
+    the shoes dealt, a chunk at a time."""
     from models.simulate.config import Simulation
     from models.simulate.engine import simulate
+    from models.simulate.run import DEALING
 
     sim = Simulation(shoes=shoes, seed=seed, decks=decks, games=(game,), tables=1, shoes_per_day=10, bets=False)
-    rounds = pl.concat([pl.from_arrow(chunk.rounds_table) for chunk in simulate(sim)])
-    return outcomes_by_shoe(rounds)
+    chunks, dealt = [], 0
+    progress(DEALING, 0, shoes)
+    for chunk in simulate(sim):
+        chunks.append(pl.from_arrow(chunk.rounds_table))
+        dealt += chunk.shoes
+        progress(DEALING, dealt, shoes)
+    return outcomes_by_shoe(pl.concat(chunks))
 
 
 def outcomes_by_shoe(rounds: pl.DataFrame) -> list[list[str]]:
@@ -294,14 +305,14 @@ def _mixture(question: Question, lengths: Sequence[int], walks: Mapping[int, Any
     return backtests.exact_mixture(walks, lengths)
 
 
-def run_backtest(question: Question, shoes: Sequence[Sequence[str]]) -> pl.DataFrame:
+def run_backtest(question: Question, shoes: Sequence[Sequence[str]], progress: Progress = quiet) -> pl.DataFrame:
     """One session per shoe over its first `limits.coups` coups, as long as the exact session
-    (models/systems/backtest.py)."""
+    (models/systems/backtest.py); `progress` told the sessions played."""
     from models.systems import backtest as backtests  # written beside this module
 
     coups = question.limits.coups
     played = [list(shoe)[:coups] for shoe in shoes]
-    return backtests.backtest(question.system, question.bet, question.limits, played, question.game)
+    return backtests.backtest(question.system, question.bet, question.limits, played, question.game, progress=progress)
 
 
 def with_limits(question: Question, **changes) -> Question:

@@ -24,6 +24,7 @@ import polars as pl
 from models import collector
 from models.game.paytable import DEFAULT_PAYTABLE, PayTable
 from models.logs.read import UnreadableFile, kind_of, looks_like_round_log, printable, reason, unreadable
+from models.progress import Progress, quiet
 from models.settings import Settings
 from models.warehouse import files, iceberg, schema, shoes
 from models.warehouse.columns import frame_schema
@@ -37,6 +38,8 @@ __all__ = ["FileResult", "Summary", "expand", "found", "ingest", "last_ingested"
 STEPS = {"rounds": rounds_step, "bets": bets_step, "events": events_step}
 #: The order a run takes its files in: a bet names its round; events need neither.
 KINDS = tuple(STEPS)
+#: The stages progress is told of.
+INGESTING, MAINTAINING = "ingesting files", "maintaining the tables and publishing"
 
 
 @dataclass
@@ -146,17 +149,22 @@ def _failure(path: Path, error: BaseException) -> str:
 
 
 def ingest(
-    db: Path, paths: list[Path], table: PayTable = DEFAULT_PAYTABLE, shard: str | None = None
+    db: Path,
+    paths: list[Path],
+    table: PayTable = DEFAULT_PAYTABLE,
+    shard: str | None = None,
+    progress: Progress = quiet,
 ) -> list[FileResult]:
     """Ingest files and folders (rounds, then bets, then table events) as the serving writer, which then maintains the
     tables and publishes the serving snapshot; or, given the `shard` the files' tables belong to, as
     one of several writers on any machine, which only commits. Either holds the ingest lock of the
-    shards it writes (the serving writer: every shard of BANCO_SHARDS)."""
+    shards it writes (the serving writer: every shard of BANCO_SHARDS). `progress` is told the files
+    and rows read as they go."""
     with collector.paused():
-        return _ingest(db, paths, table, shard)
+        return _ingest(db, paths, table, shard, progress)
 
 
-def _ingest(db: Path, paths: list[Path], table: PayTable, shard: str | None) -> list[FileResult]:
+def _ingest(db: Path, paths: list[Path], table: PayTable, shard: str | None, progress: Progress) -> list[FileResult]:
     kinds, results = {}, []
     for path in found(paths):
         try:
@@ -167,11 +175,12 @@ def _ingest(db: Path, paths: list[Path], table: PayTable, shard: str | None) -> 
     serving = shard is None
     with (writer if serving else shard_writer)(db) as w, w.tables.ingesting(_shards(shard)):
         w.look()  # as the last writer of these shards left it
-        run = Run(w, table)
+        run = Run(w, table, progress=progress)
         run.log(results)
         run.done = set(run.ingested())
-        results += run.files(read_ahead(landed(((path, kinds[path]) for path in ordered), run.done)))
+        results += run.files(read_ahead(landed(((path, kinds[path]) for path in ordered), run.done)), len(ordered))
         if serving:
+            progress(MAINTAINING, 0)
             w.maintain()
     return results
 
@@ -187,6 +196,7 @@ class Run:
     writer: Writer
     paytable: PayTable
     done: set[str] = field(default_factory=set)  # sha256 of every file ingested
+    progress: Progress = quiet
 
     def __post_init__(self):
         con, io = self.writer.con, self.writer.tables.io
@@ -199,18 +209,23 @@ class Run:
         query = f"SELECT sha256 FROM {schema.INGEST_LOG} WHERE status = 'ok'"
         return [row[0] for row in self.writer.con.sql(query).fetchall()]
 
-    def files(self, stream: Iterator[Opened | Batch | Broken]) -> list[FileResult]:
-        """Each file of the stream ingested whole, or failed, or skipped."""
-        results, current = [], None
+    def files(self, stream: Iterator[Opened | Batch | Broken], total: int = 0) -> list[FileResult]:
+        """Each file of the stream (of `total` files) ingested whole, or failed, or skipped."""
+        results, current, rows = [], None, 0
+        self.progress(INGESTING, 0, total)
         for item in stream:
             if isinstance(item, Opened):
                 if current is not None:
                     results.append(current.finish())
+                self.progress(INGESTING, len(results), total, f"{rows:,} rows read")
                 current = OneFile(self, item)
             elif not current.failed:
                 current.take(item)
+                rows += item.rows.height if isinstance(item, Batch) else 0
+                self.progress(INGESTING, len(results), total, f"{rows:,} rows read")
         if current is not None:
             results.append(current.finish())
+        self.progress(INGESTING, len(results), total, f"{rows:,} rows read")
         return results
 
     def log(self, results: list[FileResult], by: str = "") -> None:

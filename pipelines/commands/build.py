@@ -16,6 +16,7 @@ from models.metrics.money import Rounding
 from models.settings import DEFAULTS, Settings
 from models.warehouse.store import WarehouseError
 from pipelines.commands import arguments
+from pipelines.progress import bars
 
 
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
@@ -56,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     config = MartConfig.from_settings(settings, rounding=Rounding(args.rounding, args.unit))
     db = Path(args.db)
     try:
-        built = build(db, config, days=args.days, every_day=args.every_day)
+        with bars() as progress:
+            built = build(db, config, days=args.days, every_day=args.every_day, progress=progress)
     except WarehouseError:  # a warehouse that cannot be built as asked: the command line's one line
         raise
     except Exception as error:  # noted beside the warehouse, with its traceback, for readers to show

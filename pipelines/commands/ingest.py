@@ -7,6 +7,7 @@ from pathlib import Path
 
 from models.settings import Settings
 from models.warehouse.ingest import Summary, ingest
+from pipelines.progress import bars
 
 
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
@@ -14,6 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    summary = Summary.of(ingest(Path(args.db), args.paths))
+    with bars() as progress:
+        summary = Summary.of(ingest(Path(args.db), args.paths, progress=progress))
     print("\n".join(summary.lines()))
     return 1 if summary.failed else 0

@@ -17,6 +17,7 @@ from models.settings import DEFAULTS, Settings
 from models.warehouse import reader, travel
 from models.warehouse.store import WarehouseError
 from models.warehouse.travel import Commit
+from pipelines.progress import Progress, bars
 
 WHERE = "banco report"
 
@@ -66,11 +67,15 @@ def _built(db: Path) -> tuple[Commit | None, dict | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.as_of is not None:
-        return _again(args)
+    with bars() as progress:
+        return _again(args, progress) if args.as_of is not None else _report(args, progress)
+
+
+def _report(args: argparse.Namespace, progress: Progress) -> int:
     if args.month is None:
         raise ValueError("--month is needed: the month to report, e.g. 2026-11")
     settings, db, month, fmt = args.settings, Path(args.db), args.month, args.format or "pdf"
+    progress("reading the count-room marts", 0)
     for _ in range(3):  # a build published between the reads: read again, so the marts are the commit's
         commit, marts = _built(db)
         statistical, shifts = _read(db, monthly.STATISTICAL, month), _read(db, monthly.SHIFTS, month)
@@ -81,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     stale = _stale(db)
     if stale is not None:  # the report is still written: the warning goes with it, in its manifest
         print(f"{WHERE}: warning: {stale}", file=sys.stderr)
+    progress(f"writing the {fmt}", 0)
     path = export.write(report, fmt, _out(args.out, fmt) or settings.reports / export.file_name(report, fmt))
     recorded = {"marts": marts, "report": manifest.report_settings(settings.report_rules, settings.property_name)}
     made = manifest.made(path, month, fmt, commit.recorded() if commit else None, recorded)
@@ -113,7 +119,7 @@ def _wrote(path: Path, report: monthly.Report) -> None:
     )
 
 
-def _again(args: argparse.Namespace) -> int:
+def _again(args: argparse.Namespace, progress: Progress) -> int:
     """The report made again as of a manifest's commit with its settings, or as of a snapshot or a
     time with the settings in force."""
     from models.metrics import as_of
@@ -132,8 +138,9 @@ def _again(args: argparse.Namespace) -> int:
         config = MartConfig.from_settings(settings)  # as `banco build` reckons them
         rules, name, month, fmt = settings.report_rules, settings.property_name, args.month, args.format or "pdf"
     print(f"{WHERE}: building the marts at {commit.describe()} in a scratch warehouse", file=sys.stderr)
-    report = as_of.report_at(db, commit, config, month, rules, name)
+    report = as_of.report_at(db, commit, config, month, rules, name, progress)
     default = f"statistical-report-{month:%Y-%m}.as-of-{commit.log_snapshot}.{fmt}"
+    progress(f"writing the {fmt}", 0)
     path = export.write(report, fmt, _out(args.out, fmt) or settings.reports / default)
     recorded = {"marts": config.recorded(), "report": manifest.report_settings(rules, name)}
     manifest.write(manifest.made(path, month, fmt, commit.recorded(), recorded), path)

@@ -12,9 +12,10 @@ from models.game.games import Game
 from models.settings import DEFAULTS, Settings
 from models.simulate.config import MAX_ADVANTAGE_SHOES, MAX_SEATS, MAX_SHOES, MAX_TABLES, Population, Simulation
 from models.simulate.output import FORMATS
-from models.simulate.run import Summary, write_simulation
+from models.simulate.run import write_simulation
 from models.warehouse.shards import MAX_SHARDS, Sharding
 from pipelines.commands import arguments
+from pipelines.progress import bars
 
 #: Where each ceiling's measurement is written.
 CEILINGS = "docs/simulator.md#ceilings"
@@ -93,18 +94,6 @@ def _shards(text: str) -> int:
     return value
 
 
-def _progress_bar(total: int) -> callable:
-    def show(summary: Summary) -> None:
-        done = min(summary.shoes / total, 1.0)
-        bar = "#" * int(done * 30)
-        sys.stderr.write(f"\r[{bar:<30}] {done:6.1%}  {summary.coups:,} coups")
-        if done >= 1.0:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
-
-
 def check_ceilings(args: argparse.Namespace) -> None:
     """The ceiling that joins two arguments: with advantage players, fewer shoes (one line past it)."""
     if args.advantage_share > 0 and args.shoes > MAX_ADVANTAGE_SHOES:
@@ -131,18 +120,18 @@ def run(args: argparse.Namespace) -> int:
         bets=not args.no_bets,
         population=Population(seats=args.seats, advantage_share=args.advantage_share),
     )
-    progress = _progress_bar(sim.shoes) if sys.stderr.isatty() else None
     sharding = Sharding(args.shards) if args.shards else None
-    summary = write_simulation(
-        sim,
-        args.out,
-        args.format,
-        args.misdeal_rate,
-        progress=progress,
-        sharding=sharding,
-        events=not args.no_table_events,
-        count_fault_rate=args.count_fault_rate,
-    )
+    with bars() as progress:
+        summary = write_simulation(
+            sim,
+            args.out,
+            args.format,
+            args.misdeal_rate,
+            progress=progress,
+            sharding=sharding,
+            events=not args.no_table_events,
+            count_fault_rate=args.count_fault_rate,
+        )
     print(f"{summary.line()} -> {args.out}")
     _past_tomorrow(sim)
     return 0

@@ -8,6 +8,7 @@ import math
 import sys
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from models.game.games import Game
 from models.settings import DEFAULTS, Settings
@@ -16,6 +17,10 @@ from models.systems.exact import TooLarge
 from models.systems.rules import SYSTEMS, Limits
 from models.warehouse import reader
 from pipelines.commands import arguments
+from pipelines.progress import Progress, bars
+
+if TYPE_CHECKING:
+    import polars as pl
 
 WHERE = "banco systems"
 #: Where each ceiling's measurement is written.
@@ -116,29 +121,8 @@ def run(args: argparse.Namespace) -> int:
         coups=args.coups,
     )
     question = lab.Question(args.system, args.bet, limits, args.game, args.decks)
-    tested, source, calibration = None, None, None
-    if args.shoes:
-        tested = lab.run_backtest(question, lab.simulated_shoes(args.shoes, args.seed, args.game, args.decks))
-        source = f"{args.shoes} simulated shoes (seed {args.seed})"
-    elif args.warehouse:
-        shoes, held = warehouse_shoes(Path(args.db), args.game, args.decks)
-        tested = lab.run_backtest(question, shoes)
-        sampled = f" (a fixed sample of its {held:,}: the ceiling)" if held > len(shoes) else ""
-        source = f"{len(shoes)} shoes of the warehouse{sampled} ({args.game.value}, {args.decks} decks)"
-        if question.follower:
-            calibration = lab.calibrate(shoes, args.game, args.decks)
-    # one walk answers the session and the back-test's shorter shoes alike
-    lengths = () if tested is None else set(tested["coups"].to_list()) - {limits.coups}
-    try:
-        walks = lab.exact_walks(question, args.max_states, lengths)
-        exact, note = walks[limits.coups], None
-    except TooLarge as error:
-        if tested is None:
-            raise ValueError(f"{lab.too_large(error)}: back-test it instead with --shoes N (or --warehouse)") from None
-        walks, exact, note = None, None, lab.omitted(error)
-    summary = lab.summary(question, exact, tested, source, note, walks)
-    if calibration is not None:
-        summary["calibration"] = calibration.to_dicts()
+    with bars(args.json) as progress:
+        summary, tested = _answer(args, question, progress)
     if args.plot:
         plotted = {**summary, "backtest_results": None if tested is None else tested["result"].to_list()}
         lab.chart(plotted, f"{question.system} on {question.bet}: the session's result").save(str(args.plot))
@@ -146,6 +130,37 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:  # beside the one JSON object, not in it
         print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0
+
+
+def _answer(args: argparse.Namespace, question: lab.Question, progress: Progress) -> tuple[dict, pl.DataFrame | None]:
+    """The summary of the question's exact distribution and back-test, and the back-test's sessions."""
+    tested, source, calibration = None, None, None
+    if args.shoes:
+        shoes = lab.simulated_shoes(args.shoes, args.seed, args.game, args.decks, progress)
+        tested = lab.run_backtest(question, shoes, progress)
+        source = f"{args.shoes} simulated shoes (seed {args.seed})"
+    elif args.warehouse:
+        progress("reading the warehouse's shoes", 0)
+        shoes, held = warehouse_shoes(Path(args.db), args.game, args.decks)
+        tested = lab.run_backtest(question, shoes, progress)
+        sampled = f" (a fixed sample of its {held:,}: the ceiling)" if held > len(shoes) else ""
+        source = f"{len(shoes)} shoes of the warehouse{sampled} ({args.game.value}, {args.decks} decks)"
+        if question.follower:
+            progress("calibrating the patterns", 0)
+            calibration = lab.calibrate(shoes, args.game, args.decks)
+    # one walk answers the session and the back-test's shorter shoes alike
+    lengths = () if tested is None else set(tested["coups"].to_list()) - {question.limits.coups}
+    try:
+        walks = lab.exact_walks(question, args.max_states, lengths, progress)
+        exact, note = walks[question.limits.coups], None
+    except TooLarge as error:
+        if tested is None:
+            raise ValueError(f"{lab.too_large(error)}: back-test it instead with --shoes N (or --warehouse)") from None
+        walks, exact, note = None, None, lab.omitted(error)
+    summary = lab.summary(question, exact, tested, source, note, walks)
+    if calibration is not None:
+        summary["calibration"] = calibration.to_dicts()
+    return summary, tested
 
 
 def warehouse_shoes(db: Path, game: Game, decks: int, most: int = lab.MAX_SHOES) -> tuple[list[list[str]], int]:

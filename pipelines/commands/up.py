@@ -10,9 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from models.progress import quiet
 from models.settings import DEFAULTS, Settings
 from pipelines.commands import arguments
 from pipelines.commands.dashboard import LOOPBACK, check_signin, streamlit_command
+from pipelines.progress import Progress, bars
 from pipelines.services import Service, ServiceError, free_port, port_free, supervised, wait_until_healthy
 from pipelines.settings import dagster_environment
 
@@ -74,8 +76,9 @@ def _side_by_side(job, instance, tags: dict | None = None):
 DEMO_COUNT_FAULTS = 0.02
 
 
-def materialize_everything(args: argparse.Namespace) -> bool:
-    """Run the jobs in this process against the project's Dagster instance, so the runs show in its UI."""
+def materialize_everything(args: argparse.Namespace, progress: Progress = quiet) -> bool:
+    """Run the jobs in this process against the project's Dagster instance, so the runs show in its UI;
+    `progress` told each stage as it starts."""
     import dagster as dg
 
     from models.metrics.days import days_with_coups
@@ -86,10 +89,12 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     instance = dg.DagsterInstance.get()
     if not _landed(args.landing):
         print(f"nothing has landed in {args.landing}: dealing a demo month there (run: simulate_shoes)")
+        progress(f"dealing {args.demo_days} days of demo play", 0)
         demo = {"days": args.demo_days, "count_fault_rate": DEMO_COUNT_FAULTS}
         config = {**QUIET, "ops": {"simulated_shoes": {"config": demo}}}
         result = defs.resolve_job_def("simulate_shoes").execute_in_process(run_config=config, instance=instance)
         print("  " + result.asset_materializations_for_node("simulated_shoes")[0].metadata["summary"].value)
+    progress("ingesting the landing folder", 0)
     ingest = _side_by_side(ingest_landing_job, instance)
     log = ingest.asset_materializations_for_node("ingest")
     if log:
@@ -124,6 +129,7 @@ def materialize_everything(args: argparse.Namespace) -> bool:
         return True
     days = [day for day in days if stale[0] <= day <= stale[-1]]
     tags = range_tags(days)
+    progress(f"building the marts of {len(days)} gaming days", 0)
     marts = _side_by_side(build_marts_job, instance, tags)
     if not marts.success:
         print(f"building the marts failed: see run {marts.run_id} in the Dagster UI")
@@ -131,10 +137,10 @@ def materialize_everything(args: argparse.Namespace) -> bool:
     flagged = [c.check_name for c in marts.get_asset_check_evaluations() if not c.passed]
     print(f"built the marts of {len(days)} gaming days ({days[0]} to {days[-1]})"
           + (f"; flagged: {', '.join(flagged)}" if flagged else ""))  # fmt: skip
-    return file_reports(instance, days)
+    return file_reports(instance, days, progress)
 
 
-def file_reports(instance, days: list[str]) -> bool:
+def file_reports(instance, days: list[str], progress: Progress = quiet) -> bool:
     """The monthly statistical report of every month the built days fall in (a month in progress is
     reported to date), one run a month, as the monthly schedule files them."""
     from pipelines.definitions import defs
@@ -142,7 +148,8 @@ def file_reports(instance, days: list[str]) -> bool:
 
     job = defs.resolve_job_def("monthly_statistical_report")
     months = sorted({day[:8] + "01" for day in days} & set(MONTHS.get_partition_keys()))
-    for month in months:
+    for done, month in enumerate(months):
+        progress("filing the monthly reports", done, len(months), month[:7])
         result = job.execute_in_process(run_config=QUIET, instance=instance, partition_key=month, raise_on_error=False)
         events = result.asset_materializations_for_node("reports__monthly_statistical_report")
         if not result.success or not events:
@@ -246,11 +253,13 @@ def serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop is a Ctrl-C
     signal.signal(signal.SIGINT, _interrupt)  # even when started in the background, where it is ignored
     with supervised(started, "the servers"):
-        code.start()
-        wait_until_healthy([code])  # the UI and the daemon load the location from it as they start
-        for service in started[1:]:
-            service.start()
-        wait_until_healthy(started)
+        with bars() as progress:
+            progress("starting the Dagster UI, its daemon and the dashboard", 0)
+            code.start()
+            wait_until_healthy([code])  # the UI and the daemon load the location from it as they start
+            for service in started[1:]:
+                service.start()
+            wait_until_healthy(started)
         print(f"\nDagster UI:  http://127.0.0.1:{args.dagster_port}")
         every = " (listening on every interface)" if args.dashboard_address in ("0.0.0.0", "::") else ""
         print(f"Dashboard:   http://{_dashboard_host(args.dashboard_address)}:{args.dashboard_port}{every}")
@@ -291,7 +300,8 @@ def _materialize_apart(args: argparse.Namespace) -> int:
 
 def materialize_and_report(args: argparse.Namespace) -> int:
     """Materialize everything, then print what the warehouse holds; 0, or 1 when a run failed."""
-    ok = materialize_everything(args)
+    with bars() as progress:
+        ok = materialize_everything(args, progress)
     db = Path(args.db).resolve()
     if db.exists():
         report(db)
