@@ -8,13 +8,15 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from models.settings import Settings
 from models.warehouse import reader
 from models.warehouse.store import printable
 from pipelines import terminal
+
+if TYPE_CHECKING:  # Polars writes CSV and JSON, imported for them alone: a table starts without it
+    import polars as pl
 
 WHERE = "banco sql"
 FORMATS = ("table", "csv", "json", "markdown")
@@ -83,6 +85,8 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def _batches(relation, nested_as_json: bool) -> Iterator[pl.DataFrame]:
+    import polars as pl
+
     names = _unique(relation.columns)
     for batch in printable(relation, nested_as_json=nested_as_json).to_arrow_reader(BATCH_ROWS):
         yield pl.from_arrow(batch.rename_columns(names))
@@ -95,6 +99,8 @@ def _write_csv(relation) -> None:
         frame.write_csv(sys.stdout, include_header=header)
         header = False
     if header:  # no rows: the header alone
+        import polars as pl
+
         pl.DataFrame(schema=_unique(relation.columns)).write_csv(sys.stdout)
 
 
