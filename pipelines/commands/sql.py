@@ -36,7 +36,8 @@ def _rows(text: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("query", help='one SQL query, e.g. "SELECT outcome, count(*) FROM core.rounds GROUP BY 1"')
     parser.add_argument("--format", choices=FORMATS, default="table",
-                        help="table (the default) for people; csv, json or markdown to pipe or paste")  # fmt: skip
+                        help="table (the default) for people, money to the cent and floats to 6 significant "
+                        "digits; csv, json or markdown to pipe or paste, every digit kept")  # fmt: skip
     parser.add_argument("--max-rows", type=_rows, default=MAX_ROWS,
                         help=f"rows the table shows at most, all counted (default {MAX_ROWS}; 0 for all)")  # fmt: skip
     parser.add_argument("--as-of", metavar="SNAPSHOT|TIME",
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "table" and result.names == EXPLAIN:
         print("\n".join(value for _, value in result.rows))  # the plan DuckDB drew, as its shell prints it
     elif args.format == "table":
-        print(terminal.box(result, terminal.terminal_width()))
+        print(terminal.box(terminal.readable(result), terminal.terminal_width()))
     elif args.format == "markdown":
         print(terminal.markdown(result))
     return 0
