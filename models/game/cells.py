@@ -8,11 +8,15 @@ and `cell_expr` applies it to Polars expressions.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import polars as pl
 from numba import njit
 
 from models.game.outcome import outcome
+
+if TYPE_CHECKING:  # the Polars forms import it when called: the odds need none of it
+    import polars as pl
 
 #: Axes of a coup cell: player total, banker total, player drew (0/1), banker drew (0/1).
 CELL_SHAPE = (10, 10, 2, 2)
@@ -30,6 +34,8 @@ compiled_cell_index = njit(inline="always", cache=True)(cell_index)
 
 def cell_expr(player_total: pl.Expr, banker_total: pl.Expr, player_drew: pl.Expr, banker_drew: pl.Expr) -> pl.Expr:
     """`cell_index` per row, as Int16 (the flags may be booleans); null where any fact is."""
+    import polars as pl
+
     return cell_index(*(fact.cast(pl.Int16) for fact in (player_total, banker_total, player_drew, banker_drew)))
 
 

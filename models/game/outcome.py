@@ -7,8 +7,12 @@ pair of totals as a Polars expression. Codes index OUTCOMES: 0 Banker, 1 Player,
 
 from __future__ import annotations
 
-import polars as pl
+from typing import TYPE_CHECKING
+
 from numba import njit
+
+if TYPE_CHECKING:  # the Polars form imports it when called: the odds need none of it
+    import polars as pl
 
 BANKER, PLAYER, TIE = "B", "P", "T"
 OUTCOMES = (BANKER, PLAYER, TIE)
@@ -33,5 +37,7 @@ compiled_outcome_code = njit(inline="always", cache=True)(outcome_code)
 
 def outcome_expr(player_total: pl.Expr, banker_total: pl.Expr) -> pl.Expr:
     """B, P or T per row from two total columns (0..9), null where either is null."""
+    import polars as pl
+
     by_totals = pl.Series([outcome(player, banker) for player in range(10) for banker in range(10)])
     return pl.lit(by_totals).gather(player_total.cast(pl.Int16) * 10 + banker_total.cast(pl.Int16))
