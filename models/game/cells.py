@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
 from models.game.outcome import outcome
 
@@ -28,8 +27,15 @@ def cell_index(player_total, banker_total, player_drew, banker_drew):
     return ((player_total * 10 + banker_total) * 2 + player_drew) * 2 + banker_drew
 
 
-#: `cell_index` itself, compiled for the kernels (inlined where they call it).
-compiled_cell_index = njit(inline="always", cache=True)(cell_index)
+def __getattr__(name: str):
+    """`compiled_cell_index`: `cell_index` itself, compiled for the kernels (inlined where they call it) when
+    the first of them is imported, so what runs no kernel (`banco odds` reading odds it kept) needs no numba."""
+    if name != "compiled_cell_index":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from numba import njit
+
+    compiled = globals()[name] = njit(inline="always", cache=True)(cell_index)
+    return compiled
 
 
 def cell_expr(player_total: pl.Expr, banker_total: pl.Expr, player_drew: pl.Expr, banker_drew: pl.Expr) -> pl.Expr:

@@ -72,5 +72,6 @@ def test_sql_loads_the_reader_and_no_more(db):
     assert heavy(as_csv) == {"pyarrow", "polars"}
 
 
-def test_odds_load_neither_frames_nor_tables_nor_the_apps():
+def test_odds_load_neither_frames_nor_tables_nor_the_apps_and_kept_odds_no_compiler():
     assert heavy(loaded("odds", "--decks", "7")) <= {"numba"}  # the kernel, when the odds are not kept yet
+    assert not heavy(loaded("odds", "--decks", "7"))  # kept now: read back
