@@ -87,7 +87,3 @@ DETAIL_LENGTH = 300
 def latest(now: dt.datetime | None = None) -> dt.datetime:
     """The latest time a row ingested `now` (the clock's when None) may carry."""
     return (now or dt.datetime.now(dt.UTC)) + AHEAD
-
-
-#: Where the warehouse lives unless BANCO_DB or --db say otherwise (docs/warehouse.md).
-DEFAULT_DB = "data/warehouse/banco.duckdb"

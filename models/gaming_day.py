@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,14 @@ class GamingDay:
 
 def gaming_day(started_at: pl.Expr, day: GamingDay = GamingDay()) -> pl.Expr:
     """The gaming day of an instant: its local date, counting hours before the start as the day before."""
+    import polars as pl  # here, not above: the settings read GamingDay and the command line starts without Polars
+
     local = started_at.dt.convert_time_zone(day.timezone)
     return (local - pl.duration(hours=day.start_hour)).dt.date().alias("gaming_day")
 
 
 def shoe_day() -> pl.Expr:
     """The gaming day a shoe belongs to: that of its first coup (needs `gaming_day`)."""
+    import polars as pl
+
     return pl.col("gaming_day").min().over("table_id", "shoe_id").alias("shoe_day")

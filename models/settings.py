@@ -18,11 +18,13 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TypeVar
 
-from models.contract import DEFAULT_DB
 from models.gaming_day import GamingDay
 from models.reports.rules import DEFAULT_RULES, parse_rules
 
 Value = TypeVar("Value")
+
+#: Where the warehouse lives unless BANCO_DB or --db say otherwise (docs/warehouse.md).
+DEFAULT_DB = "data/warehouse/banco.duckdb"
 
 
 @dataclass(frozen=True)

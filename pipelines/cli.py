@@ -1,7 +1,8 @@
 """The `banco` command line: argument parsing, dispatch, and the one place user errors are printed.
 
 Only the chosen command's module is imported, so a command starts with what it needs and `banco
---help` answers at once: the other commands are listed from their modules' docstrings, read as text.
+--help` answers at once: the other commands are listed from their modules' docstrings, read as text
+(tests/pipelines/test_cli_imports.py holds what each may load, `banco bench cli` how long it takes).
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ import ast
 import importlib
 import importlib.util
 import sys
+import tokenize
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 
 from models.settings import Settings
-from pipelines.services import ServiceError
 
 #: Every command, in the order `banco --help` lists them: each a module of pipelines/commands/.
 COMMANDS = (
@@ -55,9 +55,18 @@ def command(name: str) -> ModuleType:
 
 @cache
 def summary(name: str) -> str | None:
-    """A command's one-line help, its module's docstring, read without importing the module."""
+    """A command's one-line help, its module's docstring, read without importing the module (or
+    parsing more of it than its first token: every command's listing is built on every start)."""
     spec = importlib.util.find_spec(f"pipelines.commands.{name}")
-    return ast.get_docstring(ast.parse(Path(spec.origin).read_text())) if spec and spec.origin else None
+    if not (spec and spec.origin):
+        return None
+    with tokenize.open(spec.origin) as source:
+        for token in tokenize.generate_tokens(source.readline):
+            if token.type == tokenize.STRING:
+                return ast.get_docstring(ast.parse(token.string))
+            if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE):
+                return None
+    return None
 
 
 def build_parser(settings: Settings, detailed: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
@@ -83,10 +92,12 @@ def _chosen(argv: Sequence[str]) -> str | None:
 
 
 def _user_error(error: BaseException) -> bool:
-    """Whether `error` is a mistake to print as one line. A warehouse error can only come from a
-    command that imported the warehouse, so its class is looked up only then."""
-    store = sys.modules.get("models.warehouse.store")
-    kinds = (UserError, ValueError, OSError, ServiceError) + ((store.WarehouseError,) if store else ())
+    """Whether `error` is a mistake to print as one line. A warehouse or service error can only come
+    from a command that imported the warehouse or the services, so their classes are looked up only then."""
+    kinds: tuple[type[BaseException], ...] = (UserError, ValueError, OSError)
+    for module, kind in (("models.warehouse.store", "WarehouseError"), ("pipelines.services", "ServiceError")):
+        if module in sys.modules:
+            kinds += (getattr(sys.modules[module], kind),)
     return isinstance(error, kinds)
 
 

@@ -2,16 +2,21 @@
 
 DuckDB's Python renderer (`relation.show()`) draws the same box but cannot count past 9,999 rows
 and gives no row count for a result shown whole, so the box is drawn here. Every value is DuckDB's
-own text for it (a DECIMAL with all its decimals, NULL as `NULL`), numbers aligned right.
+own text for it (a DECIMAL with all its decimals, NULL as `NULL`), numbers aligned right, until
+`readable` rounds the numbers of a table to be read: money to the cent, floats to a few figures.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import shutil
 import sys
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TextIO
 
 import duckdb
@@ -21,6 +26,12 @@ NUMBERS = {
     "tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint", "uinteger", "ubigint",
     "uhugeint", "float", "double", "decimal", "bignum", "varint",
 }  # fmt: skip
+INTEGERS = NUMBERS - {"float", "double", "decimal"}
+#: The significant digits `readable` gives a float: a ratio, a rate or a z-score to its fourth decimal or so.
+FLOAT_DIGITS = 6
+#: An integer column is written with thousands separators once a value reaches this: counts read
+#: better, and a column of years (2026) or round numbers is left as typed.
+SEPARATED_FROM = 10_000
 #: A text cell wider than this is cut, with an ellipsis (numbers are never cut).
 CELL_WIDTH = 48
 #: Rows fetched from DuckDB at a time (past the rows shown they are only counted).
@@ -55,6 +66,55 @@ def fetch(relation: duckdb.DuckDBPyRelation, max_rows: int | None = None) -> Res
             rows.extend(zip(*(column.to_pylist() for column in batch.slice(0, wanted).columns), strict=True))
         total += batch.num_rows
     return Result(list(names), types, rows, total)
+
+
+def readable(result: Result) -> Result:
+    """The result with its numbers as people read them: a DECIMAL (in the warehouse, always money) to
+    the cent with thousands separators (6,290,375.00; half away from zero, as DuckDB's round), a float
+    to FLOAT_DIGITS significant digits (-12.3494, 0.0493820 as 0.049382), an integer column with
+    separators when a value reaches SEPARATED_FROM. CSV and JSON keep every digit."""
+    formats = [_number_format(dtype, [row[i] for row in result.rows]) for i, dtype in enumerate(result.types)]
+    rows = [tuple(_written(value, write) for value, write in zip(row, formats, strict=True)) for row in result.rows]
+    return replace(result, rows=rows)
+
+
+def _written(value: str | None, write: Callable[[str], str] | None) -> str | None:
+    return value if value is None or write is None else write(value)
+
+
+def _number_format(dtype: str, values: list[str | None]) -> Callable[[str], str] | None:
+    """How `readable` writes a column of type `dtype` holding `values` (None: as DuckDB wrote it)."""
+    kind = dtype.split("(")[0]
+    if kind == "decimal":
+        scale = int(re.fullmatch(r"decimal\(\d+,\s*(\d+)\)", dtype).group(1)) if "(" in dtype else 3
+        return _cents if scale > 2 else _separated
+    if kind in ("float", "double"):
+        return _float
+    if kind in INTEGERS and any(value is not None and abs(int(value)) >= SEPARATED_FROM for value in values):
+        return _separated
+    return None
+
+
+def _cents(text: str) -> str:
+    cents = Decimal(text).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    return f"{cents.copy_abs() if cents.is_zero() else cents:,.2f}"  # no -0.00
+
+
+def _separated(text: str) -> str:
+    return f"{Decimal(text):,}"
+
+
+def _float(text: str) -> str:
+    value = float(text)
+    if not math.isfinite(value):
+        return text  # DuckDB's inf, -inf, nan
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if not -4 <= magnitude < 15:
+        return f"{value:.{FLOAT_DIGITS}g}"  # 1.23457e-05, 1.23457e+15
+    written = f"{value:,.{max(FLOAT_DIGITS - 1 - magnitude, 0)}f}"
+    return written.rstrip("0").rstrip(".") if "." in written else written
 
 
 def width(text: str) -> int:

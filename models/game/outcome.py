@@ -7,8 +7,10 @@ pair of totals as a Polars expression. Codes index OUTCOMES: 0 Banker, 1 Player,
 
 from __future__ import annotations
 
-import polars as pl
-from numba import njit
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the Polars form imports it when called: the odds need none of it
+    import polars as pl
 
 BANKER, PLAYER, TIE = "B", "P", "T"
 OUTCOMES = (BANKER, PLAYER, TIE)
@@ -27,11 +29,20 @@ def outcome(player_total: int, banker_total: int) -> str:
     return OUTCOMES[outcome_code(player_total, banker_total)]
 
 
-#: `outcome_code` itself, compiled for the kernels (inlined where they call it).
-compiled_outcome_code = njit(inline="always", cache=True)(outcome_code)
+def __getattr__(name: str):
+    """`compiled_outcome_code`: `outcome_code` itself, compiled for the kernels (inlined where they call it) when
+    the first of them is imported, so what runs no kernel (`banco odds` reading odds it kept) needs no numba."""
+    if name != "compiled_outcome_code":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from numba import njit
+
+    compiled = globals()[name] = njit(inline="always", cache=True)(outcome_code)
+    return compiled
 
 
 def outcome_expr(player_total: pl.Expr, banker_total: pl.Expr) -> pl.Expr:
     """B, P or T per row from two total columns (0..9), null where either is null."""
+    import polars as pl
+
     by_totals = pl.Series([outcome(player, banker) for player in range(10) for banker in range(10)])
     return pl.lit(by_totals).gather(player_total.cast(pl.Int16) * 10 + banker_total.cast(pl.Int16))

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from models.logs.read import reason
 from models.settings import Settings
 from models.warehouse import earlier
 from models.warehouse.location import register
@@ -220,6 +219,7 @@ def open_tables(path: Path) -> Tables:
     """The warehouse's Iceberg tables; one line of WarehouseError when they cannot be opened."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from models.logs.read import reason  # the log reader's Polars and Arrow: a reader of the snapshot never needs them
     from models.warehouse.iceberg import Tables
 
     try:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
+import os
+import tempfile
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from models.game.cards import parse_hand
 from models.game.games import Game
 from models.game.paytable import DEFAULT_EGALITE, NO_COMMISSION_GAMES, PayTable
 from models.game.shoe import Composition
 from models.game.tableau import DrawPolicy
-from models.odds.exact import exact_odds
-from models.odds.summary import odds_summary
+from models.kernel_cache import use_kernel_cache
 from models.settings import Settings
 from pipelines.commands import arguments
 
@@ -101,9 +105,29 @@ def run(args: argparse.Namespace) -> int:
     )
     policy = DrawPolicy(punter_on_5=args.punter_on_5, banker_optional=args.banker_optional)
     composition = Composition.after(args.decks, parse_hand(args.seen))
-    summary = {"decks": args.decks, **odds_summary(exact_odds(composition, args.game, policy), table)}
+    summary = {"decks": args.decks, **remembered(composition, args.game, policy, table)}
     print(json.dumps(summary, indent=2) if args.json else render(summary))
     return 0
+
+
+def remembered(composition: Composition, game: Game, policy: DrawPolicy, table: PayTable) -> dict[str, Any]:
+    """`odds_summary` of the exact odds, worked out once for this version of the domain's code and then
+    read back from beside its compiled kernels. Even a kernel compiled already costs numba about 0.6 s
+    to load (its registries, and SciPy's linear algebra it looks for), so asking again answers at once."""
+    key = hashlib.sha256(repr((composition, game, policy, table)).encode()).hexdigest()[:32]
+    kept = use_kernel_cache() / "odds" / f"{key}.json"
+    with contextlib.suppress(OSError, ValueError):
+        return json.loads(kept.read_text())
+    from models.odds.exact import exact_odds  # the compiled kernel: numba, only when nothing is kept
+    from models.odds.summary import odds_summary
+
+    summary = odds_summary(exact_odds(composition, game, policy), table)
+    with contextlib.suppress(OSError):  # a folder that cannot be written: worked out every time
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=kept.parent, suffix=".tmp", delete=False) as out:
+            json.dump(summary, out)
+        os.replace(out.name, kept)  # whole or not at all: another run may be reading it
+    return summary
 
 
 def _percent(value: float) -> str:

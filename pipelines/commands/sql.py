@@ -8,13 +8,15 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from models.settings import Settings
 from models.warehouse import reader
 from models.warehouse.store import printable
 from pipelines import terminal
+
+if TYPE_CHECKING:  # Polars writes CSV and JSON, imported for them alone: a table starts without it
+    import polars as pl
 
 WHERE = "banco sql"
 FORMATS = ("table", "csv", "json", "markdown")
@@ -34,7 +36,8 @@ def _rows(text: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.add_argument("query", help='one SQL query, e.g. "SELECT outcome, count(*) FROM core.rounds GROUP BY 1"')
     parser.add_argument("--format", choices=FORMATS, default="table",
-                        help="table (the default) for people; csv, json or markdown to pipe or paste")  # fmt: skip
+                        help="table (the default) for people, money to the cent and floats to 6 significant "
+                        "digits; csv, json or markdown to pipe or paste, every digit kept")  # fmt: skip
     parser.add_argument("--max-rows", type=_rows, default=MAX_ROWS,
                         help=f"rows the table shows at most, all counted (default {MAX_ROWS}; 0 for all)")  # fmt: skip
     parser.add_argument("--as-of", metavar="SNAPSHOT|TIME",
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "table" and result.names == EXPLAIN:
         print("\n".join(value for _, value in result.rows))  # the plan DuckDB drew, as its shell prints it
     elif args.format == "table":
-        print(terminal.box(result, terminal.terminal_width()))
+        print(terminal.box(terminal.readable(result), terminal.terminal_width()))
     elif args.format == "markdown":
         print(terminal.markdown(result))
     return 0
@@ -83,6 +86,8 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def _batches(relation, nested_as_json: bool) -> Iterator[pl.DataFrame]:
+    import polars as pl
+
     names = _unique(relation.columns)
     for batch in printable(relation, nested_as_json=nested_as_json).to_arrow_reader(BATCH_ROWS):
         yield pl.from_arrow(batch.rename_columns(names))
@@ -95,6 +100,8 @@ def _write_csv(relation) -> None:
         frame.write_csv(sys.stdout, include_header=header)
         header = False
     if header:  # no rows: the header alone
+        import polars as pl
+
         pl.DataFrame(schema=_unique(relation.columns)).write_csv(sys.stdout)
 
 

@@ -70,3 +70,23 @@ def test_bad_arguments_give_one_line_and_non_zero_exit(args, message):
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+def test_odds_asked_again_are_read_back_as_they_were_worked_out(tmp_path, monkeypatch, capsys):
+    """The kept summary (beside the compiled kernels; here NUMBA_CACHE_DIR, a folder of the user's choosing)
+    prints what working it out prints, is what a second run reads, and is keyed by every argument."""
+    from pipelines.cli import main
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert main(["odds", "--decks", "6", "--json"]) == 0
+    worked_out = capsys.readouterr().out
+    (kept,) = (tmp_path / "odds").iterdir()
+    assert main(["odds", "--decks", "6", "--json"]) == 0
+    assert capsys.readouterr().out == worked_out
+    doctored = json.loads(kept.read_text()) | {"p_banker": 0.5}
+    kept.write_text(json.dumps(doctored))
+    assert main(["odds", "--decks", "6", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["p_banker"] == 0.5
+    assert main(["odds", "--decks", "6", "--json", "--tie-pays", "9"]) == 0
+    assert json.loads(capsys.readouterr().out)["p_banker"] == json.loads(worked_out)["p_banker"]
+    assert len(list((tmp_path / "odds").iterdir())) == 2

@@ -275,8 +275,8 @@ def test_the_table_is_drawn_like_duckdbs_shell(db, capsys):
         "│ outcome │ coups  │    payout     │  note   │\n"
         "│ varchar │ bigint │ decimal(18,4) │ varchar │\n"
         "├─────────┼────────┼───────────────┼─────────┤\n"
-        "│ B       │     12 │       95.5000 │ NULL    │\n"
-        "│ Player  │      7 │       -0.0001 │ x|y     │\n"
+        "│ B       │     12 │         95.50 │ NULL    │\n"
+        "│ Player  │      7 │          0.00 │ x|y     │\n"
         "└─────────┴────────┴───────────────┴─────────┘\n"
         "  2 rows\n"
     )
@@ -297,6 +297,36 @@ def test_csv_json_and_markdown_keep_the_money_decimals(db, capsys):
         "| B | 12 | 95.5000 |  |\n"
         "| Player | 7 | -0.0001 | x\\|y |\n"
     )
+
+
+FIGURES = (
+    "SELECT 6290375::DECIMAL(38,4) AS handle, 17833.424999::DECIMAL(38,6) AS theo, 1234.5::DECIMAL(18,2) AS drop_, "
+    "-12.349407215671237::DOUBLE AS hold_pct, 0.0000123456::DOUBLE AS tiny, 50037::BIGINT AS coups, 2026 AS year_ "
+    "UNION ALL SELECT -0.005, 0.004999, -7, 1.5, 0, 7, 1999"
+)
+
+
+def test_the_table_shows_money_to_the_cent_and_floats_to_six_figures(db, capsys):
+    status, out, _ = cli(capsys, db, FIGURES)
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in out.splitlines()[4:6]]
+    assert status == 0
+    # money half away from zero with thousands separators; an integer column with a count past
+    # 10,000 separated throughout, a column of years as typed
+    assert rows == [
+        ["6,290,375.00", "17,833.42", "1,234.50", "-12.3494", "1.23456e-05", "50,037", "2026"],
+        ["-0.01", "0.00", "-7.00", "1.5", "0", "7", "1999"],
+    ]
+
+
+def test_csv_and_json_keep_every_digit_of_money_and_floats(db, capsys):
+    _, as_csv, _ = cli(capsys, db, FIGURES, "--format", "csv")
+    first = next(csv.DictReader(io.StringIO(as_csv)))
+    assert (first["handle"], first["theo"], first["drop_"]) == ("6290375.0000", "17833.424999", "1234.50")
+    assert float(first["hold_pct"]) == -12.349407215671237 and float(first["tiny"]) == 0.0000123456
+    _, as_json, _ = cli(capsys, db, FIGURES, "--format", "json")
+    (first, second) = json.loads(as_json)
+    assert (first["handle"], first["theo"], second["theo"]) == ("6290375.0000", "17833.424999", "0.004999")
+    assert (first["hold_pct"], first["coups"], first["year_"]) == (-12.349407215671237, 50037, 2026)
 
 
 def test_a_long_result_shows_its_first_rows_and_counts_them_all(db, capsys):

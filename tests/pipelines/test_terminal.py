@@ -42,3 +42,13 @@ def test_a_long_text_is_cut_with_an_ellipsis_and_control_characters_are_escaped(
     result = terminal.fetch(con.sql("SELECT repeat('x', 100) AS long, 'a\nb' AS two_lines"))
     row = terminal.box(result).splitlines()[4]
     assert "x" * (terminal.CELL_WIDTH - 1) + "…" in row and "a\\nb" in row
+
+
+def test_readable_rounds_floats_to_six_figures_and_leaves_what_is_not_a_number():
+    values = ["-12.349407215671237", "6290375.123456", "12345.678", "0.049382", "1.5e20", "inf", "nan", "-0.0", None]
+    result = terminal.Result(["x", "t"], ["double", "varchar"], [(value, "1234.5678") for value in values], 9)
+    shown = terminal.readable(result)
+    assert [row[0] for row in shown.rows] == [
+        "-12.3494", "6,290,375", "12,345.7", "0.049382", "1.5e+20", "inf", "nan", "0", None,
+    ]  # fmt: skip
+    assert {row[1] for row in shown.rows} == {"1234.5678"} and shown.total == 9
