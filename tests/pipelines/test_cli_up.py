@@ -40,6 +40,14 @@ def processes_of(folder: Path) -> list[int]:
     return found
 
 
+def resident_mb(pid: int) -> float:
+    """A process's resident set, in MB, as `ps -o rss` shows it."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def get(url: str, body: dict | None = None) -> bytes:
     data = json.dumps(body).encode() if body else None
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
@@ -76,7 +84,8 @@ def test_up_materializes_through_dagster_serves_both_and_stops_cleanly(tmp_path)
         )["data"]["runsOrError"]["results"]
         succeeded = {run["jobName"] for run in runs if run["status"] == "SUCCESS"}
         assert {"simulate_shoes", "ingest_landing", "build_marts"} <= succeeded  # the runs show in the UI
-        assert processes_of(tmp_path)
+        serving = [up.pid, *processes_of(tmp_path)]
+        assert len(serving) > 1 and sum(map(resident_mb, serving)) < 1536  # lean when idle (#34)
         up.send_signal(signal.SIGINT)
         assert up.wait(timeout=60) == 0
         time.sleep(1)
