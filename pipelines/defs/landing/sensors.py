@@ -7,7 +7,7 @@ import time
 import dagster as dg
 
 from models.warehouse.ingest import expand, last_ingested
-from models.warehouse.store import serving_path
+from models.warehouse.serving import published
 from pipelines.defs.core.shards import ingest_run_config
 from pipelines.defs.jobs import ingest_job
 from pipelines.defs.resources import Warehouse
@@ -22,7 +22,7 @@ def _signature(stat) -> str:
 
 def _ingested(warehouse: Warehouse) -> dict:
     """Files already ingested, by path, from the serving snapshot (none before the first ingest)."""
-    if not serving_path(warehouse.db_path).exists():
+    if not published(warehouse.db_path):
         return {}
     with warehouse.snapshot() as con:
         return last_ingested(con)
