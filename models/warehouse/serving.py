@@ -38,9 +38,10 @@ def number(snapshot: Path) -> int:
 
 
 def ids_file(snapshot: Path) -> Path:
-    """The file beside a snapshot naming the Iceberg snapshots its views read: what maintenance
-    keeps, read without opening the snapshot (another process may hold it)."""
-    return snapshot.with_suffix(".snapshots.json")
+    """The file beside a snapshot naming the Iceberg snapshots its views read (a JSON list): what
+    maintenance keeps, read without opening the snapshot (another process may hold it). Its name has
+    no suffix of a round log's, so an ingest of the folder passes over it."""
+    return snapshot.with_suffix(".snapshot-ids")
 
 
 def published(db: Path) -> list[Path]:
