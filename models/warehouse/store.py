@@ -296,13 +296,17 @@ def publish(path: Path) -> Path:
     tmp.unlink(missing_ok=True)
     con = duckdb.connect()
     try:
+        _limit(con)  # bounded memory, as every writer's connection
         con.execute("ATTACH ? AS warehouse (READ_ONLY)", [str(path)])
         ids = _snapshot_ids(con, "warehouse")
         con.execute(f"ATTACH ? AS snapshot (STORAGE_VERSION '{STORAGE_VERSION}')", [str(tmp)])
         con.execute("COPY FROM DATABASE warehouse TO snapshot")
         con.execute("DETACH snapshot")
-    finally:
+    except BaseException:
         con.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    con.close()
     serving.ids_file(target).write_text(json.dumps(sorted(ids)))
     os.replace(tmp, target)
     link = serving_path(path)
