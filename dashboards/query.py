@@ -95,8 +95,8 @@ def _stopped() -> Callable[[], bool] | None:
 
 @st.cache_data(ttl=TTL_SECONDS, max_entries=256, show_spinner=False)
 def _run(sql: str, params: dict[str, Any], db: str, version: int) -> pl.DataFrame:
-    """`version` (the snapshot's mtime) is only part of the cache key: a new publish is a new key.
-    The connection lives for one query, so it never holds the snapshot while a new one is renamed in."""
+    """`version` (_version) is only part of the cache key: a new publish is a new key. The connection
+    lives for one query, so the next query reads the newest snapshot there is."""
     return reader.run(
         Path(db),
         sql,
