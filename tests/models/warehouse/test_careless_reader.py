@@ -83,7 +83,6 @@ def test_an_earlier_releases_snapshot_is_read_then_numbered(built_warehouse, tmp
     assert serving_path(db).is_symlink() and store.published_snapshots(db) == kept
 
 
-@pytest.mark.slow
 def test_maintenance_keeps_the_files_of_the_held_previous_snapshot(tmp_path, monkeypatch):
     db = tmp_path / "banco.duckdb"
     ingest(db, [SAMPLES / "01_rounds_suited.csv"])
