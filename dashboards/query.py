@@ -1,7 +1,8 @@
 """The dashboard's one way to read: a parameterized query on the serving snapshot, through a
-short-lived locked connection (models/warehouse/reader.py), cached briefly and keyed on the
-snapshot's modification time. Every query, the pages' and the console's, stops at the time limit,
-or sooner when its browser tab closes or its page runs again."""
+short-lived locked connection (models/warehouse/reader.py), cached briefly and keyed on the newest
+snapshot's modification time and on whether another process holds it (the previous one is read then).
+Every query, the pages' and the console's, stops at the time limit, or sooner when its browser tab
+closes or its page runs again."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
 from models.settings import Settings
-from models.warehouse import reader
-from models.warehouse.store import WarehouseError, printable, serving_path
+from models.warehouse import reader, serving, store
+from models.warehouse.store import SnapshotHeld, WarehouseError, printable, serving_path
 
 TTL_SECONDS = 60
+#: How long the dashboard trusts its last look at whether another process holds the newest snapshot.
+HELD_TTL_SECONDS = 5
 CONSOLE = "the SQL console"
 #: Console queries this server runs at once, each allowed the reader's memory cap: one more waits
 #: for a slot up to `SLOT_WAIT_SECONDS`, then is told to try again.
@@ -42,17 +45,40 @@ def warehouse() -> Path:
 
 
 def _version(db: Path) -> int:
-    """The serving snapshot's modification time (a new publish is a new version)."""
+    """The newest serving snapshot's modification time, and whether it is passed over (a new publish,
+    or another process taking or letting go of the newest, is a new version)."""
     try:
-        return serving_path(db).stat().st_mtime_ns
-    except FileNotFoundError:
+        newest = serving.published(db)[0]
+        return hash((newest.stat().st_mtime_ns, _passed_over(str(db), newest.stat().st_mtime_ns) is not None))
+    except (IndexError, FileNotFoundError):
         raise Unavailable(f"No warehouse at {db} yet.", "banco up") from None
+
+
+@st.cache_data(ttl=HELD_TTL_SECONDS, max_entries=16, show_spinner=False)
+def _passed_over(db: str, newest: int) -> str | None:
+    """What a reader says now of the newest snapshot (`newest` its mtime, the cache key) when another
+    process holds it open read-write, or None."""
+    return store.passed_over(Path(db))
+
+
+def passed_over() -> str | None:
+    """The line saying the pages read the previous serving snapshot, and why, or None."""
+    db = warehouse()
+    try:
+        newest = serving.published(db)[0]
+        return _passed_over(str(db), newest.stat().st_mtime_ns)
+    except (IndexError, FileNotFoundError):
+        return None
 
 
 def _unopenable(error: WarehouseError) -> Unavailable:
     if "earlier release" in str(error):  # migrate.EARLIER: the one command that helps is in it
         return Unavailable(f"{error}.", f"banco migrate --db {warehouse()}")
-    return Unavailable(f"The serving snapshot cannot be opened ({error}); it may be being replaced.", "banco build")
+    if isinstance(error, SnapshotHeld):  # a build would not help: the holder must let go
+        words = str(error)
+        fix = f'duckdb.connect("{serving_path(warehouse()).absolute()}", read_only=True)'
+        return Unavailable(f"{words[:1].upper()}{words[1:]}.", fix)
+    return Unavailable(f"The serving snapshot cannot be opened ({error}).", "banco build")
 
 
 def _stopped() -> Callable[[], bool] | None:
@@ -69,11 +95,22 @@ def _stopped() -> Callable[[], bool] | None:
 
 @st.cache_data(ttl=TTL_SECONDS, max_entries=256, show_spinner=False)
 def _run(sql: str, params: dict[str, Any], db: str, version: int) -> pl.DataFrame:
-    """`version` (the snapshot's mtime) is only part of the cache key: a new publish is a new key.
-    The connection lives for one query, so it never holds the snapshot while a new one is renamed in."""
+    """`version` (_version) is only part of the cache key: a new publish is a new key. The connection
+    lives for one query, so the next query reads the newest snapshot there is."""
     return reader.run(
-        Path(db), sql, lambda relation: relation.pl(), where="the dashboard", params=params, stop=_stopped(), user=False
+        Path(db),
+        sql,
+        lambda relation: relation.pl(),
+        where="the dashboard",
+        params=params,
+        stop=_stopped(),
+        user=False,
+        notice=_quiet,  # the banner above the page says it (banner.py)
     )
+
+
+def _quiet(words: str) -> None:
+    pass
 
 
 def version() -> int:
@@ -100,7 +137,7 @@ def frame(sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         raise Unavailable(f"This warehouse was built by an earlier release ({detail}).", "banco build") from None
     except duckdb.IOException as error:
         raise Unavailable(
-            f"The serving snapshot is being replaced ({str(error).splitlines()[0]}): reload in a moment.", "banco build"
+            f"The serving snapshot could not be read ({str(error).splitlines()[0]}): reload in a moment.", "banco build"
         ) from None
 
 
@@ -130,7 +167,7 @@ def console(sql: str, limit: int) -> pl.DataFrame:
     if not CONSOLE_SLOTS.acquire(timeout=SLOT_WAIT_SECONDS):
         raise reader.QueryError(f"{CONSOLE} is running {CONSOLE_QUERIES} other queries: try again when one ends")
     try:
-        return reader.run(db, sql, fetch, where=CONSOLE, stop=_stopped())
+        return reader.run(db, sql, fetch, where=CONSOLE, stop=_stopped(), notice=_quiet)
     except reader.QueryError:
         raise
     except WarehouseError as error:

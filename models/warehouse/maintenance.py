@@ -29,7 +29,8 @@ MERGE_AT = 16
 
 def retention() -> dt.timedelta:
     """How long a snapshot stays readable after a newer one replaces it (the setting
-    `snapshot_retention_hours`): a reader may hold the serving file, whose views name its files, that long."""
+    `snapshot_retention_hours`): a reader may hold a serving snapshot a publish has since removed, whose
+    views name its files, that long."""
     return dt.timedelta(hours=Settings.from_env().snapshot_retention_hours)
 
 
@@ -57,8 +58,8 @@ def compact(tables: Tables, name: str) -> int:
 
 def expire(tables: Tables, keep: frozenset[int] = frozenset(), now: dt.datetime | None = None) -> int:
     """Expire every table's snapshots older than the retention but the current one and those in
-    `keep` (the ones the published serving file reads, however old), then remove the files no kept
-    snapshot names; returns the number of files removed."""
+    `keep` (the ones the current and the previous serving snapshot read, however old), then remove the
+    files no kept snapshot names; returns the number of files removed."""
     older = (now or dt.datetime.now(dt.UTC)) - retention()
     removed = 0
     for name in TABLES:
@@ -133,10 +134,11 @@ def _plain(location: str) -> str:
     return f"{parsed.netloc}{parsed.path}" if parsed.scheme not in ("", "file") else parsed.path
 
 
-def run(tables: Tables, keep: frozenset[int] = frozenset()) -> dict[str, int]:
+def run(tables: Tables, keep: frozenset[int] | None = frozenset()) -> dict[str, int]:
     """Compact every table, the log last (its commit, naming the others' new snapshots, is the
-    warehouse's), then expire (never the snapshots in `keep`) and clean. Returns what was done."""
+    warehouse's), then expire (never the snapshots in `keep`, the ones the published serving snapshots
+    read; nothing at all when they cannot be known, None) and clean. Returns what was done."""
     merged = {name: compact(tables, name) for name in TABLES}
     if any(merged.values()) and not merged[INGEST_LOG]:
         tables.record("compact")
-    return {**merged, "files_removed": expire(tables, keep)}
+    return {**merged, "files_removed": 0 if keep is None else expire(tables, keep)}

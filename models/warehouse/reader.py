@@ -1,5 +1,6 @@
-"""The one way SQL a user wrote, and every dashboard query, reads the warehouse: the serving snapshot
-on a connection locked down before its first query, each query under a time limit.
+"""The one way SQL a user wrote, and every dashboard query, reads the warehouse: the newest serving
+snapshot no other process holds open read-write (serving.py), on a connection locked down before its
+first query, each query under a time limit.
 
 The connection (sandbox.connect) is an in-memory DuckDB with the snapshot attached read-only: its
 settings are its own (a file opened twice in one process would share one instance and one
@@ -14,6 +15,7 @@ more of them than the result limits allow. The project's own queries run in this
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -24,9 +26,18 @@ from typing import Any, TypeVar
 import duckdb
 
 from models import settings as project
-from models.warehouse import sandbox
+from models.warehouse import sandbox, serving
 from models.warehouse.location import Settings
-from models.warehouse.store import EXTENSIONS, FILES, SETTINGS, WRITE, WarehouseError, published, refusal
+from models.warehouse.store import (
+    EXTENSIONS,
+    FILES,
+    SETTINGS,
+    WRITE,
+    SnapshotHeld,
+    WarehouseError,
+    published,
+    refusal,
+)
 
 Result = TypeVar("Result")
 #: How often a query's caller looks at the clock and at `stop`: an interrupt lands within milliseconds.
@@ -76,12 +87,24 @@ def _parsed(size: str) -> int:
 
 
 def connect(db: Path, limits: Limits, snapshot: Path | None = None) -> duckdb.DuckDBPyConnection:
-    """The serving snapshot of the warehouse at `db` (or the file `snapshot` whose views read its
-    tables at an earlier commit: travel.py), attached read-only to a locked connection."""
+    """The newest serving snapshot of the warehouse at `db` that no other process holds open read-write
+    (or the file `snapshot` whose views read its tables at an earlier commit: travel.py), attached
+    read-only to a locked connection."""
+    return _connected(db, limits, snapshot)[0]
+
+
+def _connected(db: Path, limits: Limits, snapshot: Path | None) -> tuple[duckdb.DuckDBPyConnection, str | None]:
+    """connect's connection, and the line saying which newer snapshots it passed over (or None)."""
+
+    def open_(file: Path) -> duckdb.DuckDBPyConnection:
+        return sandbox.connect(file, db, limits.memory, limits.threads, remote=_remote(db))
+
     try:
-        return sandbox.connect(snapshot or published(db), db, limits.memory, limits.threads, remote=_remote(db))
+        return (open_(snapshot), None) if snapshot is not None else serving.newest(db, published(db), open_)
     except sandbox.Unusable as error:
         raise WarehouseError(str(error)) from None
+    except serving.Held as error:
+        raise SnapshotHeld(str(error)) from None
 
 
 def _remote(db: Path) -> bool:
@@ -100,6 +123,7 @@ def run(
     user: bool = True,
     snapshot: Path | None = None,
     whole: bool = True,
+    notice: Callable[[str], None] | None = None,
 ) -> Result:
     """`fetch` of the relation `sql` gives, on a locked connection, stopped once it runs past the time
     limit or `stop()` turns true. A `user` query is first checked, then run in a process of its own
@@ -108,21 +132,25 @@ def run(
     at most that size per batch (sandbox.BATCH_ROWS). Any error it meets is a QueryError of one line
     naming `where`. The project's own queries (`user=False`) run in this process and raise DuckDB's
     errors as they are, but for being stopped. `snapshot`: the file read instead of the serving snapshot
-    (connect)."""
+    (connect). `notice` is given the line saying which newer serving snapshots were passed over, other
+    processes holding them open read-write (by default it goes to stderr)."""
     limits = limits or Limits.from_env()
+    notice = notice or (lambda words: print(f"{where}: warning: {words}", file=sys.stderr))
     if not user:
-        return _here(db, sql, fetch, where, params, limits, stop, snapshot)
+        return _here(db, sql, fetch, where, params, limits, stop, snapshot, notice)
     try:
         refused = refusal(sql, where)
     except duckdb.Error as error:
         raise QueryError(f"SQL error: {_line(error)}") from None
     if refused:
         raise QueryError(refused)
-    return _isolated(db, sql, fetch, where, params, limits, stop, snapshot, whole)
+    return _isolated(db, sql, fetch, where, params, limits, stop, snapshot, whole, notice)
 
 
-def _here(db, sql, fetch, where, params, limits, stop, snapshot):
-    con = connect(db, limits, snapshot)
+def _here(db, sql, fetch, where, params, limits, stop, snapshot, notice):
+    con, passed_over = _connected(db, limits, snapshot)
+    if passed_over:
+        notice(passed_over)
 
     def work():
         relation = con.sql(sql, params=params or None)
@@ -139,11 +167,11 @@ def _here(db, sql, fetch, where, params, limits, stop, snapshot):
 _NO_ROWS = "the statement returned no rows: {where} shows what a query returns"
 
 
-def _isolated(db, sql, fetch, where, params, limits, stop, snapshot, whole):
+def _isolated(db, sql, fetch, where, params, limits, stop, snapshot, whole, notice):
     memory = _bytes(limits.memory, limits, "BANCO_SQL_MEMORY")
     size = _bytes(limits.result_size, limits, "BANCO_SQL_RESULT_SIZE")
-    snapshot = snapshot or published(db)
-    request = sandbox.Request(db, snapshot, sql, params, limits.memory, memory, limits.threads, _remote(db))
+    snapshots = (snapshot,) if snapshot is not None else tuple(published(db))
+    request = sandbox.Request(db, snapshots, sql, params, limits.memory, memory, limits.threads, _remote(db))
     # where the child's rows arrive: a connection of this process, as locked as the child's
     receiver = duckdb.connect(":memory:", config={**sandbox.LOCKED, "memory_limit": limits.memory, "threads": 1})
     receiver.execute("SET enable_external_access = false; SET lock_configuration = true")
@@ -171,6 +199,8 @@ def _isolated(db, sql, fetch, where, params, limits, stop, snapshot, whole):
                 raise
             raise failed from None
         ended = child.end()
+        if ended.get("notice"):
+            notice(ended["notice"])
         if child.consumed and "ok" not in ended:  # the child failed after its last rows were read
             raise _failed(child, ended, None, where, limits, whole) or QueryError("the query ended without its rows")
         return result
@@ -199,6 +229,8 @@ def _failed(
         )
     if "unusable" in ended:
         return WarehouseError(ended["unusable"])
+    if "held" in ended:
+        return SnapshotHeld(ended["held"])
     if "none" in ended:
         return QueryError(_NO_ROWS.format(where=where))
     if "error" in ended:

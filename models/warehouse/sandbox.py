@@ -4,8 +4,8 @@ piece (`range(1e9)`, `repeat('x', 1e9)`), which fails there instead of growing t
 
 `python -m models.warehouse.sandbox` reads a Request on stdin, writes the rows to stdout as an Arrow
 stream (with DuckDB's own names and types beside them) and then one line of JSON saying how it ended on
-the descriptor that was its stderr. It imports DuckDB and pyarrow only, to start quickly. `Child` is
-the caller's end; `connect` the locked connection both ends use (reader.py).
+the descriptor that was its stderr. It imports DuckDB, pyarrow and serving.py only, to start quickly.
+`Child` is the caller's end; `connect` the locked connection both ends use (reader.py).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+
+from models.warehouse import serving
 
 #: Rows the child hands over at a time: what a caller that streams holds at once.
 BATCH_ROWS = 10_000
@@ -52,7 +54,7 @@ class Request:
     """One query, and everything the child needs to run it, none of it read from the environment."""
 
     db: Path
-    snapshot: Path
+    snapshots: tuple[Path, ...]  # newest first: the first no other process holds open read-write is read
     sql: str
     params: dict[str, Any] | None
     memory: str
@@ -172,8 +174,9 @@ class Child:
 
     def end(self, wait_seconds: float = 5.0) -> dict[str, Any]:
         """How the child ended: its own word ({"ok": ...}, {"error": ..., "message": ...},
-        {"unusable": ...}, {"none": ...}); else {"killed": True} when the caller killed it, {"signal": n}
-        when something else did, or {"exit": status, "said": its last line} when it failed before it
+        {"unusable": ...}, {"held": ...}, {"none": ...}; with "notice", the line saying which serving
+        snapshots it passed over); else {"killed": True} when the caller killed it, {"signal": n} when
+        something else did, or {"exit": status, "said": its last line} when it failed before it
         could say (Python's own error). Kills it when it has not ended in `wait_seconds`."""
         if not self.consumed:
             self.kill()  # it may be blocked writing rows nobody reads
@@ -247,6 +250,8 @@ def main() -> None:
         status = _run(request, rows)
     except Unusable as error:
         status = {"unusable": str(error)}
+    except serving.Held as error:
+        status = {"held": str(error)}
     except duckdb.Error as error:
         status = {"error": type(error).__name__, "message": line(error)}
     except MemoryError:
@@ -264,13 +269,17 @@ def _run(request: Request, out) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.ipc
 
-    con = connect(request.snapshot, request.db, request.memory, request.threads, remote=request.remote, lossless=True)
+    def open_(snapshot: Path) -> duckdb.DuckDBPyConnection:
+        return connect(snapshot, request.db, request.memory, request.threads, remote=request.remote, lossless=True)
+
+    con, notice = serving.newest(request.db, request.snapshots, open_)
+    said = {"notice": notice} if notice else {}
     # from here on, the process may grow by the memory cap and no more: an allocation past it fails
     held = _address_space() + request.memory_bytes
     resource.setrlimit(resource.RLIMIT_AS, (held, held))
     relation = con.sql(request.sql, params=request.params or None)
     if relation is None:
-        return {"none": True}
+        return {"none": True, **said}
     types = json.dumps([str(dtype) for dtype in relation.dtypes]).encode()
     reader = relation.to_arrow_reader(BATCH_ROWS)
     schema = reader.schema.with_metadata({**(reader.schema.metadata or {}), TYPES: types})
@@ -278,7 +287,7 @@ def _run(request: Request, out) -> dict[str, Any]:
         for batch in reader:
             writer.write_batch(batch)
     out.flush()
-    return {"ok": True}
+    return {"ok": True, **said}
 
 
 def _address_space() -> int:

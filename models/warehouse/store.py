@@ -1,10 +1,11 @@
-"""The warehouse's writer (one at a time: a file lock) and a serving snapshot for readers.
+"""The warehouse's writer (one at a time: a file lock) and the serving snapshots for readers.
 
 The writer holds the Iceberg tables (iceberg.py) and `banco.duckdb` under `banco.duckdb.lock`:
 the marts, and views over the tables at the warehouse's last commit. After each successful write
-the file is copied and atomically renamed to `banco.serving.duckdb`, which readers open read-only:
-a reader never holds the writer's file, and a reader with the old snapshot open keeps reading it,
-and the data files its views name, undisturbed.
+the file is written out as a new serving snapshot (serving.py names them), in a storage format every
+DuckDB from 1.4 opens, which readers open read-only: a reader never holds the writer's file, a reader
+with an older snapshot open keeps reading it, and the data files its views name, undisturbed, and
+one that holds the newest read-write stops no one (the others read the previous one).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import fcntl
 import json
 import os
 import re
-import shutil
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,8 +25,9 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from models.settings import Settings
-from models.warehouse import earlier
+from models.warehouse import earlier, serving
 from models.warehouse.location import register
+from models.warehouse.serving import serving_path
 
 if TYPE_CHECKING:  # the Iceberg library is for writers: readers never import it
     from models.warehouse.iceberg import Tables
@@ -36,8 +38,12 @@ class WarehouseError(Exception):
     """A warehouse that cannot be used as asked; the message says what to do."""
 
 
-def serving_path(path: Path) -> Path:
-    return path.with_name(f"{path.stem}.serving{path.suffix}")
+class SnapshotHeld(WarehouseError):
+    """Other processes hold every serving snapshot open read-write; the message names them and the fix."""
+
+
+#: The oldest storage format that holds what a serving snapshot needs: DuckDB 1.4 and newer opens it.
+STORAGE_VERSION = "v1.4.0"
 
 
 @contextmanager
@@ -94,7 +100,7 @@ class Writer:
         from models.warehouse import maintenance
 
         with self.tables.exclusive():
-            maintenance.run(self.tables, keep=_published_snapshots(self.path))
+            maintenance.run(self.tables, keep=published_snapshots(self.path))
             self.look()
 
 
@@ -196,23 +202,33 @@ def write(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         yield w.con
 
 
-def _published_snapshots(path: Path) -> frozenset[int]:
-    """The Iceberg snapshots the serving file's views read (none before the first publish)."""
-    snapshot = serving_path(path)
-    if not snapshot.exists():
-        return frozenset()
-    con = duckdb.connect()  # attached, not opened: the process may hold the file open elsewhere
-    try:
-        con.execute("ATTACH ? AS published (READ_ONLY)", [str(snapshot)])
-        query = (
-            "SELECT count(*) FROM duckdb_tables() "
-            "WHERE database_name = 'published' AND schema_name || '.' || table_name = ?"
-        )
-        if not con.execute(query, [SNAPSHOTS]).fetchall()[0][0]:
-            return frozenset()
-        return frozenset(row[0] for row in con.sql(f"SELECT snapshot_id FROM published.{SNAPSHOTS}").fetchall())
-    finally:
-        con.close()
+def published_snapshots(path: Path) -> frozenset[int] | None:
+    """The Iceberg snapshots the published serving snapshots' views read (the current and the previous
+    one: a publish removes the others), from the file beside each; none before the first publish.
+    None when they cannot be known: an earlier release's snapshot, with no such file, held open."""
+    kept: set[int] = set()
+    for snapshot in serving.published(path):
+        ids = serving.ids_file(snapshot)
+        if ids.exists():
+            kept.update(json.loads(ids.read_text()))
+            continue
+        con = duckdb.connect()  # attached, not opened: the process may hold the file open elsewhere
+        try:
+            con.execute("ATTACH ? AS published (READ_ONLY)", [str(snapshot)])
+            kept.update(_snapshot_ids(con, "published"))
+        except duckdb.Error:
+            return None
+        finally:
+            con.close()
+    return frozenset(kept)
+
+
+def _snapshot_ids(con: duckdb.DuckDBPyConnection, database: str) -> list[int]:
+    """The Iceberg snapshots the views of the attached `database` read (meta.snapshots; none without it)."""
+    query = "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name || '.' || table_name = ?"
+    if not con.execute(query, [database, SNAPSHOTS]).fetchall()[0][0]:
+        return []
+    return [row[0] for row in con.sql(f"SELECT snapshot_id FROM {database}.{SNAPSHOTS}").fetchall()]
 
 
 def open_tables(path: Path) -> Tables:
@@ -270,18 +286,62 @@ def _compact(path: Path) -> None:
 
 
 def publish(path: Path) -> Path:
-    """Copy the warehouse to a temporary file and rename it over the serving snapshot."""
-    target = serving_path(path)
+    """Write the warehouse out as a new serving snapshot (STORAGE_VERSION), the Iceberg snapshots its
+    views read beside it; point the link at it; remove every snapshot but it and the previous one. A
+    process holding a snapshot open read-write stops none of it: no published file is written again."""
+    _adopt(path)
+    before = serving.published(path)
+    target = serving.numbered(path, serving.number(before[0]) + 1 if before else 1)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    shutil.copyfile(path, tmp)
+    tmp.unlink(missing_ok=True)
+    con = duckdb.connect()
+    try:
+        _limit(con)  # bounded memory, as every writer's connection
+        con.execute("ATTACH ? AS warehouse (READ_ONLY)", [str(path)])
+        ids = _snapshot_ids(con, "warehouse")
+        con.execute(f"ATTACH ? AS snapshot (STORAGE_VERSION '{STORAGE_VERSION}')", [str(tmp)])
+        con.execute("COPY FROM DATABASE warehouse TO snapshot")
+        con.execute("DETACH snapshot")
+    except BaseException:
+        con.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    con.close()
+    serving.ids_file(target).write_text(json.dumps(sorted(ids)))
     os.replace(tmp, target)
+    link = serving_path(path)
+    pointer = link.with_name(f".{link.name}.{os.getpid()}.link")
+    pointer.unlink(missing_ok=True)
+    pointer.symlink_to(target.name)
+    os.replace(pointer, link)
+    for old in before[1:]:  # a reader that has one open keeps reading it: the name goes, not the file
+        for file in (old, serving.ids_file(old), old.with_name(old.name + ".wal")):
+            file.unlink(missing_ok=True)
     return target
 
 
+def _adopt(path: Path) -> None:
+    """An earlier release's snapshot, a plain file under the link's name, numbered 0 (it is the previous
+    one for the next publish), the Iceberg snapshots it reads noted beside it when it can be read."""
+    link = serving_path(path)
+    if link.is_symlink() or not link.is_file():
+        return
+    first = serving.numbered(path, 0)
+    con = duckdb.connect()
+    try:
+        con.execute("ATTACH ? AS published (READ_ONLY)", [str(link)])
+        serving.ids_file(first).write_text(json.dumps(sorted(_snapshot_ids(con, "published"))))
+    except duckdb.Error:  # held open read-write: published_snapshots says its files cannot be known
+        pass
+    finally:
+        con.close()
+    os.replace(link, first)
+
+
 def snapshot_current(path: Path) -> bool:
-    """Whether the serving snapshot was copied after the warehouse's last write (every write publishes)."""
-    target = serving_path(path)
-    return target.exists() and target.stat().st_mtime_ns >= path.stat().st_mtime_ns
+    """Whether the newest serving snapshot was written after the warehouse's last write (every write publishes)."""
+    snapshots = serving.published(path)
+    return bool(snapshots) and snapshots[0].stat().st_mtime_ns >= path.stat().st_mtime_ns
 
 
 #: What a reader is told for each kind of statement it does not run: readers run one query (a
@@ -420,24 +480,52 @@ def printable(relation: duckdb.DuckDBPyRelation, nested_as_json: bool) -> duckdb
     return relation.project(", ".join(columns))
 
 
-def published(path: Path) -> Path:
-    """The serving snapshot of the warehouse at `path`, which readers open; it must exist."""
-    snapshot = serving_path(path)
-    if not snapshot.exists():
+def published(path: Path) -> list[Path]:
+    """The serving snapshots of the warehouse at `path`, newest first, which readers open; there must be one."""
+    snapshots = serving.published(path)
+    if not snapshots:
         raise WarehouseError(f"no warehouse at {path} yet: run `banco ingest PATH` or `banco up` first")
-    return snapshot
+    return snapshots
 
 
 def read(path: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the serving snapshot of the warehouse at `path`, for the project's
-    own code; SQL a user wrote goes through reader.py's locked connection."""
-    snapshot = published(path)
+    """A read-only connection to the newest serving snapshot of the warehouse at `path` that no other
+    process holds open read-write (one line on stderr when it passes one over), for the project's own
+    code; SQL a user wrote goes through reader.py's locked connection."""
+
+    def open_(snapshot: Path) -> duckdb.DuckDBPyConnection:
+        try:
+            return duckdb.connect(str(snapshot), read_only=True)
+        except duckdb.Error as error:
+            if serving.holder(error) is not None:
+                raise
+            raise WarehouseError(f"cannot open {snapshot}: {error}") from None
+
     try:
-        con = duckdb.connect(str(snapshot), read_only=True)
-    except duckdb.Error as error:
-        raise WarehouseError(f"cannot open {snapshot}: {error}") from None
+        con, passed_over = serving.newest(path, published(path), open_)
+    except serving.Held as error:
+        raise SnapshotHeld(str(error)) from None
+    if passed_over:
+        print(f"banco: warning: {passed_over}", file=sys.stderr)
     if earlier.needed(con):  # its views read banco.lake/, which an earlier release wrote
         con.close()
         raise WarehouseError(earlier.EARLIER.format(db=path))
     register(con, path)
     return con
+
+
+def passed_over(path: Path) -> str | None:
+    """What a reader would say now of the snapshots it passes over (other processes hold them open
+    read-write), or None when it reads the newest; None too when it can read none (its error says so)."""
+
+    def probe(snapshot: Path) -> None:
+        con = duckdb.connect()
+        try:
+            con.execute("ATTACH ? AS probed (READ_ONLY)", [str(snapshot)])
+        finally:
+            con.close()
+
+    try:
+        return serving.newest(path, published(path), probe)[1]
+    except (WarehouseError, serving.Held, duckdb.Error):
+        return None

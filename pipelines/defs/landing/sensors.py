@@ -6,7 +6,7 @@ import time
 
 import dagster as dg
 
-from models.warehouse.store import serving_path
+from models.warehouse.serving import published
 from pipelines.defs.core.shards import ingest_run_config
 from pipelines.defs.jobs import ingest_job
 from pipelines.defs.resources import Warehouse
@@ -23,7 +23,7 @@ def _ingested(warehouse: Warehouse) -> dict:
     """Files already ingested, by path, from the serving snapshot (none before the first ingest)."""
     from models.warehouse.ingest import last_ingested
 
-    if not serving_path(warehouse.db_path).exists():
+    if not published(warehouse.db_path):
         return {}
     with warehouse.snapshot() as con:
         return last_ingested(con)

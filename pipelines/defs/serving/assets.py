@@ -1,12 +1,12 @@
-"""The serving snapshot after a build: every write publishes one; this asset copies again only if it
-is behind (under the writer lock, so a copy is never torn) and reports it."""
+"""The serving snapshot after a build: every write publishes one; this asset publishes again only if the
+newest is behind (under the writer lock) and reports it."""
 
 import datetime as dt
 
 import dagster as dg
 
-from models.warehouse import schema
-from models.warehouse.store import publish, serving_path, snapshot_current, writer_lock
+from models.warehouse import schema, serving
+from models.warehouse.store import publish, snapshot_current, writer_lock
 from pipelines.defs.core.assets import DESCRIPTIONS as CORE_TABLES
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.marts.assets import DESCRIPTIONS as MART_TABLES
@@ -15,8 +15,9 @@ from pipelines.defs.shards import SERVING
 
 
 @dg.asset(
-    description="A read-only copy of the warehouse (copied, then renamed into place) that the dashboard, "
-    "`banco sql` and analysts open; a run in progress never blocks or breaks them.",
+    description="A read-only copy of the warehouse (a new numbered file each time, readable by DuckDB 1.4 and "
+    "newer; `banco.serving.duckdb` links to the newest) that the dashboard, `banco sql` and analysts open; a run "
+    "in progress never blocks or breaks them.",
     deps=[key_of(table) for table in (*CORE_TABLES, *MART_TABLES)],
     kinds={"duckdb"},
     group_name="serving",
@@ -28,7 +29,7 @@ def serving_snapshot(warehouse: Warehouse) -> dg.MaterializeResult:
         copied = not snapshot_current(warehouse.db_path)
         if copied:
             publish(warehouse.db_path)
-    snapshot = serving_path(warehouse.db_path)
+    snapshot = serving.published(warehouse.db_path)[0]
     stat = snapshot.stat()
     published = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)
     with warehouse.snapshot() as con:
