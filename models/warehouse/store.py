@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -43,7 +44,17 @@ class SnapshotHeld(WarehouseError):
 
 
 #: The oldest storage format that holds what a serving snapshot needs: DuckDB 1.4 and newer opens it.
+#: The writer's own file is kept in it too, so a snapshot is a plain copy of that file.
 STORAGE_VERSION = "v1.4.0"
+#: The storage version numbers (in a DuckDB file's header) DuckDB 1.4 and 1.5 read.
+READABLE_BY_1X = range(64, 69)
+
+
+def readable_by_1x(path: Path) -> bool:
+    """Whether the DuckDB file at `path` is in a storage format DuckDB 1.x opens (its header says)."""
+    with open(path, "rb") as file:
+        header = file.read(20)
+    return header[8:12] == b"DUCK" and int.from_bytes(header[12:20], "little") in READABLE_BY_1X
 
 
 @contextmanager
@@ -110,6 +121,8 @@ def writer(path: Path) -> Iterator[Writer]:
     any half-done commit rolled back and an earlier release's layout moved in; publishes the serving
     snapshot afterwards."""
     with writer_lock(path):
+        if path.exists() and not readable_by_1x(path):  # written by an earlier release in 2.x's format
+            _compact(path)
         con = _connect(path)
         try:
             tables = open_tables(path)
@@ -245,8 +258,8 @@ def open_tables(path: Path) -> Tables:
 
 
 def _connect(path: Path) -> duckdb.DuckDBPyConnection:
-    try:
-        con = duckdb.connect(str(path))
+    try:  # a new file is made in STORAGE_VERSION; a file keeps its own version as it is written
+        con = duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
     except duckdb.Error as error:
         raise WarehouseError(f"cannot open {path}: {error}") from None
     _limit(con)
@@ -273,12 +286,14 @@ def prepare(con, tables: Tables, path: Path) -> bool:
 
 
 def _compact(path: Path) -> None:
-    """Rewrite the warehouse file without its free blocks (DuckDB never shrinks a file)."""
+    """Rewrite the warehouse file in STORAGE_VERSION without its free blocks (DuckDB never shrinks a file)."""
     fresh = path.with_name(f".{path.name}.compact")
     fresh.unlink(missing_ok=True)
     con = duckdb.connect()
     try:
-        con.execute(f"ATTACH '{path}' AS old (READ_ONLY); ATTACH '{fresh}' AS fresh")
+        con.execute(
+            f"ATTACH '{path}' AS old (READ_ONLY); ATTACH '{fresh}' AS fresh (STORAGE_VERSION '{STORAGE_VERSION}')"
+        )
         con.execute("COPY FROM DATABASE old TO fresh; DETACH old; DETACH fresh")
     finally:
         con.close()
@@ -286,7 +301,8 @@ def _compact(path: Path) -> None:
 
 
 def publish(path: Path) -> Path:
-    """Write the warehouse out as a new serving snapshot (STORAGE_VERSION), the Iceberg snapshots its
+    """Write the warehouse out as a new serving snapshot (a copy of its file, which is kept in
+    STORAGE_VERSION), the Iceberg snapshots its
     views read beside it; point the link at it; remove every snapshot but it and the previous one. A
     process holding a snapshot open read-write stops none of it: no published file is written again."""
     _adopt(path)
@@ -299,9 +315,12 @@ def publish(path: Path) -> Path:
         _limit(con)  # bounded memory, as every writer's connection
         con.execute("ATTACH ? AS warehouse (READ_ONLY)", [str(path)])
         ids = _snapshot_ids(con, "warehouse")
-        con.execute(f"ATTACH ? AS snapshot (STORAGE_VERSION '{STORAGE_VERSION}')", [str(tmp)])
-        con.execute("COPY FROM DATABASE warehouse TO snapshot")
-        con.execute("DETACH snapshot")
+        if readable_by_1x(path):  # checkpointed by the writer: a copy of the file is the snapshot
+            shutil.copyfile(path, tmp)
+        else:  # a warehouse file the writer has not converted yet: written out in STORAGE_VERSION
+            con.execute(f"ATTACH ? AS snapshot (STORAGE_VERSION '{STORAGE_VERSION}')", [str(tmp)])
+            con.execute("COPY FROM DATABASE warehouse TO snapshot")
+            con.execute("DETACH snapshot")
     except BaseException:
         con.close()
         tmp.unlink(missing_ok=True)

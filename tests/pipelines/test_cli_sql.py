@@ -306,7 +306,8 @@ FIGURES = (
 )
 
 
-def test_the_table_shows_money_to_the_cent_and_floats_to_six_figures(db, capsys):
+def test_the_table_shows_money_to_the_cent_and_floats_to_six_figures(db, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # a pipe: the table whole (pytest's workers set 80)
     status, out, _ = cli(capsys, db, FIGURES)
     rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in out.splitlines()[4:6]]
     assert status == 0

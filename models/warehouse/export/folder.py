@@ -21,8 +21,6 @@ from models.warehouse.schema import BUILT_FROM, INGEST_LOG, SNAPSHOTS, TABLES
 FILE = "banco.duckdb"
 DATA = "data"
 README = "README.md"
-#: DuckDB 1.4 and later open the file: DuckDB 2 writes a format only it reads, by default.
-STORAGE_VERSION = "v1.4.0"
 #: The exported database's name on the writing connection.
 TARGET = "exported"
 
@@ -93,7 +91,7 @@ def _fill(con, db: Path, staging: Path, written: Written) -> None:
     snapshots = con.sql(f"SELECT * FROM {SNAPSHOTS}").pl()
     listed = {name: views.locations(con, name) for name in TABLES}
     con.execute(f"SET file_search_path = '{_text(staging)}'")  # the views bind their relative paths
-    con.execute(f"ATTACH '{_text(staging / FILE)}' AS {TARGET} (READ_WRITE, STORAGE_VERSION '{STORAGE_VERSION}')")
+    con.execute(f"ATTACH '{_text(staging / FILE)}' AS {TARGET} (READ_WRITE, STORAGE_VERSION '{store.STORAGE_VERSION}')")
     try:
         con.execute(f"USE {TARGET}")
         found = "SELECT schema_name FROM duckdb_schemas() WHERE database_name = ? AND NOT internal"
