@@ -201,5 +201,5 @@ def markdown(result: Result) -> str:
 
 
 def print_table(relation: duckdb.DuckDBPyRelation, out: TextIO | None = None) -> None:
-    """Print every row of `relation` as a box table fitted to the terminal."""
-    print(box(fetch(relation), terminal_width()), file=out or sys.stdout)
+    """Print every row of `relation` as a box table fitted to the terminal, its numbers `readable`."""
+    print(box(readable(fetch(relation)), terminal_width()), file=out or sys.stdout)

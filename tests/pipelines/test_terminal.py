@@ -22,11 +22,11 @@ def test_up_prints_what_the_warehouse_holds_as_two_box_tables(tmp_path, capsys):
     report(db)
     out = capsys.readouterr().out
     assert "shape:" not in out and out.count("┌") == 2 and out.count("  1 row\n") == 2
-    assert "│ punto_banco │" in out and "decimal(" in out  # money keeps its type, and its decimals
+    assert "│ punto_banco │" in out and "decimal(" in out  # money keeps its type, shown to the cent
     handle = duckdb.connect(str(db.with_name("banco.serving.duckdb")), read_only=True)
-    total = handle.sql("SELECT sum(handle)::VARCHAR FROM marts.table_day").fetchall()[0][0]
+    total = handle.sql("SELECT sum(handle) FROM marts.table_day").fetchall()[0][0]
     handle.close()
-    assert f" {total} │" in out
+    assert f" {total:,.2f} │" in out
 
 
 def test_wide_characters_take_two_columns_and_the_box_stays_aligned():
