@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from models.code_version import code_digest
@@ -42,3 +43,19 @@ def _cache_root() -> Path:
         return Path(sys.prefix) / "var" / "cache" / "banco-numba"
     # XDG's setting for a user's cache folder, as every Linux tool reads it
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "banco-numba"
+
+
+def compiled_twins(module: str, namespace: dict, **plain: Callable) -> Callable[[str], Callable]:
+    """A module's `__getattr__` that compiles each of `plain` (its name: the plain function) for the
+    kernels, inlined where they call it, when a kernel's module first imports it: what runs no kernel
+    (`banco odds` reading odds it kept) needs no numba."""
+
+    def __getattr__(name: str) -> Callable:
+        if name not in plain:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        from numba import njit
+
+        compiled = namespace[name] = njit(inline="always", cache=True)(plain[name])
+        return compiled
+
+    return __getattr__

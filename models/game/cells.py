@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.game.outcome import outcome
+from models.kernel_cache import compiled_twins
 
 if TYPE_CHECKING:  # the Polars forms import it when called: the odds need none of it
     import polars as pl
@@ -27,15 +28,8 @@ def cell_index(player_total, banker_total, player_drew, banker_drew):
     return ((player_total * 10 + banker_total) * 2 + player_drew) * 2 + banker_drew
 
 
-def __getattr__(name: str):
-    """`compiled_cell_index`: `cell_index` itself, compiled for the kernels (inlined where they call it) when
-    the first of them is imported, so what runs no kernel (`banco odds` reading odds it kept) needs no numba."""
-    if name != "compiled_cell_index":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from numba import njit
-
-    compiled = globals()[name] = njit(inline="always", cache=True)(cell_index)
-    return compiled
+#: `cell_index` compiled for the kernels, `compiled_cell_index`, made when the first of them imports it.
+__getattr__ = compiled_twins(__name__, globals(), compiled_cell_index=cell_index)
 
 
 def cell_expr(player_total: pl.Expr, banker_total: pl.Expr, player_drew: pl.Expr, banker_drew: pl.Expr) -> pl.Expr:

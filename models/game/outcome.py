@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from models.kernel_cache import compiled_twins
+
 if TYPE_CHECKING:  # the Polars form imports it when called: the odds need none of it
     import polars as pl
 
@@ -29,15 +31,8 @@ def outcome(player_total: int, banker_total: int) -> str:
     return OUTCOMES[outcome_code(player_total, banker_total)]
 
 
-def __getattr__(name: str):
-    """`compiled_outcome_code`: `outcome_code` itself, compiled for the kernels (inlined where they call it) when
-    the first of them is imported, so what runs no kernel (`banco odds` reading odds it kept) needs no numba."""
-    if name != "compiled_outcome_code":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from numba import njit
-
-    compiled = globals()[name] = njit(inline="always", cache=True)(outcome_code)
-    return compiled
+#: `outcome_code` compiled for the kernels, `compiled_outcome_code`, made when the first of them imports it.
+__getattr__ = compiled_twins(__name__, globals(), compiled_outcome_code=outcome_code)
 
 
 def outcome_expr(player_total: pl.Expr, banker_total: pl.Expr) -> pl.Expr:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pipelines.test_cli_ingest import SAMPLES, banco
+from tests.pipelines.test_cli_ingest import sample_warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,10 +52,7 @@ def heavy(modules: set[str]) -> set[str]:
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("imports") / "banco.duckdb")
-    loaded_file = banco("ingest", "--db", path, str(SAMPLES / "01_rounds_suited.csv"))
-    assert loaded_file.returncode == 0, loaded_file.stderr
-    return path
+    return sample_warehouse(tmp_path_factory.mktemp("imports"))
 
 
 def test_help_loads_no_library_a_command_needs():

@@ -19,6 +19,14 @@ def banco(*args):
     return subprocess.run([BANCO, *args], capture_output=True, text=True, timeout=300)
 
 
+def sample_warehouse(folder: Path) -> str:
+    """A warehouse in `folder` holding the first sample's rounds, ingested through the CLI; its path."""
+    path = str(folder / "banco.duckdb")
+    loaded = banco("ingest", "--db", path, str(SAMPLES / "01_rounds_suited.csv"))
+    assert loaded.returncode == 0, loaded.stderr
+    return path
+
+
 @pytest.mark.slow
 def test_the_summary_counts_every_row_and_names_each_failed_file(tmp_path):
     db = str(tmp_path / "banco.duckdb")

@@ -15,15 +15,12 @@ import pytest
 
 from pipelines.cli import main
 from tests.models.warehouse.test_reader import ATTACKS, CROSS_JOIN, attack, stored
-from tests.pipelines.test_cli_ingest import BANCO, SAMPLES, banco
+from tests.pipelines.test_cli_ingest import BANCO, SAMPLES, banco, sample_warehouse
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("sql") / "banco.duckdb")
-    loaded = banco("ingest", "--db", path, str(SAMPLES / "01_rounds_suited.csv"))
-    assert loaded.returncode == 0, loaded.stderr
-    return path
+    return sample_warehouse(tmp_path_factory.mktemp("sql"))
 
 
 def sql(db, query, *options):
