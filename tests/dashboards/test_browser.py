@@ -317,11 +317,13 @@ def _clear_cache_over_the_socket(url: str) -> None:
 
 
 def _cached(url: str) -> list[str]:
-    """The st.cache_data functions holding entries, as the server's own metrics count them."""
+    """The st.cache_data functions holding entries, as the server's own metrics count them; but the
+    look at who holds the newest snapshot, which empties itself within seconds (query.HELD_TTL_SECONDS)."""
     with urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=30) as answer:
         lines = answer.read().decode().splitlines()
     data = 'cache_memory_bytes{cache_type="st_cache_data"'
-    return [line.rsplit(" ", 1)[0] for line in lines if line.startswith(data)]
+    cached = [line.rsplit(" ", 1)[0] for line in lines if line.startswith(data)]
+    return [name for name in cached if 'cache="dashboards.query._passed_over"' not in name]
 
 
 def test_only_an_analyst_clears_every_users_cache(clearable, browser):
