@@ -296,3 +296,10 @@ def test_a_marts_range_keeps_only_the_days_the_partitions_hold():
         "dagster/asset_partition_range_end": "2026-01-03",
     }
     assert range_tags(["2019-05-01"]) is None  # before BANCO_FIRST_GAMING_DAY (2020-01-01 by default)
+
+
+def test_the_orchestration_doc_lists_every_asset_check():
+    doc = (PROJECT_ROOT / "docs" / "orchestration.md").read_text()
+    table = doc[doc.index("## Checks") :].split("\n\n")[1]
+    documented = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
+    assert documented == {key.name for key in defs.resolve_asset_graph().asset_check_keys}
