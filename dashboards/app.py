@@ -15,9 +15,13 @@ from dashboards import banner, clear_cache, filters, query, signin
 from dashboards.pages import PAGES, VIEWS, visible
 from models.access import AccessError
 
+#: The tab's icon, shipped with the app: a `:material/...:` icon is fetched from a font service on the
+#: internet, which a casino's closed network refuses.
+FAVICON = Path(__file__).with_name("favicon.png")
+
 
 def main() -> None:
-    st.set_page_config(page_title="Banco Analytics", page_icon=":material/casino:", layout="wide")
+    st.set_page_config(page_title="Banco Analytics", page_icon=str(FAVICON), layout="wide")
     clear_cache.guard()  # before anyone signs in: a clear_cache message would empty every user's cache
     try:
         who = signin.identity(signin.configured())
