@@ -125,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
         summary, tested = _answer(args, question, progress)
     if args.plot:
         plotted = {**summary, "backtest_results": None if tested is None else tested["result"].to_list()}
-        lab.chart(plotted, f"{question.system} on {question.bet}: the session's result").save(str(args.plot))
+        chart = lab.chart(plotted, f"{question.system} on {question.bet}: the session's result")
+        # an HTML page carries Vega's scripts itself (vl-convert's bundle): it opens with no network
+        chart.save(str(args.plot), **({"inline": True} if args.plot.suffix.lower() == ".html" else {}))
     print(json.dumps(summary, indent=2, default=str) if args.json else render(summary))
     if args.plot:  # beside the one JSON object, not in it
         print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)

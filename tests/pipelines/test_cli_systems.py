@@ -121,6 +121,8 @@ def test_plot_writes_the_chart(tmp_path, suffix):
     assert path.stat().st_size > 0
     if suffix == ".json":
         assert "vega-lite" in json.loads(path.read_text())["$schema"]
+    else:  # Vega's scripts inside the page, none fetched: it opens on a closed network
+        assert "<script src=" not in path.read_text() and "vegaEmbed" in path.read_text()
 
 
 @pytest.mark.parametrize(
