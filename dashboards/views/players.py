@@ -16,6 +16,10 @@ analysts_only()  # every wager of a named player: the navigation offers this pag
 MONEY = ("handle", "average_bet", "max_bet", "house_win", "theo", "theo_per_visit", "comp_value")
 SESSION_MONEY = ("handle", "average_bet", "max_bet", "handle_main", "handle_side", "house_win", "theo")
 SHOWN = (25, 50, 100, 500)
+NO_COMPS = (
+    "Comp value is 0.00 because the marts were built with a comp reinvestment rate of 0, the default: set "
+    "BANCO_COMP_RATE (the share of theo given back as comps, e.g. 0.25) and run `banco build` (docs/metrics.md)."
+)
 
 
 def render() -> None:
@@ -40,6 +44,8 @@ def render() -> None:
     b.metric("Visits", fmt.count(ranking.visits), help="A player's gaming day with play counts one visit")
     c.metric("Theo", fmt.money(ranking.theo), help="Theoretical win: each wager times its bet's exact edge")
     d.metric("Comp value", fmt.money(ranking.comp_value), help="Theo at the comp reinvestment rate (BANCO_COMP_RATE)")
+    if not ranking.comp_value and ranking.theo:  # theo, and none of it given back: the rate was 0
+        st.caption(NO_COMPS)
     st.subheader(f"Top {fmt.count(listed.height)} by {rank.lower()}")
     fmt.table(
         listed,

@@ -18,8 +18,9 @@ MAX_ROWS = 200_000  # fetched, for the CSV download
 def render() -> None:
     st.title("SQL")
     st.caption(
-        "Read-only queries on the serving snapshot (DuckDB SQL), each stopped at its time limit. "
-        "See docs/warehouse.md for every table, and for what the console allows."
+        "Read-only queries on the serving snapshot (DuckDB SQL), each stopped at its time limit. The sidebar's "
+        "filters do not apply here: write them into the query. See docs/warehouse.md for every table, and for "
+        "what the console allows."
     )
     example = st.selectbox("Example", list(sql.EXAMPLES), key="sql_example")
     text = st.text_area("Query", sql.EXAMPLES[example], height=180, key=f"sql_text_{example}")

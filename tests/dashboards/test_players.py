@@ -47,6 +47,8 @@ def test_the_top_players_by_theo_are_the_rated_wagers_summed(warehouse, monkeypa
     assert [float(v) for v in listed["theo"]] == pytest.approx([float(row[1]) for row in expected])
     assert [float(v) for v in listed["house_win"]] == pytest.approx([float(row[2]) for row in expected])
     assert listed["decisions"].tolist() == [row[3] for row in expected]  # a coup's several wagers: one decision
+    # built with the default comp rate, 0: the page says why comp value is 0.00, and how to change it
+    assert shown["Comp value"] == [fmt.money(0)] and any("rate of 0" in c.value for c in at.caption)
 
 
 def test_ranked_by_average_bet_or_last_visit(warehouse, monkeypatch):
