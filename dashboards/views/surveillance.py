@@ -73,7 +73,11 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
         )
         return
     a, b, c, d = st.columns(4)
-    a.metric("Alerts", fmt.count(found.height))
+    a.metric(
+        "Player-days flagged",
+        fmt.count(found.select("player_id", "gaming_day").n_unique()),
+        help=f"{fmt.count(found.height)} alerts: a player's day can carry one for each rule, and one per session",
+    )
     b.metric("Players flagged", fmt.count(found["player_id"].n_unique()))
     c.metric("Days with alerts", fmt.count(found["gaming_day"].n_unique()))
     d.metric(

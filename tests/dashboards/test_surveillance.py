@@ -69,7 +69,11 @@ def test_the_alerts_are_the_flags_of_the_filtered_days(warehouse, monkeypatch):
     shown = alerts(at)
     assert sorted(keys(shown), key=str) == sorted(every, key=str)
     assert shown["gaming_day"].is_monotonic_decreasing  # newest first
-    assert metric(at, "Alerts") == fmt.count(len(every))
+    # a player's day counted once however many rules and sessions flag it; the alerts themselves in the help
+    assert metric(at, "Player-days flagged") == fmt.count(
+        len({(row[KEY.index("player_id")], row[KEY.index("gaming_day")]) for row in every})
+    )
+    assert at.metric[0].help.startswith(f"{fmt.count(len(every))} alerts")
     day = max(row[0] for row in every)
     at.date_input(key="days").set_value((day, day)).run()
     assert not at.exception
