@@ -37,6 +37,7 @@ def render() -> None:
                 tooltip=["gaming_day:T", "kind", "reason", alt.Tooltip("rows:Q", format=",")],
             )
             .properties(height=160)
+            .resolve_scale(y="independent")  # each kind on its own axis: a few rounds beside many bets still show
         )
         fmt.table(integrity.reasons(f), hide_index=True, column_config=fmt.columns(counts=("rows",)))
 

@@ -3,6 +3,7 @@ straight from the serving snapshot (never through the page's own queries), off o
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -22,7 +23,7 @@ from models.settings import Settings
 from models.systems import lab
 from models.systems.rules import Limits
 from tests.dashboards.charts_data import assert_plots, layer, layers
-from tests.dashboards.test_pages import read, rows
+from tests.dashboards.test_pages import open_app, read, rows
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py")
 PAGES = ("overview", "streaks", "commission", "ties", "tables", "surveillance", "count_room", "shoe", "integrity")
@@ -313,6 +314,12 @@ def test_integrity(drawn, warehouse):
     )
     shown = layer(drawn["integrity"], "bar", y="rows").data.group_by("kind", "reason").agg(pl.col("rows").sum())
     assert_plots(shown, counted)
+
+
+def test_each_kind_of_quarantine_has_its_own_axis(warehouse, monkeypatch):
+    at = open_app(warehouse, monkeypatch, "integrity")
+    (chart,) = (json.loads(element.proto.spec) for element in at.get("vega_lite_chart"))
+    assert chart["resolve"]["scale"]["y"] == "independent"  # a few rounds beside many bets still show
 
 
 def test_odds(drawn, warehouse):
