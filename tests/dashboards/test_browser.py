@@ -214,8 +214,8 @@ def test_a_searched_id_shows_as_typed_never_as_markup(server, browser, page_name
 def test_the_surveillance_page_shows_a_flag_and_its_evidence(server, browser, warehouse):
     con = duckdb.connect(str(warehouse.with_name("banco.serving.duckdb")), read_only=True)
     flags, newest = con.execute(
-        "SELECT count(*), list(DISTINCT player_id) FILTER (WHERE gaming_day = (SELECT max(gaming_day) "
-        "FROM marts.surveillance_flags)) FROM marts.surveillance_flags"
+        "SELECT count(DISTINCT (player_id, gaming_day)), list(DISTINCT player_id) FILTER (WHERE gaming_day = "
+        "(SELECT max(gaming_day) FROM marts.surveillance_flags)) FROM marts.surveillance_flags"
     ).fetchall()[0]
     con.close()
     assert flags > 0, "the fixture's advantage players should be flagged"
@@ -225,7 +225,7 @@ def test_the_surveillance_page_shows_a_flag_and_its_evidence(server, browser, wa
     _settled(page)
     page.screenshot(path=str(SCREENSHOTS / "surveillance-flag.png"), full_page=True)
     assert page.locator(ERRORS).count() == 0
-    assert page.locator('[data-testid="stMetricValue"]').first.inner_text() == f"{flags:,}"  # Alerts
+    assert page.locator('[data-testid="stMetricValue"]').first.inner_text() == f"{flags:,}"  # player-days flagged
     shown = page.locator("h4").first.inner_text().strip()  # the evidence of the newest alert
     assert shown in newest
     charts = page.locator('[data-testid="stVegaLiteChart"]')
