@@ -59,6 +59,7 @@ class Settings:
     count_tolerance: Decimal | None = None  # None: one chip of a shift's smallest denomination
     report_rules: tuple[str, ...] = DEFAULT_RULES
     property_name: str = "Banco Casino"
+    currency: str = "EUR"  # the ISO 4217 code every amount in the warehouse is in (models/display.py)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -189,6 +190,10 @@ VARIABLES: dict[str, tuple[str, Callable[[str, str], object]]] = {
     ),
     "report_rules": ("BANCO_REPORT_RULES", _rules),
     "property_name": ("BANCO_PROPERTY_NAME", _text),
+    "currency": (
+        "BANCO_CURRENCY",
+        _checked(str.upper, lambda code: len(code) == 3 and code.isalpha(), "is a three-letter currency code (EUR)"),
+    ),
 }
 #: The defaults, for the types whose own defaults are these settings'.
 DEFAULTS = Settings()
