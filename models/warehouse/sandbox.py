@@ -1,5 +1,5 @@
-"""A user's query in a process of its own, whose address space is held to what it had before the query
-plus the memory cap: DuckDB's `memory_limit` bounds its buffers, never a list or a string built in one
+"""A user's query in a process of its own, whose address space is held to what it had resident before
+the query plus the memory cap: DuckDB's `memory_limit` bounds its buffers, never a list or a string built in one
 piece (`range(1e9)`, `repeat('x', 1e9)`), which fails there instead of growing the caller.
 
 `python -m models.warehouse.sandbox` reads a Request on stdin, writes the rows to stdout as an Arrow
@@ -274,8 +274,11 @@ def _run(request: Request, out) -> dict[str, Any]:
 
     con, notice = serving.newest(request.db, request.snapshots, open_)
     said = {"notice": notice} if notice else {}
-    # from here on, the process may grow by the memory cap and no more: an allocation past it fails
-    held = _address_space() + request.memory_bytes
+    # from here on, the process may hold the memory cap beyond what it holds now and no more: an
+    # allocation past it fails. Counted from what is resident, not the address space: space already
+    # reserved and not yet touched (thread stacks, the arena) could otherwise become the cap's extra.
+    resident, reserved = _status("VmRSS"), _status("VmSize")
+    held = max(resident + request.memory_bytes, reserved)
     resource.setrlimit(resource.RLIMIT_AS, (held, held))
     relation = con.sql(request.sql, params=request.params or None)
     if relation is None:
@@ -290,13 +293,13 @@ def _run(request: Request, out) -> dict[str, Any]:
     return {"ok": True, **said}
 
 
-def _address_space() -> int:
-    """Bytes of address space this process has now (VmSize)."""
+def _status(field: str) -> int:
+    """Bytes of one of this process's memory figures now: VmSize (address space), VmRSS (resident)."""
     with open("/proc/self/status") as status:
         for text in status:
-            if text.startswith("VmSize:"):
+            if text.startswith(f"{field}:"):
                 return int(text.split()[1]) * 1024
-    raise OSError("no VmSize in /proc/self/status")
+    raise OSError(f"no {field} in /proc/self/status")
 
 
 def _die_with_caller() -> None:
