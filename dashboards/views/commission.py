@@ -31,12 +31,15 @@ def render() -> None:
         "What super6 and EZ keep instead", fmt.money(by_day["super6_reduction"].sum() + by_day["ez_reduction"].sum())
     )
     charts.show(
-        alt.Chart(by_day.with_columns(pl.col("revenue").cast(pl.Float64)), title="Revenue by gaming day")
+        alt.Chart(
+            by_day.with_columns(pl.col("revenue").cast(pl.Float64)),
+            title="How much commission did each gaming day bring in, by game?",
+        )
         .mark_bar()
         .encode(
-            x=alt.X("yearmonthdate(gaming_day):T", title=None),  # a bar spans its day
-            y=alt.Y("sum(revenue):Q", title="commission", axis=alt.Axis(format=",.0f")),
-            color=alt.Color("game:N"),
+            x=alt.X("yearmonthdate(gaming_day):T", title="Gaming day"),  # a bar spans its day
+            y=alt.Y("sum(revenue):Q", title=charts.money_axis("Commission and cagnotte"), axis=alt.Axis(format=",.0f")),
+            color=alt.Color("game:N", legend=charts.named("Game")),
             tooltip=["gaming_day:T", "game", alt.Tooltip("revenue:Q", format=",.2f")],
         )
     )

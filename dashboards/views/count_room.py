@@ -103,12 +103,17 @@ def hold_over_time(f: filters.Filters) -> None:
         ["hold_pct", "theo_hold_pct"], index="gaming_day", variable_name="series", value_name="percent"
     ).drop_nulls("percent")
     charts.show(
-        alt.Chart(lines.tail(charts.MAX_POINTS), title="Win and theo as a percentage of drop, by gaming day")
+        alt.Chart(lines.tail(charts.MAX_POINTS), title="Is the count's hold tracking theo, day by day?")
         .mark_line(point=True)
         .encode(
-            x=alt.X("gaming_day:T", title=None),
-            y=alt.Y("percent:Q", title="% of drop"),
-            color=alt.Color("series:N", title=None),
+            x=alt.X("gaming_day:T", title="Gaming day", axis=alt.Axis(format="%b %d")),
+            # the mart holds these as percents already (100 x win / drop): the axis says so, as a number
+            y=alt.Y("percent:Q", title="Share of drop (%)", axis=alt.Axis(format=".2f")),
+            color=alt.Color(
+                "series:N",
+                title=None,
+                legend=alt.Legend(labelExpr="{'hold_pct': 'Hold', 'theo_hold_pct': 'Theo'}[datum.label]"),
+            ),
             tooltip=[alt.Tooltip("gaming_day:T", format="%Y-%m-%d"), "series", alt.Tooltip("percent:Q", format=".2f")],
         )
         .properties(height=280)

@@ -26,12 +26,12 @@ def render() -> None:
         st.success("No row was quarantined in the filtered days and tables.")
     else:
         charts.show(
-            alt.Chart(by_reason)
+            alt.Chart(by_reason, title="Which rows were quarantined, why, and when?")
             .mark_bar()
             .encode(
-                x=alt.X("gaming_day:T", title="gaming day played (else ingested)"),
-                y=alt.Y("sum(rows):Q", title="rows", axis=alt.Axis(format=",d")),
-                color=alt.Color("reason:N"),
+                x=alt.X("gaming_day:T", title="Gaming day played (else ingested)"),
+                y=alt.Y("sum(rows):Q", title="Rows quarantined", axis=alt.Axis(format=",d")),
+                color=alt.Color("reason:N", legend=charts.named("Reason")),
                 # the kind above its chart: beside it, it would cover the axis title
                 row=alt.Row("kind:N", title=None, header=alt.Header(labelOrient="top", labelAnchor="start")),
                 tooltip=["gaming_day:T", "kind", "reason", alt.Tooltip("rows:Q", format=",")],

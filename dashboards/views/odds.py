@@ -18,6 +18,7 @@ from models.game.tableau import DrawPolicy
 from models.odds.exact import exact_odds
 from models.odds.summary import odds_summary
 
+TIE_TOTALS = "On which total does a tie fall?"
 CHOICES = {"draw": 1.0, "stand": 0.0, "mixed (half and half)": 0.5}
 
 
@@ -101,11 +102,11 @@ def show(odds: dict, game: Game, baseline: dict | None = None) -> None:
     with right:
         ties = pl.DataFrame({"total": list(range(10)), "probability": odds["p_tie_by_total"]})
         charts.show(
-            alt.Chart(ties, title="Tie by total")
+            alt.Chart(ties, title=TIE_TOTALS)
             .mark_bar(color="#2e8b57")
             .encode(
-                x=alt.X("total:O"),
-                y=alt.Y("probability:Q", axis=alt.Axis(format=".2%")),
+                x=alt.X("total:O", title="Tie on total (points)", axis=alt.Axis(labelAngle=0)),
+                y=alt.Y("probability:Q", title="Probability (%)", axis=alt.Axis(format=".2%")),
                 tooltip=["total", alt.Tooltip("probability:Q", format=".5%")],
             )
             .properties(height=240)

@@ -65,20 +65,13 @@ def render() -> None:
         hide_index=True,
         column_config=fmt.columns(percent=("share", "expected"), counts=("coups",), z="%.2f"),
     )
-    long = shares.unpivot(["share", "expected"], index="outcome", variable_name="series", value_name="fraction")
     with right:
-        charts.show(
-            alt.Chart(long)
-            .mark_bar()
-            .encode(
-                x=alt.X("fraction:Q", axis=alt.Axis(format="%"), title="share of coups"),
-                y=alt.Y("outcome:N", title=None, sort=list(NAMES.values())),
-                yOffset="series:N",
-                color=alt.Color("series:N", title=None),
-                tooltip=["outcome", "series", alt.Tooltip("fraction:Q", format=".3%")],
-            )
-        )
-    st.caption("Expected: the exact probabilities for each game and deck count, weighted by the coups dealt.")
+        charts.show(deviation_chart(shares))
+    st.caption(
+        "Expected: the exact probabilities for each game and deck count, weighted by the coups dealt. Each bar is "
+        "the observed share minus the expected one, in percentage points; the whisker is its exact 95 % interval "
+        "from the coups counted: a whisker across zero is what chance alone gives."
+    )
 
     st.subheader("Trends by gaming day")
     trend = overview.trend(f)
@@ -89,17 +82,52 @@ def render() -> None:
             st.markdown("**Hold against theo**")
             st.info("No bets in these days: hold and theo come from bet logs.")
         else:
-            charts.show(charts.hold_against_theo(trend, "Hold against theo"))
+            charts.show(charts.hold_against_theo(trend, "Is the hold tracking theo, day by day?"))
     with right:
         charts.show(
-            alt.Chart(daily, title="Coups per gaming day")
+            alt.Chart(daily, title="How many coups were dealt each gaming day?")
             .mark_bar()
             .encode(
-                x=alt.X("yearmonthdate(gaming_day):T", title=None),  # a bar spans its day
-                y=alt.Y("coups:Q", axis=alt.Axis(format=",d")),
+                x=alt.X("yearmonthdate(gaming_day):T", title="Gaming day"),  # a bar spans its day
+                y=alt.Y("coups:Q", title="Coups", axis=alt.Axis(format=",d")),
                 tooltip=["gaming_day:T", alt.Tooltip("coups:Q", format=","), alt.Tooltip("tie_rate:Q", format=".2%")],
             )
         )
+
+
+def deviation_chart(shares: pl.DataFrame) -> alt.LayerChart:
+    """Each outcome's share minus the exact expectation (columns outcome, deviation, low, high, ...), its
+    exact 95 % interval as a whisker, around a zero rule: the bars answer "more or fewer than chance says?"."""
+    y = alt.Y("outcome:N", title="Outcome", sort=list(NAMES.values()))
+    bars = (
+        alt.Chart(shares)
+        .mark_bar(size=26)
+        .encode(
+            x=alt.X("deviation:Q", title="Observed − expected share (percentage points)", axis=alt.Axis(format="+.2%")),
+            y=y,
+            color=alt.Color(
+                "outcome:N",
+                scale=alt.Scale(domain=list(NAMES.values()), range=charts.OUTCOME_COLORS.range),
+                legend=None,
+            ),
+            tooltip=[
+                "outcome",
+                alt.Tooltip("coups:Q", format=","),
+                alt.Tooltip("share:Q", format=".2%", title="observed"),
+                alt.Tooltip("expected:Q", format=".2%"),
+                alt.Tooltip("deviation:Q", format="+.2%"),
+            ],
+        )
+    )
+    whiskers = (
+        alt.Chart(shares)
+        .mark_errorbar(ticks=True, color="#2c3e50")
+        .encode(x=alt.X("low:Q", title="Observed − expected share (percentage points)"), x2="high:Q", y=y)
+    )
+    zero = alt.Chart(pl.DataFrame({"zero": [0.0]})).mark_rule(color="#2c3e50").encode(x="zero:Q")
+    return alt.layer(
+        bars, whiskers, zero, title="Do Banker, Player and Tie come up as often as the odds say?"
+    ).properties(height=200)
 
 
 render()

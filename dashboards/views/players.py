@@ -109,7 +109,7 @@ def profile(f: filters.Filters, whole: dict) -> None:
         st.info(f"{fmt.plain(player_id)} did not play in the filtered days, tables or games.")
         return
     played = local_times(played)
-    charts.show(charts.sessions_timeline(played.tail(charts.MAX_POINTS), "Sessions"))
+    charts.show(charts.sessions_timeline(played.tail(charts.MAX_POINTS), "When, and at which tables, did they play?"))
     fmt.table(
         played.drop("win_variance"),
         hide_index=True,
@@ -121,7 +121,9 @@ def profile(f: filters.Filters, whole: dict) -> None:
     counted = f"{fmt.count(played.height)} session{'' if played.height == 1 else 's'}"
     st.caption(f"{counted}; times are {filters.gaming_day().timezone}.")
     bets_by_type(f, player_id)
-    charts.show(charts.win_against_theo(played, "House win against theo"))
+    charts.show(
+        charts.win_against_theo(played, "Has the house won more or less from them than theo, session after session?")
+    )
     st.caption(
         "Cumulative house win and theo over the sessions; the grey band is theo ± 2 standard deviations of the "
         "win (from every wager's exact variance): by chance alone the win stays inside it about 95 % of the time."

@@ -34,20 +34,22 @@ def render() -> None:
     outcomes = dealt["outcome"].to_list()
     drawn = roads(outcomes)
     st.subheader("Roads")
-    charts.show(charts.road(drawn.bead_plate, "Bead plate"), stretch=False)
-    charts.show(charts.road(drawn.big_road, "Big road (ties counted in green)"), stretch=False)
+    charts.show(charts.road(drawn.bead_plate, charts.BEAD_PLATE), stretch=False)
+    charts.show(charts.road(drawn.big_road, charts.BIG_ROAD), stretch=False)
     asked = ask(outcomes)
     pooled, shoe_count = shoes.calibration()
-    for cells, name, title in (
-        (drawn.big_eye_boy, "big_eye_boy", "Big eye boy"),
-        (drawn.small_road, "small_road", "Small road"),
-        (drawn.cockroach_pig, "cockroach_pig", "Cockroach pig"),
+    for cells, name in (
+        (drawn.big_eye_boy, "big_eye_boy"),
+        (drawn.small_road, "small_road"),
+        (drawn.cockroach_pig, "cockroach_pig"),
     ):
+        title = charts.DERIVED_TITLES[name]
         left, right = st.columns([3, 2])
         with left:
-            charts.show(charts.road(cells, title, derived=True, cell_size=12), stretch=False)
+            charts.show(charts.road(cells, title, derived=name, cell_size=12), stretch=False)
+        words = name.replace("_", " ")
         right.markdown(ask_cells(asked[name]))
-        right.caption(calibration_words(pooled, name, title.lower(), shoe_count))
+        right.caption(calibration_words(pooled, name, words, shoe_count))
     st.caption(
         f"Ask cells (問路) show the mark each derived road would add if the next coup were Banker, or Player. {HONEST}"
     )

@@ -53,11 +53,11 @@ def render() -> None:
     left, right = st.columns([3, 2])
     with left:
         charts.show(
-            alt.Chart(growth)
+            alt.Chart(growth, title="How far does a bank grow before it is passed?")
             .mark_line(point=True)
             .encode(
-                x=alt.X("decided:O", title="decided coups held (10 = 10 or more)"),
-                y=alt.Y("growth:Q", title="last bank / first bank", scale=alt.Scale(type="log")),
+                x=alt.X("decided:O", title="Decided coups held (10 = 10 or more)", axis=alt.Axis(labelAngle=0)),
+                y=alt.Y("growth:Q", title="Last bank ÷ first bank (times, log scale)", scale=alt.Scale(type="log")),
                 tooltip=["decided", alt.Tooltip("tenures:Q", format=","), alt.Tooltip("growth:Q", format=".2f")],
             )
         )
@@ -72,14 +72,18 @@ def render() -> None:
 def geometric(hazard: pl.DataFrame) -> None:
     long = hazard.unpivot(["passes", "expected_passes"], index=["game", "length"], variable_name="series")
     charts.show(
-        alt.Chart(long)
+        alt.Chart(long, title="Do banks pass at each length as often as the geometric law says?")
         .mark_bar()
         .encode(
-            x=alt.X("length:O", title="decided coups held"),
+            x=alt.X("length:O", title="Coups held (8: 8 or more)", axis=alt.Axis(labelAngle=0)),
             xOffset="series:N",
-            y=alt.Y("value:Q", title="tenures passing at that length", axis=alt.Axis(format=",d")),
-            color=alt.Color("series:N", title=None),
-            column=alt.Column("game:N", title=None),
+            y=alt.Y("value:Q", title="Tenures passing at that length", axis=alt.Axis(format=",d")),
+            color=alt.Color(
+                "series:N",
+                title=None,
+                legend=alt.Legend(labelExpr="{'passes': 'Seen', 'expected_passes': 'Expected'}[datum.label]"),
+            ),
+            column=alt.Column("game:N", title=None, header=alt.Header(labelExpr=charts.names_expr("datum.value"))),
             tooltip=["game", "length", "series", alt.Tooltip("value:Q", format=",.1f")],
         )
         .properties(width=180, height=220),

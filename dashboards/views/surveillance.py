@@ -20,6 +20,8 @@ MONEY = (
 )  # fmt: skip
 SHARES = ("advantage_share", "expected_advantage_share")
 COUNTS = ("wagers", "side_wagers", "advantage_wagers", "coups_present", "zender_shoes", "sessions", "tables")
+#: The shoe chart's title, before the shoe's id.
+EDGES_TITLE = "When did each bet favour the player? Shoe "
 RULES = {"edge_timing": "edge timing", "zender": "Zender's pattern"}
 #: The timeline's lines unless chosen otherwise: the bets a count can turn (Dragon 7, Panda 8, pairs) and the tie.
 DRAWN = ("tie", *SIDE_BETS)
@@ -86,7 +88,7 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
         help="Sum of amount × player edge over the flagged sessions' wagers: what their timing was worth",
     )
     per_day = found.group_by("gaming_day", "rule").agg(alerts=pl.len()).sort("gaming_day", "rule")
-    charts.show(charts.alerts_per_day(per_day, "Alerts per gaming day"))
+    charts.show(charts.alerts_per_day(per_day, "How many player-days did each rule flag, day by day?"))
     fmt.table(
         found,
         hide_index=True,
@@ -257,7 +259,7 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
         )
         .sort("who", descending=True)  # the chosen player's wagers drawn last, on top of the others'
     )
-    charts.show(charts.shoe_edges(lines.drop_nulls("player_edge"), marks, x, f"Player's edge through shoe {shoe}"))
+    charts.show(charts.shoe_edges(lines.drop_nulls("player_edge"), marks, x, f"{EDGES_TITLE}{shoe}"))
     unmarked = placed.height - marks.height
     st.caption(
         "Each bet's edge for the player before each coup, from the cards dealt before it (burned cards unseen, as a "

@@ -135,13 +135,17 @@ def render() -> None:
         shoes = ()
     if not shoes:
         if known:
-            charts.show(lab.chart(summary, "The session's result, exactly"))
+            charts.show(lab.chart(summary, "How likely is each session result? (exact)", charts.currency()))
             fmt.table(bands(summary), hide_index=True, column_config=fmt.columns(percent=("exact",)))
         st.info(missing)
         return
     tested, results = backtest(question, shoes)
-    title = "The session's result: exact bars, back-test dots" if known else "The session's result on the shoes"
-    charts.show(lab.chart({**tested, "backtest_results": results}, title))
+    title = (
+        "How likely is each session result? Exact bars, back-test dots"
+        if known
+        else "How did the sessions end on these shoes?"
+    )
+    charts.show(lab.chart({**tested, "backtest_results": results}, title, charts.currency()))
     columns = fmt.columns(percent=("exact", "back_test"), z="%.2f") if known else fmt.columns(percent=("back_test",))
     fmt.table(bands(tested), hide_index=True, column_config=columns)
     t = tested["backtest"]

@@ -16,6 +16,8 @@ from models.warehouse import schema
 
 MONEY = ("handle", "house_win", "theo")
 RATES = ("win_over_handle", "theo_over_handle")
+#: How far from the house median a dealer's pace must be before a floor manager would notice it (5 %).
+SLOW_FAST = 0.05
 NO_BETS = (
     "No bets are logged in this warehouse: handle, hold, theo and the side bets come from bet logs (ingest them "
     "beside the rounds). The dealers' ties, pace and errors below read the rounds alone."
@@ -55,13 +57,13 @@ def table_results(f: filters.Filters) -> pl.DataFrame:
         "z: (house win − theo) / its standard deviation from every wager's exact variance; |z| > 3 is rare by "
         "chance. Player-banked games (chemin_de_fer, baccarat_banque, banco) count the house's commission only."
     )
-    charts.show(
+    dots = (
         alt.Chart(results.with_columns(pl.col(MONEY).cast(pl.Float64)))
         .mark_circle(size=90)
         .encode(
-            x=alt.X("handle:Q", axis=alt.Axis(format=",.0f")),
-            y=alt.Y("z:Q", title="win against theo (z)"),
-            color="game:N",
+            x=alt.X("handle:Q", title=charts.money_axis("Handle"), axis=alt.Axis(format=",.0f")),
+            y=alt.Y("z:Q", title="Win against theo (z)"),
+            color=alt.Color("game:N", legend=charts.named("Game")),
             tooltip=[
                 "table_id",
                 "game",
@@ -69,8 +71,10 @@ def table_results(f: filters.Filters) -> pl.DataFrame:
                 alt.Tooltip("z:Q", format=".2f"),
             ],
         )
-        .properties(height=280)
     )
+    theo = alt.Chart(pl.DataFrame({"z": [0.0]})).mark_rule(color="#2c3e50").encode(y="z:Q")  # won exactly theo
+    asked = "Which tables won more or less than theo, for the handle they took?"
+    charts.show(alt.layer(theo, dots, title=asked).properties(height=280))
     return results
 
 
@@ -139,11 +143,11 @@ def side_bets(f: filters.Filters) -> None:
     )
     # a hold swings by thousands of percent on long odds: the z puts every bet on one scale
     bars = (
-        alt.Chart(bets.drop_nulls("z"), title="Win against theo, by bet (z)")
+        alt.Chart(bets.drop_nulls("z"))
         .mark_bar()
         .encode(
-            x=alt.X("z:Q", title="standard deviations from theo"),
-            y=alt.Y("bet:N", title=None, sort=bets["bet"].to_list()),
+            x=alt.X("z:Q", title="Win against theo (z, standard deviations)"),
+            y=alt.Y("bet:N", title="Bet", sort=bets["bet"].to_list(), axis=alt.Axis(labelExpr=charts.names_expr())),
             color=alt.condition(alt.datum.z >= 0, alt.value("#2e8b57"), alt.value("#c0392b")),
             tooltip=[
                 "bet",
@@ -154,7 +158,7 @@ def side_bets(f: filters.Filters) -> None:
         )
     )
     chance = alt.Chart(pl.DataFrame({"z": [-2.0, 2.0]})).mark_rule(color="#7f8c8d", strokeDash=[4, 4]).encode(x="z:Q")
-    charts.show(bars + chance)
+    charts.show((bars + chance).properties(title="Which bets won more or less than theo? (z, by bet)"))
     st.caption(
         "The tie and every side bet (pairs, dragon7, panda8, each égalité): win_over_handle is the hold, "
         "theo_over_handle the theoretical hold, theo each wager times its bet's exact edge. Side bets pay long "
@@ -183,35 +187,55 @@ def dealer_pace(f: filters.Filters) -> None:
             pace_vs_median="%.2f",
         ),
     )
-    dots = (
-        alt.Chart(pace.drop_nulls("coups_per_hour"), title="Coups per hour against the house median")
-        .mark_circle(size=90)
-        .encode(
-            x=alt.X("coups_per_hour:Q", title="coups per hour", scale=alt.Scale(zero=False)),
-            y=alt.Y("dealer_id:N", title=None, sort="x"),
-            color="game:N",
-            tooltip=[
-                "dealer_id",
-                "game",
-                alt.Tooltip("coups_per_hour:Q", format=".1f"),
-                alt.Tooltip("house_median:Q", format=".1f"),
-                alt.Tooltip("pace_vs_median:Q", format=".2f"),
-            ],
-        )
-    )
-    medians = dots.mark_tick(thickness=2).encode(x="house_median:Q", color=alt.value("#7f8c8d"))
-    charts.show(dots + medians)
+    charts.show(pace_chart(pace.drop_nulls("pace_vs_median")))
     st.caption(
         "Pace: coups an hour of dealing, from the gaps between a dealer's consecutive coups of one shoe (breaks "
         "and shuffles left out). House median: the median pace of that game's dealers each gaming day, weighted "
-        "by the dealer's hours (the grey tick); pace_vs_median below 1 is slower than the house. Errors: the "
+        "by the dealer's hours (the chart's zero line; a dot is a dealer's pace at one game); pace_vs_median "
+        "below 1 is slower than the house. Errors: the "
         "dealer's rows quarantined (tableau violations, outcome and payout mismatches)."
     )
 
 
+def pace_chart(pace: pl.DataFrame) -> alt.LayerChart:
+    """Each dealer's pace against the house median of their game (columns dealer_id, game, coups_per_hour,
+    house_median, pace_vs_median), as percent faster or slower, around a zero rule; slowest dealers first."""
+    # pace_vs_median is a ratio: 1.02 reads as 2 % faster than the house; the scale spans at least
+    # SLOW_FAST either way, so a dealer a few tenths of a percent off the median sits by the zero line
+    reach = max(SLOW_FAST, float((pace["pace_vs_median"] - 1).abs().max() or 0))
+    dots = (
+        alt.Chart(pace)
+        .transform_calculate(vs_median="datum.pace_vs_median - 1")
+        .mark_circle(size=110, opacity=0.85)
+        .encode(
+            x=alt.X(
+                "vs_median:Q",
+                title="Pace against the game's house median (%; below zero is slower)",
+                axis=alt.Axis(format="+.0%", tickMinStep=0.01),
+                scale=alt.Scale(domain=[-reach, reach]),
+            ),
+            y=alt.Y(
+                "dealer_id:N",
+                title="Dealer (slowest first)",
+                sort=alt.EncodingSortField("pace_vs_median", op="mean", order="ascending"),
+            ),
+            color=alt.Color("game:N", legend=charts.named("Game")),
+            tooltip=[
+                "dealer_id",
+                "game",
+                alt.Tooltip("coups_per_hour:Q", format=".1f", title="coups per hour"),
+                alt.Tooltip("house_median:Q", format=".1f", title="house median"),
+                alt.Tooltip("vs_median:Q", format="+.1%", title="against the median"),
+            ],
+        )
+    )
+    zero = alt.Chart(pl.DataFrame({"zero": [0.0]})).mark_rule(color="#2c3e50").encode(x="zero:Q")
+    return alt.layer(zero, dots, title="Which dealers deal slower or faster than the house?")
+
+
 def table_days(days: pl.DataFrame, table: str) -> None:
     daily = days.sort("gaming_day")
-    charts.show(charts.hold_against_theo(daily, f"{table}: hold against theo by gaming day"))
+    charts.show(charts.hold_against_theo(daily, f"{table}: is the hold tracking theo, day by day?"))
     fmt.table(
         daily.select(
             "gaming_day",

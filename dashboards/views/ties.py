@@ -29,15 +29,23 @@ def render() -> None:
     points = ties.furthest(f, grouping, charts.MAX_POINTS)
     low, high = int(points["coups"].min()), int(points["coups"].max())
     limits = funnel_limits(expected, range(max(1, low // 2), high + 1, max(1, high // 200)))
-    band = alt.Chart(limits).mark_area(opacity=0.15).encode(x="coups:Q", y="low:Q", y2="high:Q")
+    band = (
+        alt.Chart(limits)
+        .mark_area(opacity=0.15)
+        .encode(x=alt.X("coups:Q", title="Coups in the group"), y=alt.Y("low:Q", title="Tie rate (%)"), y2="high:Q")
+    )
     centre = alt.Chart(pl.DataFrame({"rate": [expected]})).mark_rule(strokeDash=[4, 4]).encode(y="rate:Q")
     dots = (
         alt.Chart(points.with_columns(pl.col("gaming_day").cast(pl.String)))
         .mark_circle(size=40)
         .encode(
-            x=alt.X("coups:Q", title="coups in the group", axis=alt.Axis(format=",d"), scale=alt.Scale(zero=False)),
-            y=alt.Y("tie_rate:Q", title="tie rate", axis=alt.Axis(format=".0%")),
-            color=alt.Color("flagged:N", scale=alt.Scale(domain=[False, True], range=["#7f8c8d", "#c0392b"])),
+            x=alt.X("coups:Q", title="Coups in the group", axis=alt.Axis(format=",d"), scale=alt.Scale(zero=False)),
+            y=alt.Y("tie_rate:Q", title="Tie rate (%)", axis=alt.Axis(format=".1%")),
+            color=alt.Color(
+                "flagged:N",
+                scale=alt.Scale(domain=[False, True], range=["#7f8c8d", "#c0392b"]),
+                legend=alt.Legend(title="Flagged", labelExpr="datum.value ? 'yes' : 'no'"),
+            ),
             tooltip=[
                 *[name.strip() for name in names.split(",")],
                 alt.Tooltip("coups:Q", format=","),
@@ -46,7 +54,11 @@ def render() -> None:
             ],
         )
     )
-    charts.show((band + centre + dots).properties(title="Tie rate by volume, within the 95% funnel", height=360))
+    charts.show(
+        (band + centre + dots).properties(
+            title="Which groups tie more or less often than chance allows? (the 95 % funnel)", height=360
+        )
+    )
     st.caption(
         f"The band holds 95% of groups of each size at the pooled exact rate {fmt.percent(expected)}; "
         "a point outside it is unusual on its own, and flagged only if it stays so after the Benjamini-Hochberg "
@@ -64,15 +76,16 @@ def render() -> None:
         alt.Chart(by_total)
         .mark_bar(color="#2e8b57")
         .encode(
-            x=alt.X("tie_total:O", title="tie on total"),
-            y=alt.Y("ties:Q", axis=alt.Axis(format=",d")),
+            x=alt.X("tie_total:O", title="Tie on total (points)", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("ties:Q", title="Ties", axis=alt.Axis(format=",d")),
             tooltip=["tie_total", alt.Tooltip("ties:Q", format=","), alt.Tooltip("expected_ties:Q", format=",.1f")],
         )
     )
     ticks = (
         alt.Chart(by_total).mark_tick(color="black", thickness=2, size=30).encode(x="tie_total:O", y="expected_ties:Q")
     )
-    charts.show((bars + ticks).properties(height=260))
+    asked = "Do ties fall on each total as often as the exact odds expect?"
+    charts.show((bars + ticks).properties(title=asked, height=260))
     st.caption("Bars: ties seen on each total; black ticks: what the exact odds expect (coups with cards only).")
 
     st.subheader("Flagged groups")

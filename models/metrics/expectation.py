@@ -27,16 +27,39 @@ def expected_shares(coups: pl.DataFrame) -> dict[str, float]:
 def outcome_shares(volume: pl.DataFrame) -> pl.DataFrame:
     """Banker, Player and Tie (`outcome` B, P, T) over coups counted by game and decks (columns game, decks,
     coups, banker, player, ties): each one's coups, its share of them, the share theory expects
-    (`expected_shares`) and the z of its count against that share."""
+    (`expected_shares`), the z of its count against that share, and the share's deviation from it with
+    the exact 95 % interval of that deviation (`deviation`, `low`, `high`, all fractions of the coups)."""
     expected = expected_shares(volume.select("game", "decks", "coups"))
-    total = pl.lit(int(volume["coups"].sum()))
+    total = int(volume["coups"].sum())
+    counts = [int(volume[column].sum()) for column in ("banker", "player", "ties")]
+    low, high = share_interval(counts, total)
     return pl.DataFrame(
         {
             "outcome": list(expected),
-            "coups": [int(volume[column].sum()) for column in ("banker", "player", "ties")],
+            "coups": counts,
             "expected": list(expected.values()),
+            "low": low,
+            "high": high,
         }
-    ).with_columns(share=ratio("coups", total), z=binomial_z("coups", total, "expected"))
+    ).with_columns(
+        share=ratio("coups", pl.lit(total)),
+        z=binomial_z("coups", pl.lit(total), "expected"),
+        deviation=ratio("coups", pl.lit(total)) - pl.col("expected"),
+        low=pl.col("low") - pl.col("expected"),
+        high=pl.col("high") - pl.col("expected"),
+    )
+
+
+def share_interval(counts: Sequence[int], total: int, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The exact (Clopper-Pearson) `level` interval of each share `counts / total`: NaN without coups."""
+    k = np.asarray(counts, dtype=np.float64)
+    if not total:
+        return np.full(k.shape, np.nan), np.full(k.shape, np.nan)
+    tail = (1 - level) / 2
+    # the beta quantiles are undefined at 0 and at `total` successes, where the interval ends at 0 or 1
+    low = np.where(k > 0, stats.beta.ppf(tail, np.maximum(k, 1), total - k + 1), 0.0)
+    high = np.where(k < total, stats.beta.isf(tail, k + 1, np.maximum(total - k, 1)), 1.0)
+    return low, high
 
 
 def funnel_limits(rate: float, volumes: Sequence[int], level: float = 0.95) -> pl.DataFrame:

@@ -156,16 +156,21 @@ def points(calibrated: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def chart(calibrated: pl.DataFrame, title: str = "Patterns' calls against chance") -> alt.LayerChart:
+def chart(
+    calibrated: pl.DataFrame, title: str = "Does any pattern's call win more often than chance?"
+) -> alt.LayerChart:
     """Each pattern and side's win rate with its exact 95 % interval, beside the exact rate (a tick)."""
     data = points(calibrated)
-    y = alt.Y("label:N", title=None, sort=None)
+    y = alt.Y("label:N", title="Pattern: side called", sort=None)
     rule = (
         alt.Chart(data)
         .mark_rule(color="#2c3e50")
         .encode(
             x=alt.X(
-                "ci_low:Q", title="share of decided coups won", axis=alt.Axis(format=".0%"), scale=alt.Scale(zero=False)
+                "ci_low:Q",
+                title="Share of decided coups won (%)",
+                axis=alt.Axis(format=".1%"),
+                scale=alt.Scale(zero=False),
             ),
             x2="ci_high:Q",
             y=y,

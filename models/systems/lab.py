@@ -14,6 +14,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from models.display import money_title
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE
 from models.game.shoe import Composition
@@ -319,9 +320,9 @@ def with_limits(question: Question, **changes) -> Question:
     return replace(question, limits=replace(question.limits, **changes))
 
 
-def chart(data: dict, title: str) -> alt.LayerChart | alt.Chart:
+def chart(data: dict, title: str, currency: str = "EUR") -> alt.LayerChart | alt.Chart:
     """The session result's distribution (a summary's `exact`, and its `backtest` when there is one): exact
-    probabilities in bins as bars, the back-test's shares as points."""
+    probabilities in bins as bars, the back-test's shares as points; results in `currency`."""
     exact_rows = pl.DataFrame(
         (data["exact"] or {}).get("distribution", []), schema={"result": pl.Float64, "probability": pl.Float64}
     )
@@ -344,9 +345,9 @@ def chart(data: dict, title: str) -> alt.LayerChart | alt.Chart:
         alt.Chart(bars)
         .mark_bar(color="#5d6d7e", opacity=0.8)
         .encode(
-            x=alt.X("from:Q", title="session result", axis=alt.Axis(format=",.0f")),
+            x=alt.X("from:Q", title=money_title("Session result", currency), axis=alt.Axis(format=",.0f")),
             x2="to:Q",
-            y=alt.Y("probability:Q", axis=alt.Axis(format=".1%"), title="probability"),
+            y=alt.Y("probability:Q", axis=alt.Axis(format=".1%"), title="Probability of the session (%)"),
             tooltip=[
                 alt.Tooltip("from:Q", format=",.2f"),
                 alt.Tooltip("to:Q", format=",.2f"),

@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
         summary, tested = _answer(args, question, progress)
     if args.plot:
         plotted = {**summary, "backtest_results": None if tested is None else tested["result"].to_list()}
-        chart = lab.chart(plotted, f"{question.system} on {question.bet}: the session's result")
+        title = f"{question.system} on {question.bet}: how likely is each session result?"
+        chart = lab.chart(plotted, title, Settings.from_env().currency)
         # an HTML page carries Vega's scripts itself (vl-convert's bundle): it opens with no network
         chart.save(str(args.plot), **({"inline": True} if args.plot.suffix.lower() == ".html" else {}))
     print(json.dumps(summary, indent=2, default=str) if args.json else render(summary))

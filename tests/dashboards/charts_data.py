@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -16,12 +16,15 @@ NESTED = ("layer", "hconcat", "vconcat", "concat", "spec")
 
 @dataclass(frozen=True)
 class Layer:
-    """One mark of a chart: the title it is shown under, its mark type, its encoding and the data it reads."""
+    """One mark of a chart: the title it is shown under, its mark type, its encoding and the data it reads;
+    `style` holds the mark's own properties (shape, filled, ...), `chart` the chart's place on the page."""
 
     title: str | None
     mark: str
     encoding: dict[str, Any]
     data: pl.DataFrame
+    style: dict[str, Any] = field(default_factory=dict)
+    chart: int = 0
 
     def field(self, channel: str) -> str:
         """The column a channel (x, y, color, ...) plots."""
@@ -32,9 +35,11 @@ def layers(at: AppTest) -> list[Layer]:
     """Every mark of every Vega-Lite chart on the page, in the order drawn; a layer inherits its parents'
     title, data and encoding as Vega-Lite does."""
     found: list[Layer] = []
-    for element in at.get("vega_lite_chart"):
+    for chart, element in enumerate(at.get("vega_lite_chart")):
         datasets = {named.name: pl.read_ipc_stream(named.data.data) for named in element.proto.datasets}
-        _walk(json.loads(element.proto.spec), datasets, None, None, {}, found)
+        drawn: list[Layer] = []
+        _walk(json.loads(element.proto.spec), datasets, None, None, {}, drawn)
+        found += [replace(each, chart=chart) for each in drawn]
     return found
 
 
@@ -44,8 +49,8 @@ def _walk(spec: dict, datasets: dict, title: str | None, data: str | None, encod
     data = (spec.get("data") or {}).get("name", data)
     encoding = {**encoding, **spec.get("encoding", {})}
     if "mark" in spec:
-        mark = spec["mark"]["type"] if isinstance(spec["mark"], dict) else spec["mark"]
-        found.append(Layer(title, mark, encoding, datasets[data]))
+        style = spec["mark"] if isinstance(spec["mark"], dict) else {"type": spec["mark"]}
+        found.append(Layer(title, style["type"], encoding, datasets[data], style))
     for key in NESTED:
         for child in spec[key] if isinstance(spec.get(key), list) else [spec[key]] if key in spec else []:
             _walk(child, datasets, title, data, encoding, found)
@@ -66,7 +71,8 @@ def layer(found: list[Layer], mark: str, title: str | None = None, **fields: str
 
 
 def describe(found: list[Layer]) -> list[tuple]:
-    return [(each.title, each.mark, {k: v.get("field") for k, v in each.encoding.items()}) for each in found]
+    fields = [{k: v.get("field") for k, v in each.encoding.items() if isinstance(v, dict)} for each in found]
+    return [(each.title, each.mark, named) for each, named in zip(found, fields, strict=True)]
 
 
 def assert_plots(shown: pl.DataFrame, expected: pl.DataFrame, rel: float = 1e-9) -> None:

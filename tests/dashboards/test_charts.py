@@ -11,6 +11,9 @@ import pytest
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
+from dashboards import charts
+from dashboards.charts import BEAD_PLATE, BIG_ROAD
+from dashboards.charts import DERIVED_TITLES as DERIVED
 from dashboards.pages import PAGES as PAGES_LISTED
 from models.game.cards import parse_hand
 from models.game.games import Game
@@ -22,7 +25,7 @@ from models.odds.exact import exact_odds
 from models.settings import Settings
 from models.systems import lab
 from models.systems.rules import Limits
-from tests.dashboards.charts_data import assert_plots, layer, layers
+from tests.dashboards.charts_data import assert_plots, describe, layer, layers
 from tests.dashboards.test_pages import open_app, read, rows
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py")
@@ -30,9 +33,11 @@ PAGES = ("overview", "streaks", "commission", "ties", "tables", "surveillance", 
 
 
 class Drawn(dict):
-    """Each page's layers (by page name, or page:pick after a pick), and the widgets' values that chose them."""
+    """Each page's layers (by page name, or page:pick after a pick), their charts' Vega-Lite specs, and the
+    widgets' values that chose them."""
 
     picked: dict
+    specs: dict
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +51,7 @@ def drawn(warehouse) -> Drawn:
 def walk(db: Path) -> Drawn:
     """Every page with a chart, then the picks that draw more: a table's days, a player, a pattern follower."""
     found, picked = Drawn(), {}
+    found.specs = {}
     at = AppTest.from_file(APP, default_timeout=120).run()
 
     def visit(name: str, page: str | None = None) -> AppTest:
@@ -53,6 +59,7 @@ def walk(db: Path) -> Drawn:
             at.switch_page(f"views/{page}.py").run()
         assert not at.exception, [e.value for e in at.exception]
         found[name] = layers(at)
+        found.specs[name] = [json.loads(element.proto.spec) for element in at.get("vega_lite_chart")]
         return at
 
     for page in PAGES:
@@ -89,36 +96,45 @@ def test_every_page_with_a_chart_is_checked(drawn):
 
 
 def test_overview(drawn, warehouse):
+    """Each outcome's share minus its exact expectation, with the exact 95 % interval from the coups counted
+    (scipy's Clopper-Pearson), around a zero rule."""
     found = drawn["overview"]
     coups = read(warehouse, "SELECT game, decks, outcome, count(*) AS coups FROM core.rounds GROUP BY ALL")
     names = {"B": "Banker", "P": "Player", "T": "Tie"}
-    share = coups.group_by("outcome").agg(fraction=pl.col("coups").sum() / coups["coups"].sum())
+    counted = coups.group_by("outcome").agg(pl.col("coups").sum())
+    total = int(coups["coups"].sum())
     rates = outcome_rates().select("game", "decks", B="p_banker", P="p_player", T="p_tie")
     by_shoe = coups.group_by("game", "decks").agg(pl.col("coups").sum()).with_columns(pl.col("decks").cast(pl.Int8))
-    weighted = by_shoe.join(rates, on=["game", "decks"]).select(
-        (pl.col(side) * pl.col("coups")).sum() / pl.col("coups").sum() for side in names
+    weighted = (
+        by_shoe.join(rates, on=["game", "decks"])
+        .select((pl.col(side) * pl.col("coups")).sum() / pl.col("coups").sum() for side in names)
+        .row(0, named=True)
     )
-    expected = pl.concat(
-        [
-            share.select(outcome=pl.col("outcome").replace_strict(names), series=pl.lit("share"), fraction="fraction"),
-            weighted.unpivot(variable_name="outcome", value_name="fraction").select(
-                pl.col("outcome").replace_strict(names), series=pl.lit("expected"), fraction="fraction"
-            ),
-        ]
-    )
-    assert_plots(layer(found, "bar", x="fraction").data, expected)
+    expected = []
+    for outcome, n in counted.iter_rows():
+        exact = stats.binomtest(n, total).proportion_ci(0.95, method="exact")
+        p = weighted[outcome]
+        expected.append((names[outcome], n / total - p, exact.low - p, exact.high - p))
+    expected = pl.DataFrame(expected, schema=["outcome", "deviation", "low", "high"], orient="row")
+    title = "Do Banker, Player and Tie come up as often as the odds say?"
+    bars = layer(found, "bar", title, x="deviation")
+    assert_plots(bars.data, expected)
+    assert bars.encoding["x"]["axis"]["format"] == "+.2%"
+    assert_plots(layer(found, "errorbar", title, x="low", x2="high").data, expected)
+    assert_plots(layer(found, "rule", title, x="zero").data, pl.DataFrame({"zero": [0.0]}))
+    assert not [each for each in found if each.encoding.get("yOffset")]  # no more paired bars
     held = read(
         warehouse,
-        "SELECT gaming_day, sum(house_win) / sum(handle) AS win_over_handle, sum(theo) / sum(handle) AS "
-        "theo_over_handle FROM marts.table_day GROUP BY gaming_day",
+        "SELECT gaming_day, sum(house_win) / sum(handle) AS Hold, sum(theo) / sum(handle) AS "
+        "Theo FROM marts.table_day GROUP BY gaming_day",
     )
     assert_plots(
-        layer(found, "line", "Hold against theo").data,
+        layer(found, "line", "Is the hold tracking theo, day by day?").data,
         held.unpivot(index="gaming_day", variable_name="series", value_name="rate"),
     )
     daily = read(warehouse, "SELECT gaming_day, sum(coups) AS coups FROM marts.shoe_summary GROUP BY 1")
     assert daily["coups"].sum() == rows(warehouse, "SELECT count(*) FROM core.rounds")[0][0]
-    assert_plots(layer(found, "bar", "Coups per gaming day").data, daily)
+    assert_plots(layer(found, "bar", "How many coups were dealt each gaming day?").data, daily)
 
 
 def test_streaks(drawn, warehouse):
@@ -175,7 +191,9 @@ def test_commission(drawn, warehouse):
         warehouse,
         "SELECT gaming_day, game, sum(commission + cagnotte) AS revenue FROM marts.commission GROUP BY ALL",
     )
-    assert_plots(layer(drawn["commission"], "bar", "Revenue by gaming day").data, revenue)
+    assert_plots(
+        layer(drawn["commission"], "bar", "How much commission did each gaming day bring in, by game?").data, revenue
+    )
 
 
 def test_ties(drawn, warehouse):
@@ -218,18 +236,25 @@ def test_tables(drawn, warehouse):
     assert_plots(layer(found, "bar", x="z").data, bets.drop_nulls("z"))
     paced = read(
         warehouse,
-        "SELECT dealer_id, game, sum(coups_per_hour * minutes) / sum(minutes) AS coups_per_hour, "
-        "sum(house_median * minutes) / sum(minutes) AS house_median FROM marts.dealer_pace "
-        "WHERE coups_per_hour IS NOT NULL AND dealer_id IS NOT NULL GROUP BY ALL",
+        "SELECT dealer_id, game, sum(coups_per_hour * minutes) / sum(house_median * minutes) AS pace_vs_median "
+        "FROM marts.dealer_pace WHERE coups_per_hour IS NOT NULL AND dealer_id IS NOT NULL GROUP BY ALL",
     )
-    assert_plots(layer(found, "circle", x="coups_per_hour").data, paced.drop("house_median"))
-    assert_plots(layer(found, "tick", x="house_median").data, paced.drop("coups_per_hour"))
+    title = "Which dealers deal slower or faster than the house?"
+    dots = layer(found, "circle", title, x="vs_median")
+    assert_plots(dots.data, paced)
+    low, high = dots.encoding["x"]["scale"]["domain"]  # the house median at the centre, not a 69-71 strip
+    assert low == -high and high >= 0.05 and high >= (paced["pace_vs_median"] - 1).abs().max()
+    assert dots.encoding["y"]["sort"] == {"field": "pace_vs_median", "op": "mean", "order": "ascending"}
+    assert_plots(layer(found, "rule", title, x="zero").data, pl.DataFrame({"zero": [0.0]}))
+    spec = next(chart for chart in drawn.specs["tables"] if chart.get("title") == title)
+    (calculated,) = [t for each in spec["layer"] for t in each.get("transform", [])]
+    assert calculated == {"calculate": "datum.pace_vs_median - 1", "as": "vs_median"}  # 1.02 is +2 %
     held = read(
         warehouse,
-        "SELECT gaming_day, sum(house_win) / sum(handle) AS win_over_handle, sum(theo) / sum(handle) AS "
-        "theo_over_handle FROM marts.table_day WHERE table_id = 'T01' GROUP BY 1",
+        "SELECT gaming_day, sum(house_win) / sum(handle) AS Hold, sum(theo) / sum(handle) AS "
+        "Theo FROM marts.table_day WHERE table_id = 'T01' GROUP BY 1",
     )
-    shown = layer(drawn["tables:T01"], "line", "T01: hold against theo by gaming day").data
+    shown = layer(drawn["tables:T01"], "line", "T01: is the hold tracking theo, day by day?").data
     assert_plots(shown, held.unpivot(index="gaming_day", variable_name="series", value_name="rate"))
 
 
@@ -241,13 +266,14 @@ def test_players(drawn, warehouse):
         f"FROM marts.player_sessions WHERE player_id = '{player}' ORDER BY started_at",
     )
     utc = [pl.col("started_at", "ended_at").dt.convert_time_zone("UTC")]
-    shown = layer(found, "bar", "Sessions").data.with_columns(utc)
+    shown = layer(found, "bar", "When, and at which tables, did they play?").data.with_columns(utc)
     assert_plots(shown, sessions.select("table_id", "game", "started_at", "ended_at").with_columns(utc))
     start = sessions.head(1).select(ended_at="started_at", house_win=pl.lit(0.0), theo=pl.lit(0.0))
-    running = pl.concat([start, sessions.select("ended_at", pl.col("house_win", "theo").cum_sum())])
-    lines = layer(found, "line", "House win against theo").data.with_columns(
-        pl.col("ended_at").dt.convert_time_zone("UTC")
+    running = pl.concat([start, sessions.select("ended_at", pl.col("house_win", "theo").cum_sum())]).rename(
+        {"house_win": "House win", "theo": "Theo"}
     )
+    title = "Has the house won more or less from them than theo, session after session?"
+    lines = layer(found, "line", title).data.with_columns(pl.col("ended_at").dt.convert_time_zone("UTC"))
     expected = running.with_columns(pl.col("ended_at").dt.convert_time_zone("UTC")).unpivot(
         index="ended_at", variable_name="series", value_name="amount"
     )
@@ -257,10 +283,10 @@ def test_players(drawn, warehouse):
 def test_surveillance(drawn, warehouse):
     found = drawn["surveillance"]
     flags = read(warehouse, "SELECT gaming_day, rule, count(*) AS alerts FROM marts.surveillance_flags GROUP BY ALL")
-    assert_plots(layer(found, "bar", "Alerts per gaming day").data, flags)
+    assert_plots(layer(found, "bar", "How many player-days did each rule flag, day by day?").data, flags)
     table = drawn.picked["surveillance"]
     lines = layer(found, "line", y="player_edge")
-    shoe = lines.title.removeprefix("Player's edge through shoe ")
+    shoe = lines.title.removeprefix("When did each bet favour the player? Shoe ")
     drawn_bets = sorted(set(lines.data["bet"]))
     edges = read(
         warehouse,
@@ -284,7 +310,7 @@ def test_count_room(drawn, warehouse):
         "SELECT gaming_day, 100 * sum(win) / sum(drop) AS hold_pct, 100 * sum(theo) / sum(drop) AS theo_hold_pct "
         "FROM marts.count_room GROUP BY 1",
     )
-    shown = layer(drawn["count_room"], "line", "Win and theo as a percentage of drop, by gaming day").data
+    shown = layer(drawn["count_room"], "line", "Is the count's hold tracking theo, day by day?").data
     assert_plots(shown, days.unpivot(index="gaming_day", variable_name="series", value_name="percent").drop_nulls())
 
 
@@ -296,15 +322,29 @@ def test_shoe_roads(drawn, warehouse):
     )]  # fmt: skip
     drawn_roads = roads(outcomes)
     schema = {"column": pl.Int64, "row": pl.Int64, "mark": pl.String, "ties": pl.Int64}
-    for title, cells in (
-        ("Bead plate", drawn_roads.bead_plate),
-        ("Big road (ties counted in green)", drawn_roads.big_road),
-        ("Big eye boy", drawn_roads.big_eye_boy),
-        ("Small road", drawn_roads.small_road),
-        ("Cockroach pig", drawn_roads.cockroach_pig),
-    ):
-        assert_plots(layer(found, "circle", title).data, pl.DataFrame(cells, schema=schema, orient="row"))
+    for title, cells in ((BEAD_PLATE, drawn_roads.bead_plate), (BIG_ROAD, drawn_roads.big_road)):
+        dots = layer(found, "circle", title)
+        assert_plots(dots.data, pl.DataFrame(cells, schema=schema, orient="row"))
+        assert dots.encoding["color"]["scale"] == {
+            "domain": ["B", "P", "T"],
+            "range": ["#c0392b", "#2f6db5", "#2e8b57"],
+        }
+        assert "Banker" in dots.encoding["color"]["legend"]["labelExpr"]  # the colours' key, by name
     assert len(drawn_roads.bead_plate) == len(outcomes)
+    for name, cells in (
+        ("big_eye_boy", drawn_roads.big_eye_boy),
+        ("small_road", drawn_roads.small_road),
+        ("cockroach_pig", drawn_roads.cockroach_pig),
+    ):
+        marks = layer(found, "point", DERIVED[name])
+        assert_plots(marks.data, pl.DataFrame(cells, schema=schema, orient="row"))
+        assert marks.encoding["color"]["scale"] == {"domain": ["R", "B"], "range": ["#c0392b", "#2f6db5"]}
+        assert "repeats" in marks.encoding["color"]["legend"]["labelExpr"]
+    shapes = {name: layer(found, "point", title).style for name, title in DERIVED.items()}
+    assert shapes["big_eye_boy"]["shape"] == "circle" and shapes["big_eye_boy"]["filled"] is False  # hollow
+    assert shapes["small_road"]["shape"] == "circle" and shapes["small_road"]["filled"] is True  # dots
+    slash = shapes["cockroach_pig"]["shape"]  # an SVG path from bottom left to top right
+    assert slash.startswith("M -") and " L " in slash and shapes["cockroach_pig"]["filled"] is False
 
 
 def test_integrity(drawn, warehouse):
@@ -324,7 +364,7 @@ def test_each_kind_of_quarantine_has_its_own_axis(warehouse, monkeypatch):
 
 def test_odds(drawn, warehouse):
     found, picked = drawn["odds"], drawn.picked["odds"]
-    full, mid = (each.data for each in found if each.title == "Tie by total")
+    full, mid = (each.data for each in found if each.title == "On which total does a tie fall?")
     game = Game(picked["odds_game"])
     totals = pl.DataFrame({"total": range(10)})
     exact = exact_odds(Composition.full(picked["odds_decks"]), game).p_tie_by_total
@@ -382,3 +422,38 @@ def test_systems_calibration(drawn, warehouse):
     columns = ["pattern", "side", "calls", "win_rate", "ci_low", "ci_high", "expected_rate"]
     assert_plots(layer(found, "point", x="win_rate").data, called.select(columns))
     assert_plots(layer(found, "rule", x="ci_low").data, called.select(columns))
+
+
+#: The roads are grids of cells: no axis to title (a column is a column of the scoreboard, not a unit).
+GRIDS = {charts.BEAD_PLATE, charts.BIG_ROAD, *charts.DERIVED_TITLES.values()}
+
+
+def test_every_chart_asks_its_question_and_titles_its_axes(drawn):
+    """Each chart every page draws has a title, and its x and y axes a title each (a layered axis takes its
+    title from any layer that gives one); the roads' grids alone draw no axes."""
+    untitled, bare = [], []
+    for page, found in drawn.items():
+        for chart in {each.chart for each in found}:
+            drawn_layers = [each for each in found if each.chart == chart]
+            if not all(each.title for each in drawn_layers):
+                untitled.append((page, chart, describe(drawn_layers)))
+                continue
+            for channel in ("x", "y"):
+                encoded = [each.encoding[channel] for each in drawn_layers if "field" in each.encoding.get(channel, {})]
+                titled = any(each.get("title") for each in encoded)
+                gridded = all(each.get("axis", {}) is None for each in encoded) and drawn_layers[0].title in GRIDS
+                if encoded and not (titled or gridded):
+                    bare.append((page, drawn_layers[0].title, channel))
+    assert not untitled and not bare, (untitled, bare)
+
+
+def test_money_axes_name_the_currency(warehouse, monkeypatch):
+    """A money axis says which money: BANCO_CURRENCY as the dashboard reads it."""
+    monkeypatch.setenv("BANCO_CURRENCY", "CHF")
+    at = open_app(warehouse, monkeypatch, "tables")
+    found = layers(at)
+    handle = layer(found, "circle", x="handle")
+    assert handle.encoding["x"]["title"] == "Handle (CHF)"
+    at = open_app(warehouse, monkeypatch, "commission")
+    revenue = layer(layers(at), "bar", y="revenue")
+    assert revenue.encoding["y"]["title"] == "Commission and cagnotte (CHF)"

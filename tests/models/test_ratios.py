@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import polars as pl
 import pytest
+from scipy import stats
 
 from models.game.shoe import Composition
 from models.metrics.expectation import outcome_shares
@@ -57,6 +58,25 @@ def test_outcome_shares_are_each_outcomes_share_and_its_z_against_the_exact_odds
     p = odds.p_tie
     assert got["T"]["expected"] == pytest.approx(p, rel=1e-12)
     assert got["T"]["z"] == pytest.approx((100 - 1_000 * p) / (1_000 * p * (1 - p)) ** 0.5, rel=1e-9)
+
+
+def test_outcome_shares_give_each_shares_deviation_from_the_odds_and_its_exact_interval():
+    p = exact_odds(Composition.full(8)).p_tie
+    volume = pl.DataFrame(
+        {"game": ["punto_banco"], "decks": [8], "coups": [1_000], "banker": [1_000], "player": [0], "ties": [0]}
+    )
+    got = {
+        row["outcome"]: row
+        for row in outcome_shares(volume.with_columns(banker=470, player=430, ties=100)).iter_rows(named=True)
+    }
+    exact = stats.binomtest(100, 1_000).proportion_ci(0.95, method="exact")
+    assert got["T"]["deviation"] == pytest.approx(0.1 - p, rel=1e-12)
+    assert (got["T"]["low"], got["T"]["high"]) == (pytest.approx(exact.low - p), pytest.approx(exact.high - p))
+    assert got["T"]["low"] < got["T"]["deviation"] < got["T"]["high"]
+    edges = {row["outcome"]: row for row in outcome_shares(volume).iter_rows(named=True)}  # all Banker
+    assert edges["B"]["high"] == pytest.approx(1 - edges["B"]["expected"]) and edges["P"]["low"] == pytest.approx(
+        -edges["P"]["expected"]
+    )
 
 
 def test_table_day_carries_win_and_theo_over_handle_beside_hold_pct():
