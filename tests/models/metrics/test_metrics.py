@@ -44,6 +44,7 @@ def test_gaming_day_starts_at_the_local_hour():
     )
     days = times.select(gaming_day(pl.col("t"), GamingDay("Europe/Paris", 6)))["gaming_day"].to_list()
     assert days == [dt.date(2026, 11, 1), dt.date(2026, 11, 2)]  # 05:59 and 06:00 in Paris
+    assert [GamingDay("Europe/Paris", 6).of(t) for t in times["t"]] == days  # one instant, as a column
     with pytest.raises(ValueError, match="time zone"):
         GamingDay("Atlantis/Capital")
 
