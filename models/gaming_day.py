@@ -33,6 +33,11 @@ class GamingDay:
         until = dt.datetime.combine(last + dt.timedelta(days=1), opens, tzinfo=zone)
         return since.astimezone(dt.UTC), until.astimezone(dt.UTC)
 
+    def of(self, instant: dt.datetime) -> dt.date:
+        """The gaming day of one instant (aware), as `gaming_day` reckons a column of them."""
+        local = instant.astimezone(ZoneInfo(self.timezone))
+        return (local - dt.timedelta(hours=self.start_hour)).date()
+
 
 def gaming_day(started_at: pl.Expr, day: GamingDay = GamingDay()) -> pl.Expr:
     """The gaming day of an instant: its local date, counting hours before the start as the day before."""

@@ -47,7 +47,7 @@ class Settings:
     sql_result_size: str = "256MB"  # what a query hands its caller to hold whole (the console, a table)
     sql_result_rows: int = 1_000_000
     gaming_day: GamingDay = field(default_factory=GamingDay)  # its own defaults: UTC, opening at 06:00
-    first_gaming_day: dt.date = dt.date(2020, 1, 1)
+    first_gaming_day: dt.date | None = None  # None: the first that has landed (pipelines/defs/partitions.py)
     nightly_at: dt.time = dt.time(2, 0)
     max_tableau_violation_rate: float = 0.01
     session_gap_minutes: float = 30.0

@@ -7,6 +7,7 @@ pytest-xdist hands its workers any test, the numba kernels are compiled once int
 from __future__ import annotations
 
 import datetime as dt
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +21,10 @@ from tests.s3 import bucket, s3_server
 from tests.warm import PARTS
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The code location's partitions begin at the first gaming day of the warehouse BANCO_DB names, and the
+# tests that load it in-process deal days of their own: so they do not begin at a developer's demo month.
+os.environ.setdefault("BANCO_FIRST_GAMING_DAY", "2020-01-01")
 
 
 #: The processes filling numba's cache, started with the session and awaited before any test runs.

@@ -15,9 +15,12 @@ SHIFT_MONEY = (
     "opener", "closer", "fills", "credits", "drop", "win", "wagers_win", "difference", "quarantined_win", "unexplained",
     "tolerance",
 )  # fmt: skip
+#: Beside the difference and the tolerance, what decides a shift's status (models/metrics/count_room.py).
+DECIDING = ("quarantined_stake", "mispaid")
 SHIFTS = (
     "SELECT gaming_day, table_id, shift_id, game, status, attribution, opened_at, closed_at, coups, quarantined_coups, "
-    f"{', '.join(SHIFT_MONEY)}, hold_pct, theo_hold_pct FROM {schema.MARTS_TABLE_SHIFT} WHERE {{where}} "
+    f"{', '.join(SHIFT_MONEY)}, hold_pct, theo_hold_pct, {', '.join(DECIDING)} "
+    f"FROM {schema.MARTS_TABLE_SHIFT} WHERE {{where}} "
     "ORDER BY gaming_day, table_id, opened_at, shift_id"
 )
 SHIFT_COUNT = f"SELECT count(*) AS n FROM {schema.MARTS_TABLE_SHIFT}"

@@ -16,7 +16,7 @@ GROUPS = {
     "Shoe": (schema.MARTS_TIE_FREQUENCY_BY_SHOE, "shoe", "table_id, shoe_id, gaming_day"),
     "Dealer × gaming day": (schema.MARTS_TIE_FREQUENCY_BY_DEALER, "dealer", "dealer_id, gaming_day"),
 }
-STATS = "game, decks, coups, ties, tie_rate, expected_rate, ci_low, ci_high, z, p_value, flagged"
+STATS = "game, decks, coups, ties, tie_rate, expected_rate, ci_low, ci_high, z, p_value, q_value, flagged"
 #: The groups' ties over their coups, and the exact rate their mix of games and decks expects.
 TOTALS = (
     "SELECT count(*) AS groups, sum(coups)::BIGINT AS coups, sum(ties)::BIGINT AS ties, "
@@ -51,10 +51,10 @@ def furthest(f: filters.Filters, grouping: str, limit: int) -> pl.DataFrame:
 
 
 def flagged(f: filters.Filters, grouping: str) -> pl.DataFrame:
-    """The flagged groups, the smallest p-value first (500 at most)."""
+    """The flagged groups, the smallest q-value (the one that decides the flag) first (500 at most)."""
     mart, names, where, params = _grouped(f, grouping)
     return query.frame(
-        f"SELECT {names}, {STATS} FROM {mart} WHERE flagged AND {where} ORDER BY p_value LIMIT 500", params
+        f"SELECT {names}, {STATS} FROM {mart} WHERE flagged AND {where} ORDER BY q_value, p_value LIMIT 500", params
     )
 
 

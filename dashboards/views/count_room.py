@@ -66,13 +66,21 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
     if off.height:
         st.markdown(f"**To investigate: {fmt.count(off.height)} table-shift{'s' if off.height != 1 else ''}**")
         fmt.table(
-            off.select("table_id", "shift_id", "gaming_day", "status", "difference", "unexplained", "attribution"),
+            off.select(
+                "table_id", "shift_id", "gaming_day", "status", "difference", "unexplained", "tolerance",
+                *count_room.DECIDING, "attribution",
+            ),
             hide_index=True,
-            column_config=fmt.columns(money=("difference", "unexplained")),
+            column_config=fmt.columns(money=("difference", "unexplained", "tolerance", *count_room.DECIDING)),
+        )  # fmt: skip
+        st.caption(
+            "A shift is unreconciled when its unexplained amount is more than its tolerance plus the stake on "
+            "wagers nothing can price (quarantined_stake) either way, or when a wager was mispaid; or when it "
+            "lacks an opener or a closer, or overlaps another shift of its table."
         )
     else:
         st.success("Every table-shift's count agrees with its logs.", icon=":material/verified:")
-    shown = shifts.drop("opened_at", "closed_at")
+    shown = shifts.drop("opened_at", "closed_at", *count_room.DECIDING)
     # a Styler's own texts are what the browser shows of a styled table: each column is formatted here
     styled = (
         shown.to_pandas()
@@ -90,10 +98,20 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
         "say; difference = count win − wagers' win. The wagers of quarantined coups (a misdeal, a draw against "
         "the tableau) moved chips too: quarantined_win is what the house took on them, from their logged "
         "payouts, else their cards. unexplained = difference − quarantined_win + mispays; a shift is "
-        "explained when that is within the tolerance (one chip of the smallest denomination, at most "
-        f"{count_room_model.MAX_TOLERANCE}, unless BANCO_COUNT_TOLERANCE is set), unreconciled (shaded) when not. "
+        f"explained when that is within the tolerance ({tolerance_in_force()}), unreconciled (shaded) when not. "
         "The dealers' errors stay on the Integrity page. hold_pct and theo_hold_pct are percentages of the drop."
     )
+
+
+def tolerance_in_force() -> str:
+    """The count tolerance this dashboard is set to, in words (the mart's `tolerance` is each shift's)."""
+    set_to = Settings.from_env().count_tolerance
+    if set_to is None:
+        return (
+            "one chip of the shift's smallest denomination, at most "
+            f"{fmt.money(count_room_model.MAX_TOLERANCE)}: BANCO_COUNT_TOLERANCE is not set"
+        )
+    return f"{fmt.money(set_to)}, BANCO_COUNT_TOLERANCE"
 
 
 def hold_over_time(f: filters.Filters) -> None:

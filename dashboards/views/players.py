@@ -10,12 +10,15 @@ import streamlit as st
 from dashboards import charts, filters, fmt, query
 from dashboards.queries import players
 from dashboards.signin import analysts_only
+from models.settings import Settings
 
 analysts_only()  # every wager of a named player: the navigation offers this page to analysts alone
 
 MONEY = ("handle", "average_bet", "max_bet", "house_win", "theo", "theo_per_visit", "comp_value")
 SESSION_MONEY = ("handle", "average_bet", "max_bet", "handle_main", "handle_side", "house_win", "theo")
 SHOWN = (25, 50, 100, 500)
+#: The settings this dashboard runs with: the captions say the ones that shape the page's figures.
+SETTINGS = Settings.from_env()
 NO_COMPS = (
     "Comp value is 0.00 because the marts were built with a comp reinvestment rate of 0, the default: set "
     "BANCO_COMP_RATE (the share of theo given back as comps, e.g. 0.25) and run `banco build` (docs/metrics.md)."
@@ -57,7 +60,8 @@ def render() -> None:
     )  # fmt: skip
     st.caption(
         "All time when no filter is set, else within the filtered days, tables, games and dealers. Average bet: "
-        "handle per decision. z: (house win − theo) / its standard deviation; |z| > 3 is rare by chance."
+        "handle per decision. z: (house win − theo) / its standard deviation; |z| > 3 is rare by chance. "
+        f"Comp value: theo × the comp reinvestment rate, BANCO_COMP_RATE, set to {SETTINGS.comp_rate} here."
     )
     st.subheader("Player profile")
     text = st.text_input("Player id", key="player_search", placeholder="A player id, or part of one")
@@ -119,7 +123,11 @@ def profile(f: filters.Filters, whole: dict) -> None:
         ) | times(),
     )  # fmt: skip
     counted = f"{fmt.count(played.height)} session{'' if played.height == 1 else 's'}"
-    st.caption(f"{counted}; times are {filters.gaming_day().timezone}.")
+    st.caption(
+        f"{counted}; a session ends when the player places no wager at the table for more than "
+        f"{SETTINGS.session_gap_minutes:g} minutes (BANCO_SESSION_GAP_MINUTES); times are "
+        f"{filters.gaming_day().timezone}."
+    )
     bets_by_type(f, player_id)
     charts.show(
         charts.win_against_theo(played, "Has the house won more or less from them than theo, session after session?")

@@ -11,6 +11,7 @@ from dashboards import charts, filters, fmt, query
 from dashboards.queries import players, surveillance
 from dashboards.signin import analysts_only
 from models.game.paytable import BETS, SIDE_BETS
+from models.settings import Settings
 
 analysts_only()  # named players' wagers and the suspicion on them: analysts alone
 
@@ -70,7 +71,8 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
         st.success(
             f"No alerts in the filtered days: {fmt.count(reach.sessions)} sessions of {fmt.count(reach.players)} "
             f"players were looked at ({fmt.count(reach.tested)} with side bets, tested for edge timing), and none "
-            "was flagged.",
+            f"was flagged (edge timing at a false-discovery rate of {Settings.from_env().surveillance_fdr:g}, "
+            "BANCO_SURVEILLANCE_FDR).",
             icon=":material/verified:",
         )
         return
@@ -102,7 +104,9 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
         "Newest first; detail says why. edge_timing: the side bets took more advantage (stake × the bet's edge, "
         "where it favoured the player) than random timing gives (p: one-sided permutation test over the coups the "
         "player sat through; q: Benjamini–Hochberg over the players tested that day, the one family a flag is "
-        "counted in; a session flag names where in a flagged day). zender: shoes the player sat "
+        f"counted in; a day is flagged when its q is at most {Settings.from_env().surveillance_fdr:g}, the "
+        "false-discovery rate BANCO_SURVEILLANCE_FDR; a session flag names where in a flagged day). "
+        "zender: shoes the player sat "
         "out, then first bet at or near the table maximum in their last 20 % of cards. A flag is a reason to "
         "look, not proof: the statistics cannot see burned cards, shuffles or edge sorting."
     )

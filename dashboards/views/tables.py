@@ -12,6 +12,7 @@ import streamlit as st
 
 from dashboards import charts, filters, fmt, query
 from dashboards.queries import tables
+from models.settings import Settings
 from models.warehouse import schema
 
 MONEY = ("handle", "house_win", "theo")
@@ -189,8 +190,9 @@ def dealer_pace(f: filters.Filters) -> None:
     )
     charts.show(pace_chart(pace.drop_nulls("pace_vs_median")))
     st.caption(
-        "Pace: coups an hour of dealing, from the gaps between a dealer's consecutive coups of one shoe (breaks "
-        "and shuffles left out). House median: the median pace of that game's dealers each gaming day, weighted "
+        "Pace: coups an hour of dealing, from the gaps between a dealer's consecutive coups of one shoe (shuffles "
+        f"left out, and breaks: a gap of more than {Settings.from_env().pace_break_minutes:g} minutes, "
+        "BANCO_PACE_BREAK_MINUTES). House median: the median pace of that game's dealers each gaming day, weighted "
         "by the dealer's hours (the chart's zero line; a dot is a dealer's pace at one game); pace_vs_median "
         "below 1 is slower than the house. Errors: the "
         "dealer's rows quarantined (tableau violations, outcome and payout mismatches)."

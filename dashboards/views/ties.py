@@ -9,7 +9,9 @@ import streamlit as st
 
 from dashboards import charts, filters, fmt
 from dashboards.queries import ties
+from models import display
 from models.metrics.expectation import funnel_limits
+from models.metrics.ties import ALPHA
 
 
 def render() -> None:
@@ -50,7 +52,8 @@ def render() -> None:
                 *[name.strip() for name in names.split(",")],
                 alt.Tooltip("coups:Q", format=","),
                 alt.Tooltip("tie_rate:Q", format=".2%"),
-                alt.Tooltip("p_value:Q", format=".4f"),
+                alt.Tooltip("p_value:Q", format=".2g"),
+                alt.Tooltip("q_value:Q", format=".2g"),
             ],
         )
     )
@@ -62,7 +65,8 @@ def render() -> None:
     st.caption(
         f"The band holds 95% of groups of each size at the pooled exact rate {fmt.percent(expected)}; "
         "a point outside it is unusual on its own, and flagged only if it stays so after the Benjamini-Hochberg "
-        "correction over the groups of its gaming day."
+        f"correction over the groups of its gaming day: its q-value below {ALPHA:g}, a false-discovery rate of "
+        f"{fmt.percent(ALPHA, 0)} fixed for this test of the dealing (BANCO_SURVEILLANCE_FDR is surveillance's alone)."
         + (
             f" Showing the {charts.MAX_POINTS:,} groups furthest from expected."
             if totals["groups"] > len(points)
@@ -93,15 +97,18 @@ def render() -> None:
     if flagged.is_empty():
         st.success("No group is flagged after the false-discovery correction.")
     else:
+        # p and q as people read them (models/display.py): two significant digits, "< 0.0001" below that
+        shown = flagged.with_columns(pl.col("p_value", "q_value").map_elements(display.p_value, return_dtype=pl.String))
         fmt.table(
-            flagged,
+            shown,
             hide_index=True,
             column_config=fmt.columns(
-                percent=("tie_rate", "expected_rate", "ci_low", "ci_high"),
-                counts=("coups", "ties"),
-                z="%.2f",
-                p_value="%.2e",
+                percent=("tie_rate", "expected_rate", "ci_low", "ci_high"), counts=("coups", "ties"), z="%.2f"
             ),
+        )
+        st.caption(
+            f"A group is flagged when its q-value (its p-value after the Benjamini-Hochberg correction over the "
+            f"groups of its gaming day) is below {ALPHA:g}; the smallest q first."
         )
 
 

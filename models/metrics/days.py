@@ -22,6 +22,12 @@ def days_with_coups(con, day: GamingDay) -> list[dt.date]:
     return _days(con.sql(_MINUTES).pl(), day)
 
 
+def first_day_with_coups(con, day: GamingDay) -> dt.date | None:
+    """The first gaming day with an accepted coup (that of the earliest coup), None before any."""
+    ((first,),) = con.sql(f"SELECT min(started_at) FROM {schema.CORE_ROUNDS}").fetchall()
+    return None if first is None else day.of(first)
+
+
 def coups_by_day(con, day: GamingDay) -> pl.DataFrame:
     """The coups of each gaming day with any (gaming_day, coups), in day order; Polars reads the
     files itself, several times faster than DuckDB hands the instants over."""

@@ -1,4 +1,4 @@
-"""Tie frequency against the exact rate: z, exact binomial p-value, Wilson interval, FDR flag."""
+"""Tie frequency against the exact rate: z, exact binomial p-value, Wilson interval, q-value and FDR flag."""
 
 from __future__ import annotations
 
@@ -61,11 +61,9 @@ def q_values(p_values: pl.Series) -> pl.Series:
     return pl.Series("q_value", out).fill_nan(None)
 
 
-def flag(p_values: pl.Series, alpha: float = ALPHA) -> pl.Series:
-    """Benjamini-Hochberg over the groups compared together: True where the adjusted p < alpha."""
-    if p_values.len() == 0:
-        return pl.Series("flagged", [], dtype=pl.Boolean)
-    return (q_values(p_values) < alpha).alias("flagged")
+def flag(q: pl.Expr, alpha: float = ALPHA) -> pl.Expr:
+    """The false-discovery flag of a group: its q-value (`q_values`) below `alpha`."""
+    return (q < alpha).alias("flagged")
 
 
 def tie_frequency(
@@ -88,7 +86,7 @@ def tie_statistics(
     counts: pl.LazyFrame, by: Sequence[str], alpha: float = ALPHA, compared_within: Sequence[str] = ()
 ) -> pl.DataFrame:
     """`tie_frequency` from the counts per group (`tie_counts`): rate, Wilson interval, z and exact
-    p-value against the game's rate, and the false-discovery flag."""
+    p-value against the game's rate, its q-value and the false-discovery flag."""
     grouped = (
         counts.join(
             outcome_rates().lazy().select("game", "decks", expected_rate="p_tie"), on=["game", "decks"], how="left"
@@ -108,13 +106,11 @@ def tie_statistics(
 
 
 def with_flags(groups: pl.DataFrame, alpha: float = ALPHA, compared_within: Sequence[str] = ()) -> pl.DataFrame:
-    """The groups with `flagged` (re)computed from their `p_value`s: Benjamini-Hochberg over all of
-    them, or over those sharing the `compared_within` columns."""
-    if not compared_within:
-        return groups.with_columns(flag(groups["p_value"], alpha))
-    return groups.with_columns(
-        flagged=pl.col("p_value").map_batches(lambda p: flag(p, alpha), return_dtype=pl.Boolean).over(compared_within)
-    )
+    """The groups with `q_value` and `flagged` (re)computed from their `p_value`s: Benjamini-Hochberg
+    over all of them, or over those sharing the `compared_within` columns."""
+    q = pl.col("p_value").map_batches(q_values, return_dtype=pl.Float64)
+    q = q.over(compared_within) if compared_within else q
+    return groups.with_columns(q_value=q).with_columns(flag(pl.col("q_value"), alpha))
 
 
 def ties_by_total(rounds: pl.LazyFrame, by: Sequence[str] = ()) -> pl.DataFrame:

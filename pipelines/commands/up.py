@@ -84,7 +84,7 @@ def materialize_everything(args: argparse.Namespace, progress: Progress = quiet)
     from models.metrics.days import days_with_coups
     from models.metrics.ledger import reckoned_otherwise
     from pipelines.definitions import defs
-    from pipelines.defs.partitions import GAMING_DAYS, range_tags
+    from pipelines.defs.partitions import FIRST_DAY, GAMING_DAYS, range_tags
 
     instance = dg.DagsterInstance.get()
     if not _landed(args.landing):
@@ -113,7 +113,7 @@ def materialize_everything(args: argparse.Namespace, progress: Progress = quiet)
         days = [day.isoformat() for day in held]
     days = [day for day in days if GAMING_DAYS.has_partition_key(day)]
     if not days:
-        print("no gaming day with coups inside the partitions (BANCO_FIRST_GAMING_DAY): nothing to build")
+        print(f"no gaming day with coups from the partitions' first ({FIRST_DAY}) on: nothing to build")
         return True
     # what Dagster has not built yet, and what this ingest changed; the range between them is rebuilt
     # (every day when the last marts run failed: what it was building is not known to be current;

@@ -76,6 +76,19 @@ def test_the_count_against_the_wagers_per_table_shift(db, monkeypatch):
     assert len(at.get("vega_lite_chart")) == 1  # hold against theoretical hold
 
 
+def test_each_shift_to_investigate_shows_what_decides_it(db, monkeypatch):
+    at = open_app(db, monkeypatch, PAGE)
+    listed = table_with(at, "table_id", "shift_id", "unexplained", "tolerance", "quarantined_stake", "mispaid")
+    crafted = {s["shift_id"]: s for s in count_room_marts.SHIFTS}
+    for row in listed.to_dict("records"):
+        assert Decimal(str(row["tolerance"])) == crafted[row["shift_id"]]["tolerance"]
+    words = " ".join(c.value for c in at.caption)
+    assert "more than its tolerance plus the stake" in words and "BANCO_COUNT_TOLERANCE is not set" in words
+    monkeypatch.setenv("BANCO_COUNT_TOLERANCE", "0.5")  # the setting in force, in the words of the page
+    at = open_app(db, monkeypatch, PAGE)
+    assert "within the tolerance (0.50, BANCO_COUNT_TOLERANCE)" in " ".join(c.value for c in at.caption)
+
+
 def test_a_table_filter_narrows_the_shifts(db, monkeypatch):
     at = open_app(db, monkeypatch, PAGE)
     at.multiselect(key="tables").set_value(["T02"]).run()

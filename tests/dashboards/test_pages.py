@@ -15,11 +15,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboards import filters, fmt
+from models import display
 from models.game.cards import parse_hand
 from models.game.paytable import DEFAULT_PAYTABLE
 from models.game.shoe import Composition
 from models.metrics.money import table_day
 from models.metrics.roads import ask
+from models.metrics.ties import ALPHA
 from models.odds.exact import exact_odds
 from models.systems.calibration import calibration, pooled
 from models.warehouse.ingest import ingest
@@ -131,6 +133,25 @@ def test_ties_against_the_exact_rate(warehouse, monkeypatch):
     assert not at.exception
     shoes = scalar(warehouse, "SELECT count(*) FROM marts.tie_frequency_by_shoe")
     assert metric(at, "Flagged groups").endswith(f"of {shoes}")
+
+
+def test_a_flagged_tie_group_shows_the_q_value_that_flags_it(warehouse, tmp_path, monkeypatch):
+    for mart in ("tie_frequency", "tie_frequency_by_shoe", "tie_frequency_by_dealer"):  # as the build stored them
+        decided = f"SELECT count(*) FROM marts.{mart} WHERE flagged IS DISTINCT FROM q_value < {ALPHA}"
+        assert scalar(warehouse, decided) == 0
+    db = tmp_path / "banco.duckdb"
+    shutil.copyfile(warehouse.with_name("banco.serving.duckdb"), db.with_name("banco.serving.duckdb"))
+    con = duckdb.connect(str(db.with_name("banco.serving.duckdb")))  # one group far from the exact rate
+    con.execute(
+        "UPDATE marts.tie_frequency SET p_value = 0.00002, q_value = 0.0004, flagged = true WHERE (table_id, "
+        "gaming_day) = (SELECT (table_id, gaming_day) FROM marts.tie_frequency ORDER BY ALL LIMIT 1)"
+    )
+    con.close()
+    at = open_app(db, monkeypatch, "ties")
+    flagged = table_with(at, "table_id", "p_value", "q_value", "flagged")
+    assert [display.p_value(0.00002), display.p_value(0.0004)] in flagged[["p_value", "q_value"]].values.tolist()
+    assert display.p_value(0.00002) == "< 0.0001" and display.p_value(0.0004) == "0.0004"
+    assert any("q-value (its p-value after" in c.value and f"below {ALPHA:g}" in c.value for c in at.caption)
 
 
 def test_tables_and_a_dealer_drill_down(warehouse, monkeypatch):
@@ -393,3 +414,20 @@ def test_round_filters_follow_the_configured_gaming_day(monkeypatch):
         dt.datetime(2026, 7, 1, 6, tzinfo=dt.UTC),
         dt.datetime(2026, 7, 3, 6, tzinfo=dt.UTC),
     )
+
+
+def test_each_setting_that_shapes_a_figure_is_said_beside_it(warehouse, monkeypatch):
+    settings = {"BANCO_COMP_RATE": "0.25", "BANCO_SESSION_GAP_MINUTES": "45", "BANCO_PACE_BREAK_MINUTES": "12",
+                "BANCO_SURVEILLANCE_FDR": "0.1"}  # fmt: skip
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    captions = lambda at: " ".join(c.value for c in at.caption)  # noqa: E731
+    at = open_app(warehouse, monkeypatch, "players")
+    assert "BANCO_COMP_RATE, set to 0.25 here" in captions(at)
+    player = scalar(warehouse, "SELECT player_id FROM marts.players ORDER BY theo DESC LIMIT 1")
+    at.text_input(key="player_search").input(player).run()
+    assert "no wager at the table for more than 45 minutes (BANCO_SESSION_GAP_MINUTES)" in captions(at)
+    at = open_app(warehouse, monkeypatch, "tables")
+    assert "a gap of more than 12 minutes, BANCO_PACE_BREAK_MINUTES" in captions(at)
+    at = open_app(warehouse, monkeypatch, "surveillance")
+    assert "q is at most 0.1, the false-discovery rate BANCO_SURVEILLANCE_FDR" in captions(at)

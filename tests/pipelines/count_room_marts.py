@@ -61,7 +61,8 @@ def _shift(table, shift, day, game, status, drop, win, wagers_win, tolerance="1.
         wagers_win=D(wagers_win), theo=D(theo), theo_hold_pct=float(D(theo) / D(drop) * 100),
         win_variance=1000.0, difference=difference, tolerance=D(tolerance),
         reconciled=None if difference is None else abs(difference) <= D(tolerance), status=status,
-        quarantined_coups=0, quarantined_handle=D(0), quarantined_win=D(0), unexplained=difference,
+        quarantined_coups=0, quarantined_handle=D(0), quarantined_win=D(0), quarantined_stake=D(0), mispaid=D(0),
+        unexplained=difference,
         attribution=f"the count is {abs(difference):,.2f} short of what the logs explain"
         if status == "unreconciled" else None,
     )  # fmt: skip

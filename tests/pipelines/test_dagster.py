@@ -295,7 +295,7 @@ def test_a_marts_range_keeps_only_the_days_the_partitions_hold():
         "dagster/asset_partition_range_start": "2026-01-01",
         "dagster/asset_partition_range_end": "2026-01-03",
     }
-    assert range_tags(["2019-05-01"]) is None  # before BANCO_FIRST_GAMING_DAY (2020-01-01 by default)
+    assert range_tags(["2019-05-01"]) is None  # before the first partition (2020-01-01 in the tests: conftest.py)
 
 
 def test_the_orchestration_doc_lists_every_asset_check():

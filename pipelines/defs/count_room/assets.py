@@ -10,21 +10,22 @@ from models.warehouse import schema
 from models.warehouse.schema import BUILT_FROM
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.metadata import preview
+from pipelines.defs.partitions import FIRST_DAY
 from pipelines.defs.resources import SETTINGS, Warehouse
 from pipelines.defs.shards import SERVING
 
 
-def months(settings: Settings) -> dg.MonthlyPartitionsDefinition:
-    """Months from the first configured gaming day's to the one in progress (its report is month-to-date)."""
+def months(settings: Settings, first: dt.date) -> dg.MonthlyPartitionsDefinition:
+    """Months from that of the gaming day `first` to the one in progress (its report is month-to-date)."""
     return dg.MonthlyPartitionsDefinition(
-        start_date=settings.first_gaming_day.replace(day=1).isoformat(),
+        start_date=first.replace(day=1).isoformat(),
         timezone=settings.gaming_day.timezone,
         hour_offset=settings.gaming_day.start_hour,
         end_offset=1,
     )
 
 
-MONTHS = months(SETTINGS)
+MONTHS = months(SETTINGS, FIRST_DAY)
 
 
 class ReportConfig(dg.Config):

@@ -29,5 +29,5 @@ def previous_month(at: dt.datetime) -> str:
 def monthly_statistical_report(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
     month = previous_month(context.scheduled_execution_time)
     if not MONTHS.has_partition_key(month):
-        return dg.SkipReason(f"the month of {month} is before BANCO_FIRST_GAMING_DAY")
+        return dg.SkipReason(f"the month of {month} is before the partitions' first ({MONTHS.start:%Y-%m})")
     return dg.RunRequest(run_key=f"report-{month}", partition_key=month)

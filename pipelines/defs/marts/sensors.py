@@ -4,7 +4,7 @@ import dagster as dg
 
 from pipelines.defs.core.assets import INGEST_LOG
 from pipelines.defs.jobs import ingest_job, marts_job
-from pipelines.defs.partitions import range_tags
+from pipelines.defs.partitions import FIRST_DAY, range_tags
 
 
 @dg.run_status_sensor(
@@ -25,5 +25,12 @@ def marts_after_ingest(context: dg.RunStatusSensorContext):
         return dg.SkipReason("the ingest added no coups or bets")
     tags = range_tags(days)
     if tags is None:
-        return dg.SkipReason("the gaming days touched are all before BANCO_FIRST_GAMING_DAY")
+        return dg.SkipReason(
+            f"the gaming days touched are all before the partitions' first ({FIRST_DAY}): "
+            "restart `banco up` to build them"
+        )
+    left = sorted(day for day in days if day < FIRST_DAY.isoformat())
+    if left:
+        context.log.warning(f"{len(left)} gaming days touched are before the partitions' first ({FIRST_DAY}), "
+                            f"{left[0]} to {left[-1]}: restart `banco up` to build them")  # fmt: skip
     return dg.RunRequest(run_key=f"{context.dagster_run.run_id}-marts", tags=tags)

@@ -13,7 +13,7 @@ from models.gaming_day import GamingDay, gaming_day, shoe_day
 from models.metrics.money import Rounding, commission, commission_per_unit, wagers
 from models.metrics.shoes import shoe_summary
 from models.metrics.streaks import bank_tenures, decision_runs, tenure_fit
-from models.metrics.ties import tie_frequency
+from models.metrics.ties import ALPHA, tie_frequency
 from models.odds.exact import exact_odds
 
 D = Decimal
@@ -44,6 +44,7 @@ def test_gaming_day_starts_at_the_local_hour():
     )
     days = times.select(gaming_day(pl.col("t"), GamingDay("Europe/Paris", 6)))["gaming_day"].to_list()
     assert days == [dt.date(2026, 11, 1), dt.date(2026, 11, 2)]  # 05:59 and 06:00 in Paris
+    assert [GamingDay("Europe/Paris", 6).of(t) for t in times["t"]] == days  # one instant, as a column
     with pytest.raises(ValueError, match="time zone"):
         GamingDay("Atlantis/Capital")
 
@@ -145,6 +146,22 @@ def test_tie_frequency_against_independent_statistics():
         assert row["z"] == pytest.approx((row["ties"] - 20 * p) / (20 * p * (1 - p)) ** 0.5)
     flagged = dict(result.select("table_id", "flagged").iter_rows())
     assert flagged == {"T1": False, "T2": True}  # 9 ties in 20 coups is far from 9.5%
+    # the q-value the mart stores is the one that decides the flag: scipy's BH over the groups, flagged below ALPHA
+    assert result["q_value"].to_list() == pytest.approx(list(stats.false_discovery_control(result["p_value"])))
+    assert result["flagged"].to_list() == [q < ALPHA for q in result["q_value"]]
+
+
+def test_a_tie_flag_is_its_q_value_below_alpha_within_each_day():
+    days = [
+        rounds("T" * (2 + i % 9) + "B" * 18, table=f"T{i}").with_columns(gaming_day=pl.lit(i % 2)) for i in range(12)
+    ]
+    result = tie_frequency(pl.concat(days).lazy(), ["table_id", "gaming_day"], compared_within=["gaming_day"])
+    for day in (0, 1):
+        one = result.filter(pl.col("gaming_day") == day)
+        assert one["q_value"].to_list() == pytest.approx(list(stats.false_discovery_control(one["p_value"])))
+    assert result["flagged"].any() and not result["flagged"].all()
+    assert result["flagged"].to_list() == [q < ALPHA for q in result["q_value"]]
+    assert tie_frequency(pl.concat(days).lazy().head(0), ["table_id"]).columns[-2:] == ["q_value", "flagged"]
 
 
 def _bets(rows):
