@@ -51,7 +51,7 @@ def render() -> None:
         right.markdown(ask_cells(asked[name]))
         right.caption(calibration_words(pooled, name, words, shoe_count))
     st.caption(
-        f"Ask cells (問路) show the mark each derived road would add if the next coup were Banker, or Player. {HONEST}"
+        f"Ask cells (the ask road) show the mark each derived road would add if the next coup were Banker, or Player. {HONEST}"
     )
     st.subheader("Coup by coup")
     shown = dealt.drop("has_cards")
