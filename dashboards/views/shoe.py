@@ -7,6 +7,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, shoes
+from dashboards.layout import metric_row
 from models.metrics.roads import BLUE, RED, ask, roads
 
 MARKS = {RED: ":red[●] red", BLUE: ":blue[●] blue"}
@@ -19,7 +20,7 @@ def render() -> None:
     shoe = shoes.pick(f, "explorer")
     dealt = shoes.coups(shoe)
     s = shoe.summary
-    a, b, c, d, e, g = st.columns(6)
+    a, b, c, d, e, g = metric_row(6)
     a.metric("Coups", fmt.count(s["coups"]))
     b.metric("Banker", fmt.count(s["banker"]))
     c.metric("Player", fmt.count(s["player"]))

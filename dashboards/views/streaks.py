@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt
+from dashboards.layout import metric_row
 from dashboards.queries import streaks
 from models.metrics.expectation import tenure_hazard
 from models.metrics.streaks import BY_RULE
@@ -17,7 +18,7 @@ def render() -> None:
     f = filters.current()
     st.title("Banker-pass streaks")
     counts = filters.require(streaks.counts(f))
-    a, b, c = st.columns(3)
+    a, b, c = metric_row(3)
     a.metric("Tenures", fmt.count(int(counts["tenures"].sum())))
     b.metric("Passed", fmt.count(int(counts.filter("passed")["tenures"].sum())))
     c.metric("Cut by the shoe's end or withdrawn", fmt.count(int(counts.filter(~pl.col("passed"))["tenures"].sum())))
@@ -78,8 +79,8 @@ def geometric(hazard: pl.DataFrame) -> None:
             x=alt.X("length:O", title="decided coups held"),
             xOffset="series:N",
             y=alt.Y("value:Q", title="tenures passing at that length", axis=alt.Axis(format=",d")),
-            color=alt.Color("series:N", title=None),
-            column=alt.Column("game:N", title=None),
+            color=alt.Color("series:N", title=None, legend=alt.Legend(orient="top")),
+            facet=alt.Facet("game:N", title=None, columns=2),  # two a row: four side by side pass a 1024 px window
             tooltip=["game", "length", "series", alt.Tooltip("value:Q", format=",.1f")],
         )
         .properties(width=180, height=220),

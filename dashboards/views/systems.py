@@ -9,6 +9,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from dashboards.layout import metric_row
 from dashboards.queries import systems
 from models.game.games import Game
 from models.settings import Settings
@@ -84,7 +85,7 @@ def ask() -> lab.Question:
 
 
 def key_figures(figures: dict) -> None:
-    a, b, c, d, e = st.columns(5)
+    a, b, c, d, e = metric_row(5)
     a.metric("Expected result", fmt.money(figures["expected_result"]))
     b.metric("Expected bets", fmt.number(figures["expected_bets"]))
     c.metric("P(goal)", fmt.percent(figures["p_goal"]))
