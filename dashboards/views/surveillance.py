@@ -221,7 +221,7 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
     else:
         best = surveillance.best_shoe(placed)
     tables = shoes["table_id"].unique(maintain_order=True).to_list()
-    left, right = st.columns(2)
+    left, right = st.columns([1, 2])  # the shoe's label is long: in half a 1024 px window it is cut
     suffix = f"{player_id}_{best}"  # a new flag's best shoe is the new default
     table = left.selectbox(
         "Table", tables, index=tables.index(best[0]) if best else 0, key=f"surveillance_table_{suffix}"
