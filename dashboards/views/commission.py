@@ -42,7 +42,7 @@ def render() -> None:
         )
     )
     columns = fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",))
-    left, right = st.columns(2)
+    left, right = st.container(), st.container()  # one above the other: side by side each half cut its columns
     with left:
         st.subheader("By game")
         fmt.table(commission.by_game(f), hide_index=True, column_config=columns)
