@@ -5,8 +5,9 @@
     python3 dev.py test          # lint and every test, spread over worker processes
     python3 dev.py test --fast   # the daily loop: every test but those marked slow
     python3 dev.py bench         # the benchmark suite (`--quick`: every benchmark, small)
+    python3 dev.py screenshots   # docs/images/NAME.png of every dashboard page, on the demo month (`--db`)
 
-Arguments after the task go to the tool it runs (pytest, `banco up`, `banco bench`).
+Arguments after the task go to the tool it runs (pytest, `banco up`, `banco bench`, the screenshots).
 
 On first use (and whenever pyproject.toml or constraints.txt change) it creates `.venv/` and
 installs the pinned dependencies; nothing else has to be on the machine but Python 3.11+.
@@ -96,7 +97,7 @@ def run(*argv: str) -> int:
 
 def main(args: list[str]) -> int:
     task, rest = (args[0], args[1:]) if args else ("help", [])
-    if task not in {"up", "test", "bench", "lint"}:
+    if task not in {"up", "test", "bench", "lint", "screenshots"}:
         print(__doc__.strip())
         return 0 if task == "help" else 2
     ensure_environment()
@@ -104,6 +105,9 @@ def main(args: list[str]) -> int:
         return run(str(BIN / "banco"), "up", *rest)
     if task == "bench":
         return run(str(BIN / "banco"), "bench", *rest)
+    if task == "screenshots":
+        ensure_chromium()
+        return run(str(BIN / "python"), "-m", "dashboards.screenshots", *rest)
     lint = run(str(BIN / "ruff"), "check", ".") or run(str(BIN / "ruff"), "format", "--check", ".")
     if task == "lint" or lint != 0:
         return lint
@@ -129,8 +133,8 @@ def pytest_arguments(rest: list[str]) -> list[str]:
 
 
 def ensure_chromium() -> None:
-    """The dashboard's browser test drives Debian's chromium (Playwright's own browser downloads are
-    not used): install it when it is missing and apt-get can."""
+    """The dashboard's browser tests and screenshots drive Debian's chromium (Playwright's own browser
+    downloads are not used): install it when it is missing and apt-get can."""
     if not Path("/usr/bin/chromium").exists():
         _apt_install("chromium", "the dashboard's browser test")
 

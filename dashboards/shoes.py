@@ -25,7 +25,7 @@ class Shoe:
 def pick(f: filters.Filters, key: str) -> Shoe:
     """A table, then one of its shoes in the filtered gaming days, chosen in two select boxes."""
     shoes = filters.require(reads.shoes(f))
-    left, right = st.columns(2)
+    left, right = st.columns([1, 2])  # the shoe's label is long: in half a 1024 px window it is cut
     table = left.selectbox("Table", shoes["table_id"].unique(maintain_order=True).to_list(), key=f"{key}_table")
     at_table = shoes.filter(pl.col("table_id") == table)
     labels = {

@@ -10,6 +10,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt
+from dashboards.layout import metric_row
 from dashboards.queries import commission
 from models.contract import MONEY
 from models.game.paytable import DEFAULT_PAYTABLE
@@ -24,7 +25,7 @@ def render() -> None:
     st.title("Commission")
     by_day = filters.require_bets(commission.by_day(f))
     revenue, expected = by_day["revenue"].sum(), by_day["expected"].sum()
-    a, b, c = st.columns(3)
+    a, b, c = metric_row(3)
     a.metric("Commission revenue", fmt.money(revenue), help="Banker commission plus the chemin_de_fer cagnotte")
     b.metric("Expected from the Banker handle", fmt.money(expected))
     c.metric(
@@ -44,7 +45,7 @@ def render() -> None:
         )
     )
     columns = fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",))
-    left, right = st.columns(2)
+    left, right = st.container(), st.container()  # one above the other: side by side each half cut its columns
     with left:
         st.subheader("By game")
         fmt.table(commission.by_game(f), hide_index=True, column_config=columns)
@@ -80,7 +81,7 @@ def what_if(f: filters.Filters) -> None:
     logged = won.group_by("game").agg(logged=pl.col("logged").sum().cast(MONEY))
     table = result.join(logged, on="game").with_columns(difference=pl.col("commission") - pl.col("logged"))
     total, before = table["commission"].sum(), table["logged"].sum()
-    a, b = st.columns(2)
+    a, b = metric_row(2)
     a.metric(
         f"Commission at {rate:.2%}, {policy}" + ("" if policy == "exact" else f" to {unit}"),
         fmt.money(total),

@@ -10,6 +10,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from dashboards.layout import metric_row
 from dashboards.queries import count_room
 from dashboards.signin import analysts_only
 from models.count_status import AGREED, EXPLAINED
@@ -51,8 +52,8 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
     st.subheader("Count against wagers")
     off = shifts.filter(~pl.col("status").is_in(AGREED))
     explained = shifts.filter(pl.col("status") == EXPLAINED)
-    a, b, c = st.columns(3)
-    d, e, g = st.columns(3)
+    a, b, c = metric_row(3)
+    d, e, g = metric_row(3)
     a.metric("Table-shifts", fmt.count(shifts.height))
     b.metric("Unreconciled", fmt.count(off.height), help="Shifts whose count differs from their logs beyond the "
              "tolerance (chips short or over, a slip missing, a wager paid wrongly), or that lack an opener or a "

@@ -7,6 +7,7 @@ import altair as alt
 import streamlit as st
 
 from dashboards import charts, filters, fmt
+from dashboards.layout import metric_row
 from dashboards.queries import integrity
 
 
@@ -15,7 +16,7 @@ def render() -> None:
     st.title("Integrity")
     by_reason = integrity.by_reason(f)
     ingest = integrity.ingested()
-    a, b, c, d = st.columns(4)
+    a, b, c, d = metric_row(4)
     a.metric("Files ingested", fmt.count(ingest["files"]), help="All files, whatever the filters")
     b.metric("Failed files", fmt.count(ingest["failed"]))
     c.metric("Rows quarantined (filtered)", fmt.count(int(by_reason["rows"].sum())))

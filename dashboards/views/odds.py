@@ -10,6 +10,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query, shoes
+from dashboards.layout import metric_row
 from models.game.cards import CardError, parse_hand
 from models.game.games import Game
 from models.game.paytable import DEFAULT_EGALITE, DEFAULT_PAYTABLE, NO_COMMISSION_GAMES, PayTable
@@ -73,7 +74,7 @@ def render() -> None:
 
 
 def show(odds: dict, game: Game, baseline: dict | None = None) -> None:
-    a, b, c, d, e = st.columns(5)
+    a, b, c, d, e = metric_row(5)
     for column, label, key in (
         (a, "Banker wins", "p_banker"),
         (b, "Player wins", "p_player"),

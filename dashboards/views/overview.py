@@ -7,6 +7,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt
+from dashboards.layout import metric_row
 from dashboards.queries import overview
 from models.metrics.expectation import outcome_shares
 from models.ratios import quarantined_share
@@ -24,7 +25,7 @@ def render() -> None:
     coups = int(volume["coups"].sum())
     tables = volume["tables"].explode().n_unique()
     gaming_days = volume["days"].explode().n_unique()
-    a, b, c, d = st.columns(4)
+    a, b, c, d = metric_row(4)
     a.metric("Coups", fmt.count(coups))
     b.metric("Tables", fmt.count(tables))
     c.metric("Gaming days", fmt.count(gaming_days))
@@ -32,7 +33,7 @@ def render() -> None:
 
     handle, win, theo = money["handle"], money["house_win"], money["theo"]
     hold, theo_pct = money["win_over_handle"], money["theo_over_handle"]
-    a, b, c, d = st.columns(4)
+    a, b, c, d = metric_row(4)
     a.metric("Handle", fmt.money(handle))
     b.metric("House win", fmt.money(win), help="Commission included; for player-banked games, commission only")
     c.metric(
@@ -52,7 +53,7 @@ def render() -> None:
         )
     # None without bets in these days: the rounds hold no wagers, so no commission is known
     commission = None if handle is None else (revenue["commission"] or 0) + (revenue["cagnotte"] or 0)
-    a, b, _, _ = st.columns(4)
+    a, b = metric_row(2)
     a.metric("Commission revenue", fmt.money(commission), help="Banker commission plus the chemin_de_fer cagnotte")
     b.metric("Commission expected", fmt.money(revenue["expected"]))
 

@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from dashboards.layout import metric_row
 from dashboards.queries import players
 from dashboards.signin import analysts_only
 from models.settings import Settings
@@ -42,7 +43,7 @@ def render() -> None:
             raise filters.NoBets
         st.info("No rated play in the filtered days: no wager there carries a player id.")
         return
-    a, b, c, d = st.columns(4)
+    a, b, c, d = metric_row(4)
     a.metric("Rated players", fmt.count(ranking.players))
     b.metric("Visits", fmt.count(ranking.visits), help="A player's gaming day with play counts one visit")
     c.metric("Theo", fmt.money(ranking.theo), help="Theoretical win: each wager times its bet's exact edge")
@@ -91,7 +92,7 @@ def pick(text: str) -> dict | None:
 def profile(f: filters.Filters, whole: dict) -> None:
     player_id = whole["player_id"]
     st.markdown(f"#### {fmt.plain(player_id)}")
-    a, b, c, d, e = st.columns(5)
+    a, b, c, d, e = metric_row(5)
     a.metric("Visits", fmt.count(whole["visits"]), help=f"First {whole['first_visit']}, last {whole['last_visit']}")
     b.metric("Last visit", fmt.text(whole["last_visit"]))
     c.metric("Average bet", fmt.money(whole["average_bet"]))
@@ -101,7 +102,7 @@ def profile(f: filters.Filters, whole: dict) -> None:
         fmt.money(whole["theo_per_visit"]),
         help="Average daily theo (ADT): theo over the gaming days played",
     )
-    a, b, c, d, e = st.columns(5)
+    a, b, c, d, e = metric_row(5)
     a.metric("Theo", fmt.money(whole["theo"]))
     b.metric("House win", fmt.money(whole["house_win"]))
     c.metric("Comp value", fmt.money(whole["comp_value"]))

@@ -7,6 +7,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, shoes
+from dashboards.layout import metric_row
 from models.metrics.roads import BLUE, RED, ask, roads
 
 MARKS = {RED: ":red[●] red", BLUE: ":blue[●] blue"}
@@ -19,7 +20,7 @@ def render() -> None:
     shoe = shoes.pick(f, "explorer")
     dealt = shoes.coups(shoe)
     s = shoe.summary
-    a, b, c, d, e, g = st.columns(6)
+    a, b, c, d, e, g = metric_row(6)
     a.metric("Coups", fmt.count(s["coups"]))
     b.metric("Banker", fmt.count(s["banker"]))
     c.metric("Player", fmt.count(s["player"]))
@@ -51,7 +52,8 @@ def render() -> None:
         right.markdown(ask_cells(asked[name]))
         right.caption(calibration_words(pooled, name, words, shoe_count))
     st.caption(
-        f"Ask cells (the ask road) show the mark each derived road would add if the next coup were Banker, or Player. {HONEST}"
+        "Ask cells (the ask road) show the mark each derived road would add if the next coup were Banker, "
+        f"or Player. {HONEST}"
     )
     st.subheader("Coup by coup")
     shown = dealt.drop("has_cards")

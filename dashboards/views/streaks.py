@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt
+from dashboards.layout import metric_row
 from dashboards.queries import streaks
 from models.metrics.expectation import tenure_hazard
 from models.metrics.streaks import BY_RULE
@@ -17,7 +18,7 @@ def render() -> None:
     f = filters.current()
     st.title("Banker-pass streaks")
     counts = filters.require(streaks.counts(f))
-    a, b, c = st.columns(3)
+    a, b, c = metric_row(3)
     a.metric("Tenures", fmt.count(int(counts["tenures"].sum())))
     b.metric("Passed", fmt.count(int(counts.filter("passed")["tenures"].sum())))
     c.metric("Cut by the shoe's end or withdrawn", fmt.count(int(counts.filter(~pl.col("passed"))["tenures"].sum())))
@@ -81,9 +82,14 @@ def geometric(hazard: pl.DataFrame) -> None:
             color=alt.Color(
                 "series:N",
                 title=None,
-                legend=alt.Legend(labelExpr="{'passes': 'Seen', 'expected_passes': 'Expected'}[datum.label]"),
+                legend=alt.Legend(
+                    orient="top", labelExpr="{'passes': 'Seen', 'expected_passes': 'Expected'}[datum.label]"
+                ),
             ),
-            column=alt.Column("game:N", title=None, header=alt.Header(labelExpr=charts.names_expr("datum.value"))),
+            # two a row: four side by side pass a 1024 px window
+            facet=alt.Facet(
+                "game:N", title=None, columns=2, header=alt.Header(labelExpr=charts.names_expr("datum.value"))
+            ),
             tooltip=["game", "length", "series", alt.Tooltip("value:Q", format=",.1f")],
         )
         .properties(width=180, height=220),

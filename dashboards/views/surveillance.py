@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from dashboards.layout import metric_row
 from dashboards.queries import players, surveillance
 from dashboards.signin import analysts_only
 from models.game.paytable import BETS, SIDE_BETS
@@ -76,7 +77,7 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
             icon=":material/verified:",
         )
         return
-    a, b, c, d = st.columns(4)
+    a, b, c, d = metric_row(4)
     a.metric(
         "Player-days flagged",
         fmt.count(found.select("player_id", "gaming_day").n_unique()),
@@ -152,7 +153,7 @@ def evidence(f: filters.Filters, player_id: str) -> None:
         st.info(f"{fmt.plain(player_id)} placed no wager on a coup with edges in the filtered days, tables or games.")
         return
     sums = surveillance.sums(played)
-    a, b, c, d, e = st.columns(5)
+    a, b, c, d, e = metric_row(5)
     a.metric("Sessions", fmt.count(sums["sessions"]))
     b.metric("Wagers", fmt.count(sums["wagers"]), help=f"{fmt.count(sums['side_wagers'])} on side bets")
     c.metric(
@@ -166,7 +167,7 @@ def evidence(f: filters.Filters, player_id: str) -> None:
         help="The share at an advantage if the wagers' timing were unrelated to the shoe",
     )
     e.metric("Edge won", fmt.money(sums["edge_won"]), help="Sum of amount × player edge: what the timing was worth")
-    a, b, c, d, _ = st.columns(5)
+    a, b, c, d = metric_row(4)
     a.metric("Amount wagered", fmt.money(sums["amount"]))
     b.metric("House win", fmt.money(sums["house_win"]))
     c.metric("Zender shoes", fmt.count(sums["zender_shoes"]), help=f"Won in them: {fmt.money(sums['zender_won'])}")
@@ -226,7 +227,7 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
     else:
         best = surveillance.best_shoe(placed)
     tables = shoes["table_id"].unique(maintain_order=True).to_list()
-    left, right = st.columns(2)
+    left, right = st.columns([1, 2])  # the shoe's label is long: in half a 1024 px window it is cut
     suffix = f"{player_id}_{best}"  # a new flag's best shoe is the new default
     table = left.selectbox(
         "Table", tables, index=tables.index(best[0]) if best else 0, key=f"surveillance_table_{suffix}"

@@ -9,6 +9,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from dashboards.layout import metric_row
 from dashboards.queries import systems
 from models.game.games import Game
 from models.settings import Settings
@@ -61,7 +62,9 @@ def ask() -> lab.Question:
     bet = b.selectbox("Bet", bets, key="systems_bet", help="A pattern follower backs Banker or Player as it reads")
     game = c.selectbox("Game", [g.value for g in Game], key="systems_game")
     decks = d.slider("Decks", 1, 8, 8, key="systems_decks")
-    a, b, c, d, e, g, h = st.columns(7)
+    a, b, c = st.columns(3)  # seven side by side cut their values short in a 1024 px window
+    d, e, g = st.columns(3)
+    h, _, _ = st.columns(3)
     unit = a.number_input("Unit", min_value=1.0, value=float(defaults.unit), step=5.0, key="systems_unit")
     bankroll = b.number_input("Bankroll", min_value=1.0, value=None, step=100.0, placeholder="unlimited",
                               key="systems_bankroll")  # fmt: skip
@@ -84,7 +87,7 @@ def ask() -> lab.Question:
 
 
 def key_figures(figures: dict) -> None:
-    a, b, c, d, e = st.columns(5)
+    a, b, c, d, e = metric_row(5)
     a.metric("Expected result", fmt.money(figures["expected_result"]))
     b.metric("Expected bets", fmt.number(figures["expected_bets"]))
     c.metric("P(goal)", fmt.percent(figures["p_goal"]))

@@ -11,6 +11,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt, query
+from dashboards.layout import metric_row
 from dashboards.queries import tables
 from models.settings import Settings
 from models.warehouse import schema
@@ -274,7 +275,7 @@ def dealer_wagers(f: filters.Filters, dealer: str) -> None:
         st.info(f"{fmt.plain(dealer)} took no wagers in the filtered days.")
         return
     pace = tables.dealt(f, dealer)
-    a, b, c, d = st.columns(4)
+    a, b, c, d = metric_row(4)
     a.metric("Coups dealt", fmt.count(pace["coups"]))
     b.metric("Pace", f"{fmt.number(pace['coups_per_hour'], 1)} coups/hour")
     c.metric("Handle", fmt.money(whole["handle"].sum()))

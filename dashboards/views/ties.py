@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import charts, filters, fmt
+from dashboards.layout import metric_row
 from dashboards.queries import ties
 from models import display
 from models.metrics.expectation import funnel_limits
@@ -21,7 +22,7 @@ def render() -> None:
     names = ties.GROUPS[grouping][2]
     totals = filters.require(ties.totals(f, grouping)).row(0, named=True)
     rate, expected = totals["tie_rate"], totals["expected_rate"]
-    a, b, c, d = st.columns(4)
+    a, b, c, d = metric_row(4)
     a.metric("Ties", fmt.count(totals["ties"]))
     b.metric("Tie rate", fmt.percent(rate), delta=f"{(rate - expected) * 100:+.2f} pts", delta_color="off")
     c.metric("Expected", fmt.percent(expected))

@@ -1,5 +1,5 @@
 """The dashboard tests' warehouses: the run's shared one (every game, with bets, misdeals and advantage
-players) and one of round logs alone."""
+players) and one of round logs alone; the dashboard served on the shared one, and a headless Chromium."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
+from tests.dashboards.servers import chromium, dashboard
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +31,21 @@ def rounds_only(tmp_path_factory):
     ingest(db, [work / "landing"])
     build(db)
     return db
+
+
+@pytest.fixture(scope="module")
+def open_server(warehouse, tmp_path_factory):
+    """No sign-in configured: the dashboard as a developer runs it on their own machine (its URL and port)."""
+    with dashboard(warehouse, tmp_path_factory.mktemp("streamlit")) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def server(open_server):
+    return open_server[0]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched

@@ -1,76 +1,28 @@
-"""What the browser tests share: a free loopback port, a `streamlit run` that answers its health check
-(and is killed with its process group afterwards), and Debian's headless Chromium."""
+"""What the browser tests share: the project's own browser pieces (dashboards/browser.py: a free loopback
+port, a `streamlit run` that answers its health check, Debian's headless Chromium), and the dashboard
+served as `banco dashboard` serves it."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
-import socket
-import subprocess
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
-CHROMIUM = Path("/usr/bin/chromium")
-#: Without the background-networking flags Chromium keeps trying hosts this closed network refuses.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from dashboards.browser import CHROMIUM, CHROMIUM_ARGS, chromium, free_port, running, settled
+from models.access import users
+from pipelines.commands.dashboard import streamlit_command
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "chromium", "dashboard", "free_port", "running", "settled"]
 
 
 @contextlib.contextmanager
-def running(
-    argv: list[str], env: dict[str, str], port: int, log: Path, cwd: Path | None = None
-) -> Iterator[tuple[str, int]]:
-    """`argv` (a `streamlit run` on 127.0.0.1:`port`) started in its own process group, its output in
-    `log`; yields its URL and pid once it answers, and stops the whole group afterwards."""
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            argv, env=env, cwd=cwd, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                        if answer.read() == b"ok":
-                            break
-                except OSError:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(f"streamlit did not come up: see {log}") from None
-                    time.sleep(0.3)
-            yield url, process.pid
-        finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-
-
-@contextlib.contextmanager
-def chromium():
-    """Debian's headless Chromium under Playwright (Playwright's own browser downloads are not used)."""
-    assert CHROMIUM.exists(), "no /usr/bin/chromium: run `apt-get install -y chromium` (python3 dev.py test does)"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+def dashboard(warehouse: Path, folder: Path, port: int | None = None, toolbar: str = "viewer", **settings: str):
+    """`streamlit run` as `banco dashboard` starts it (on 127.0.0.1, its menu in `toolbar` mode), in
+    `folder` with `settings` in its environment and no other sign-in than they (or a .streamlit/secrets.toml
+    in `folder`) configure; yields its URL and port once it answers."""
+    port = port or free_port()
+    argv, env = streamlit_command(warehouse, port)
+    argv[argv.index("--client.toolbarMode") + 1] = toolbar
+    env = {key: value for key, value in env.items() if key != users.SETTING} | {"HOME": str(folder)} | settings
+    # cwd: where Streamlit looks for .streamlit/secrets.toml (and in HOME, the same folder)
+    with running([*argv, "--server.fileWatcherType", "none"], env, port, folder / "server.log", cwd=folder) as (url, _):
+        yield url, port

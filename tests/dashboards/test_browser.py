@@ -24,9 +24,8 @@ from websockets.sync.client import connect
 from dashboards import signin
 from dashboards.pages import ANALYSTS_ONLY, PAGES
 from models.access import Role, throttle, users
-from pipelines.commands.dashboard import streamlit_command
 from tests.dashboards.identity_provider import CLIENT_ID, CLIENT_SECRET, IdentityProvider
-from tests.dashboards.servers import chromium, free_port, running
+from tests.dashboards.servers import dashboard, free_port
 from tests.sockets import listening
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
@@ -38,32 +37,6 @@ PASSWORDS = {"ana": "ana's long password", "vic": "vic's long password"}
 METRICS_TTL = 5.0
 
 
-@contextlib.contextmanager
-def _streamlit(warehouse: Path, folder: Path, port: int | None = None, toolbar: str = "viewer", **settings: str):
-    """`streamlit run` as `banco dashboard` starts it (on 127.0.0.1, its menu in `toolbar` mode), in
-    `folder` with `settings` in its environment and no other sign-in than they (or a .streamlit/secrets.toml
-    in `folder`) configure; yields its URL and port once it answers."""
-    port = port or free_port()
-    argv, env = streamlit_command(warehouse, port)
-    argv[argv.index("--client.toolbarMode") + 1] = toolbar
-    env = {key: value for key, value in env.items() if key != users.SETTING} | {"HOME": str(folder)} | settings
-    # cwd: where Streamlit looks for .streamlit/secrets.toml (and in HOME, the same folder)
-    with running([*argv, "--server.fileWatcherType", "none"], env, port, folder / "server.log", cwd=folder) as (url, _):
-        yield url, port
-
-
-@pytest.fixture(scope="module")
-def open_server(warehouse, tmp_path_factory):
-    """No sign-in configured: the dashboard as a developer runs it on their own machine."""
-    with _streamlit(warehouse, tmp_path_factory.mktemp("streamlit")) as started:
-        yield started
-
-
-@pytest.fixture(scope="module")
-def server(open_server):
-    return open_server[0]
-
-
 @pytest.fixture(scope="module")
 def guarded(warehouse, tmp_path_factory):
     """A users file configured, with an analyst and a viewer: sign-in is required, even on 127.0.0.1."""
@@ -72,7 +45,7 @@ def guarded(warehouse, tmp_path_factory):
         "ana": users.User("ana", Role.ANALYST, users.hashed(PASSWORDS["ana"])),
         "vic": users.User("vic", Role.VIEWER, users.hashed(PASSWORDS["vic"])),
     })  # fmt: skip
-    with _streamlit(warehouse, folder, **{users.SETTING: str(folder / "users.toml")}) as (url, _):
+    with dashboard(warehouse, folder, **{users.SETTING: str(folder / "users.toml")}) as (url, _):
         yield url
 
 
@@ -86,7 +59,7 @@ def clearable(warehouse, tmp_path_factory):
         "ana": users.User("ana", Role.ANALYST, users.hashed(PASSWORDS["ana"])),
         "vic": users.User("vic", Role.VIEWER, users.hashed(PASSWORDS["vic"])),
     })  # fmt: skip
-    with _streamlit(warehouse, folder, toolbar="developer", **{users.SETTING: str(folder / "users.toml")}) as (url, _):
+    with dashboard(warehouse, folder, toolbar="developer", **{users.SETTING: str(folder / "users.toml")}) as (url, _):
         yield url, folder / "users.toml"
 
 
@@ -109,14 +82,8 @@ server_metadata_url = "{idp.url}/.well-known/openid-configuration"
 "vic@example.com" = "viewer"
 """
         )
-        with _streamlit(warehouse, folder, port) as (url, _):
+        with dashboard(warehouse, folder, port) as (url, _):
             yield url, idp
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
 
 
 def _settled(page) -> None:
