@@ -13,12 +13,12 @@ from models.settings import Settings
 
 OUTCOME_COLORS = alt.Scale(domain=["B", "P", "T"], range=["#c0392b", "#2f6db5", "#2e8b57"])
 OUTCOME_LEGEND = alt.Legend(
-    title=None, orient="right", labelExpr="{'B': 'Banker', 'P': 'Player', 'T': 'Tie'}[datum.label]"
+    title=None, orient="top", labelExpr="{'B': 'Banker', 'P': 'Player', 'T': 'Tie'}[datum.label]"
 )
 #: Derived roads mark red (R) when the big road repeats its pattern, blue (B) when it breaks it.
 DERIVED_COLORS = alt.Scale(domain=[RED, BLUE], range=["#c0392b", "#2f6db5"])
 DERIVED_LEGEND = alt.Legend(
-    title=None, orient="right", labelExpr=f"{{'{RED}': 'red: repeats', '{BLUE}': 'blue: breaks'}}[datum.label]"
+    title=None, orient="top", labelExpr=f"{{'{RED}': 'red: repeats', '{BLUE}': 'blue: breaks'}}[datum.label]"
 )
 #: How each derived road draws its marks, as scoreboards do: big eye boy hollow circles, small road
 #: filled dots, cockroach pig slashes.
@@ -92,9 +92,16 @@ def hold_against_theo(daily: pl.DataFrame, title: str) -> alt.Chart:
     )
 
 
+#: The widest a road's grid is drawn (px): it fits the page beside the sidebar in a 1024 px window.
+ROAD_WIDTH = 600
+#: The smallest cell a long shoe's road shrinks to (px), as a scoreboard's cells shrink.
+SMALLEST_CELL = 7
+
+
 def road(cells: list[Cell], title: str, derived: str | None = None, cell_size: int = 18) -> alt.LayerChart:
     """A road as a grid of six rows, ties counted on the cell; a `derived` road (big_eye_boy, small_road,
-    cockroach_pig) in red and blue, drawn its own way (`DERIVED_MARKS`), the others as Banker, Player, Tie."""
+    cockroach_pig) in red and blue, drawn its own way (`DERIVED_MARKS`), the others as Banker, Player, Tie.
+    Cells of `cell_size` px, smaller when that many columns would pass ROAD_WIDTH."""
     # typed even when empty: Altair cannot chart a column of Polars' Null type (a shoe too short for a road)
     schema = {"column": pl.Int64, "row": pl.Int64, "mark": pl.String, "ties": pl.Int64}
     frame = pl.DataFrame(cells, schema=schema, orient="row")
@@ -104,6 +111,7 @@ def road(cells: list[Cell], title: str, derived: str | None = None, cell_size: i
         y=alt.Y("row:O", axis=None, scale=alt.Scale(domain=list(range(ROWS)))),
         tooltip=["column", "row", "mark", "ties"],
     )
+    cell_size = max(SMALLEST_CELL, min(cell_size, ROAD_WIDTH // columns))
     size = cell_size * 14
     if derived:
         dots = base.mark_point(size=size, opacity=0.9, **DERIVED_MARKS[derived]).encode(

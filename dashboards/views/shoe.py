@@ -45,11 +45,11 @@ def render() -> None:
         (drawn.cockroach_pig, "cockroach_pig"),
     ):
         title = charts.DERIVED_TITLES[name]
-        left, right = st.columns([3, 2])
-        with left:
-            charts.show(charts.road(cells, title, derived=name, cell_size=12), stretch=False)
+        charts.show(charts.road(cells, title, derived=name, cell_size=12), stretch=False)
+        # below the road, never beside it: a long shoe's road takes the page's width
+        left, right = st.columns([1, 2])
         words = name.replace("_", " ")
-        right.markdown(ask_cells(asked[name]))
+        left.markdown(ask_cells(asked[name]))
         right.caption(calibration_words(pooled, name, words, shoe_count))
     st.caption(
         "Ask cells (the ask road) show the mark each derived road would add if the next coup were Banker, "
