@@ -68,7 +68,6 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
         fmt.table(
             off.select("table_id", "shift_id", "gaming_day", "status", "difference", "unexplained", "attribution"),
             hide_index=True,
-            column_config=fmt.columns(money=("difference", "unexplained")),
         )
     else:
         st.success("Every table-shift's count agrees with its logs.", icon=":material/verified:")
@@ -80,19 +79,19 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
         .format(  # one call: a second would format every column it does not name by pandas' default again
             {name: fmt.money for name in count_room.SHIFT_MONEY}
             | {"coups": fmt.count, "quarantined_coups": fmt.count, "hold_pct": fmt.number, "theo_hold_pct": fmt.number}
-            | {"gaming_day": lambda day: f"{day:%Y-%m-%d}"},
+            | {"gaming_day": lambda day: f"{day:%Y-%m-%d}", "status": fmt.name, "game": fmt.name},
             na_rep=fmt.MISSING,
         )
     )
-    st.dataframe(styled, hide_index=True, placeholder=fmt.MISSING)
+    st.dataframe(styled, hide_index=True, placeholder=fmt.MISSING, column_config=fmt.headers(shown))
     st.caption(
         "Each table-shift's count (win = drop + credits − fills + closer − opener) beside the win its wagers "
         "say; difference = count win − wagers' win. The wagers of quarantined coups (a misdeal, a draw against "
-        "the tableau) moved chips too: quarantined_win is what the house took on them, from their logged "
-        "payouts, else their cards. unexplained = difference − quarantined_win + mispays; a shift is "
+        "the tableau) moved chips too: Quarantined win is what the house took on them, from their logged "
+        "payouts, else their cards. Unexplained = difference − quarantined win + mispays; a shift is "
         "explained when that is within the tolerance (one chip of the smallest denomination, at most "
         f"{count_room_model.MAX_TOLERANCE}, unless BANCO_COUNT_TOLERANCE is set), unreconciled (shaded) when not. "
-        "The dealers' errors stay on the Integrity page. hold_pct and theo_hold_pct are percentages of the drop."
+        "The dealers' errors stay on the Integrity page. Hold and theo hold are percentages of the drop."
     )
 
 
@@ -114,7 +113,7 @@ def hold_over_time(f: filters.Filters) -> None:
         .properties(height=280)
     )
     st.caption(
-        "hold_pct: the count's win over the drop; theo_hold_pct: the wagers' theoretical win over the same drop, "
+        "Hold: the count's win over the drop; theo hold: the wagers' theoretical win over the same drop, "
         "both summed over the filtered tables before dividing. A hold far from theo for days on end is worth a look."
     )
 
@@ -139,12 +138,9 @@ def statistical_report() -> None:
         + "; ".join(TITLES[rule] for rule in report.rules)
         + "."
     )
-    money = tuple(name for name in monthly.MONEY if name in report.tables.columns)
-    percents = {name: "%.2f" for name in monthly.PERCENT if name in report.tables.columns}
     fmt.table(
         report.tables,
         hide_index=True,
-        column_config=fmt.columns(money=money, counts=("days", "oh_days_flagged"), **percents),
     )
     st.markdown(f"**Investigations due: {report.investigations.height}**")
     if report.investigations.is_empty():
@@ -155,7 +151,6 @@ def statistical_report() -> None:
         fmt.table(
             report.investigations,
             hide_index=True,
-            column_config=fmt.columns(**{name: "%.2f" for name in ("figure", "base", "low", "high")}),
         )
     r = report.reconciliation
     st.markdown(

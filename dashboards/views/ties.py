@@ -21,8 +21,8 @@ def render() -> None:
     rate, expected = totals["tie_rate"], totals["expected_rate"]
     a, b, c, d = st.columns(4)
     a.metric("Ties", fmt.count(totals["ties"]))
-    b.metric("Tie rate", fmt.percent(rate), delta=f"{(rate - expected) * 100:+.2f} pts", delta_color="off")
-    c.metric("Expected", fmt.percent(expected))
+    b.metric("Tie rate", fmt.percent(rate, "rate"), delta=fmt.points(rate - expected, "rate"), delta_color="off")
+    c.metric("Expected", fmt.percent(expected, "rate"))
     d.metric("Flagged groups", f"{fmt.count(totals['flagged'])} of {fmt.count(totals['groups'])}")
 
     # the flagged groups and those furthest from expected, if there are more than a chart can carry
@@ -48,7 +48,7 @@ def render() -> None:
     )
     charts.show((band + centre + dots).properties(title="Tie rate by volume, within the 95% funnel", height=360))
     st.caption(
-        f"The band holds 95% of groups of each size at the pooled exact rate {fmt.percent(expected)}; "
+        f"The band holds 95% of groups of each size at the pooled exact rate {fmt.percent(expected, 'rate')}; "
         "a point outside it is unusual on its own, and flagged only if it stays so after the Benjamini-Hochberg "
         "correction over the groups of its gaming day."
         + (
@@ -83,12 +83,6 @@ def render() -> None:
         fmt.table(
             flagged,
             hide_index=True,
-            column_config=fmt.columns(
-                percent=("tie_rate", "expected_rate", "ci_low", "ci_high"),
-                counts=("coups", "ties"),
-                z="%.2f",
-                p_value="%.2e",
-            ),
         )
 
 
