@@ -223,7 +223,7 @@ def test_a_filter_change_redraws_the_overview(server, browser, warehouse):
     _settled(page)
     games = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').nth(1)
     games.click()
-    page.keyboard.type("super6")
+    page.keyboard.type("Super 6")  # the games go by their names
     page.keyboard.press("Enter")
     page.keyboard.press("Escape")
     _settled(page)
