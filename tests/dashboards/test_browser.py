@@ -162,10 +162,12 @@ CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
 };
 """
 #: The page's text without its charts (their titles and axes are the charts' own test's) and grids (whose
-#: hidden accessible tables hold raw values: what the grids draw is read apart).
+#: hidden accessible tables hold raw values: what the grids draw is read apart), with the values its
+#: inputs show (a select box's choice is an input's value, outside innerText).
 WORDS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stElementContainer"]')]
   .filter((element) => !element.querySelector('[data-testid="stVegaLiteChart"], [data-testid="stDataFrame"]'))
   .map((element) => element.innerText)
+  .concat([...document.querySelectorAll('[data-testid="stMain"] input')].map((input) => input.value))
   .join("\\n")"""
 #: A column's or an identifier's name: theo_over_handle, chemin_de_fer, p_value.
 RAW_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
