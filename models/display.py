@@ -132,6 +132,7 @@ COLUMNS: dict[str, tuple[str, str]] = {
     # money whose column the warehouse keeps as a double
     "expected_commission": ("Expected commission", "money"), "edge_worth": ("Edge worth", "money"),
     "median_bank_max": ("Median bank max", "money"), "dof": ("Degrees of freedom", "count"),
+    "super6_reduction": ("Super 6 reduction", "money"), "ez_reduction": ("EZ Baccarat reduction", "money"),
     # the report's investigations: a figure against its base and interval, in percent or percentage points
     "figure": ("Figure", "number"), "base": ("Base", "number"), "low": ("Low", "number"), "high": ("High", "number"),
     "ytd_drop": ("YTD drop", "money"), "ytd_win": ("YTD win", "money"), "mtd_drop": ("MTD drop", "money"),

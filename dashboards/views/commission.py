@@ -21,7 +21,7 @@ def render() -> None:
     f = filters.current()
     st.title("Commission")
     by_day = filters.require_bets(commission.by_day(f))
-    revenue, expected = by_day["revenue"].sum(), by_day["expected"].sum()
+    revenue, expected = by_day["revenue"].sum(), by_day["expected_commission"].sum()
     a, b, c = st.columns(3)
     a.metric("Commission revenue", fmt.money(revenue), help="Banker commission plus the Chemin de Fer cagnotte")
     b.metric("Expected from the Banker handle", fmt.money(expected))
