@@ -11,6 +11,7 @@ import polars as pl
 import streamlit as st
 
 from dashboards import query
+from models import display
 from models.gaming_day import GamingDay
 from models.settings import Settings
 from models.warehouse import schema
@@ -144,12 +145,15 @@ def sidebar() -> Filters:
     tables = bar.multiselect(
         "Tables", shoes["table_id"].unique().sort().to_list(), key="tables", placeholder="All tables"
     )
-    games = bar.multiselect("Games", shoes["game"].unique().sort().to_list(), key="games", placeholder="All games")
+    games = bar.multiselect(
+        "Games", shoes["game"].unique().sort().to_list(), format_func=display.name, key="games", placeholder="All games"
+    )
     chosen = bar.multiselect("Dealers", dealers["dealer_id"].to_list(), key="dealers", placeholder="All dealers")
     day = gaming_day()
     bar.caption(
         f"Days are gaming days ({day.start_hour:02d}:00 {day.timezone} to {day.start_hour:02d}:00, as "
-        "`banco build` counts them). Dealers select the shoes and table-days they dealt."
+        "`banco build` counts them). Dealers select the shoes and table-days they dealt. "
+        f"Money is in {Settings.from_env().currency}."
     )
     return Filters(start, end, tuple(tables), tuple(games), tuple(chosen), every_day=(start, end) == (first, last))
 

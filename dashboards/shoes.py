@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import polars as pl
 import streamlit as st
 
-from dashboards import filters, query
+from dashboards import filters, fmt, query
 from dashboards.queries import shoe as reads  # "shoe" names a Shoe here
 from models.systems import calibration as calibrations
 
@@ -29,7 +29,9 @@ def pick(f: filters.Filters, key: str) -> Shoe:
     table = left.selectbox("Table", shoes["table_id"].unique(maintain_order=True).to_list(), key=f"{key}_table")
     at_table = shoes.filter(pl.col("table_id") == table)
     labels = {
-        row["shoe_id"]: f"{row['shoe_id']} · {row['gaming_day']} · {row['game']} · {row['coups']} coups"
+        row["shoe_id"]: " · ".join(
+            (row["shoe_id"], str(row["gaming_day"]), fmt.name(row["game"]), f"{fmt.count(row['coups'])} coups")
+        )
         for row in at_table.iter_rows(named=True)
     }
     shoe = right.selectbox("Shoe", list(labels), format_func=labels.get, key=f"{key}_shoe")

@@ -4,6 +4,8 @@ DuckDB's Python renderer (`relation.show()`) draws the same box but cannot count
 and gives no row count for a result shown whole, so the box is drawn here. Every value is DuckDB's
 own text for it (a DECIMAL with all its decimals, NULL as `NULL`), numbers aligned right, until
 `readable` rounds the numbers of a table to be read: money to the cent, floats to a few figures.
+`worded` goes further for a summary of the warehouse (`banco up`): headers in words with units and
+every figure as models/display.py writes it; `banco sql` keeps the names the user's SQL gives.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TextIO
 
 import duckdb
+
+from models import display
 
 #: Types whose values are aligned right.
 NUMBERS = {
@@ -76,6 +80,37 @@ def readable(result: Result) -> Result:
     formats = [_number_format(dtype, [row[i] for row in result.rows]) for i, dtype in enumerate(result.types)]
     rows = [tuple(_written(value, write) for value, write in zip(row, formats, strict=True)) for row in result.rows]
     return replace(result, rows=rows)
+
+
+def worded(result: Result, currency: str) -> Result:
+    """The result as people read a summary: each header in words with its unit ("Handle (EUR)", "Hold
+    (%)"), games by their names, and each figure as models/display.py writes it (money to the cent,
+    percents by kind, counts with separators); a missing value as display.MISSING."""
+    kinds = [display.kind(name, _default_kind(dtype)) for name, dtype in zip(result.names, result.types, strict=True)]
+    names = [display.header(name, currency, kind) for name, kind in zip(result.names, kinds, strict=True)]
+    rows = [tuple(_in_words(value, kind) for value, kind in zip(row, kinds, strict=True)) for row in result.rows]
+    return replace(result, names=names, rows=rows)
+
+
+def _default_kind(dtype: str) -> str:
+    kind = dtype.split("(")[0]
+    return "money" if kind == "decimal" else "count" if kind in INTEGERS else "number" if kind in NUMBERS else "text"
+
+
+def _in_words(value: str | None, kind: str) -> str:
+    if value is None:
+        return display.MISSING
+    if kind == "money":
+        return display.money(Decimal(value))
+    if kind == "count":
+        return display.count(int(value))
+    if kind in display.PERCENT_DIGITS:
+        return display.percent(float(value), kind)
+    if kind == "p":
+        return display.p_value(float(value))
+    if kind in ("number", "points", "number1"):
+        return display.number(float(value), 1 if kind == "number1" else 2)
+    return display.name(value) if kind == "name" else value
 
 
 def _written(value: str | None, write: Callable[[str], str] | None) -> str | None:
@@ -148,13 +183,13 @@ def terminal_width() -> int | None:
     return None
 
 
-def box(result: Result, max_width: int | None = None) -> str:
-    """The result as DuckDB's shell draws it: names and types over the rows, then a footer that
-    counts the rows, and says what was left out to fit `max_width`."""
+def box(result: Result, max_width: int | None = None, types: bool = True) -> str:
+    """The result as DuckDB's shell draws it: names and (with `types`) types over the rows, then a
+    footer that counts the rows, and says what was left out to fit `max_width`."""
     cells = [[_cut(("NULL" if value is None else value).translate(ESCAPES), CELL_WIDTH) for value in row]
              for row in result.rows]  # fmt: skip
     sizes = [
-        max([width(name), width(dtype), *(width(row[i]) for row in cells)])
+        max([width(name), width(dtype) if types else 0, *(width(row[i]) for row in cells)])
         for i, (name, dtype) in enumerate(zip(result.names, result.types, strict=True))
     ]
     shown = len(sizes)
@@ -168,7 +203,9 @@ def box(result: Result, max_width: int | None = None) -> str:
     def row(values, how) -> str:
         return "│" + "│".join(f" {_pad(v, s, h)} " for v, s, h in zip(values, sizes, how, strict=False)) + "│"
 
-    lines = [line("┌", "┬", "┐"), row(result.names, ["center"] * shown), row(result.types, ["center"] * shown)]
+    lines = [line("┌", "┬", "┐"), row(result.names, ["center"] * shown)]
+    if types:
+        lines.append(row(result.types, ["center"] * shown))
     lines.append(line("├", "┼", "┤"))
     lines += [row(values, ["right" if r else "left" for r in right]) for values in cells]
     lines.append(line("└", "┴", "┘"))
@@ -203,3 +240,8 @@ def markdown(result: Result) -> str:
 def print_table(relation: duckdb.DuckDBPyRelation, out: TextIO | None = None) -> None:
     """Print every row of `relation` as a box table fitted to the terminal, its numbers `readable`."""
     print(box(readable(fetch(relation)), terminal_width()), file=out or sys.stdout)
+
+
+def print_summary(relation: duckdb.DuckDBPyRelation, currency: str, out: TextIO | None = None) -> None:
+    """Print every row of `relation` `worded` for people, without DuckDB's types, fitted to the terminal."""
+    print(box(worded(fetch(relation), currency), terminal_width(), types=False), file=out or sys.stdout)

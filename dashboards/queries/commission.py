@@ -9,7 +9,7 @@ from dashboards import filters, query
 from models.warehouse import schema
 
 REVENUE = (
-    "sum(commission + cagnotte) AS revenue, sum(expected_commission) AS expected, "
+    "sum(commission + cagnotte) AS revenue, sum(expected_commission) AS expected_commission, "
     "sum(banker_handle) AS banker_handle, sum(banker_won)::BIGINT AS banker_won, "
     "sum(super6_reduction) AS super6_reduction, sum(ez_reduction) AS ez_reduction"
 )

@@ -17,19 +17,18 @@ from models.game.paytable import DEFAULT_PAYTABLE
 from models.metrics.money import Rounding
 from models.metrics.what_if import commission_what_if
 
-MONEY_COLUMNS = ("revenue", "expected", "banker_handle", "super6_reduction", "ez_reduction")
-
 
 def render() -> None:
     f = filters.current()
     st.title("Commission")
     by_day = filters.require_bets(commission.by_day(f))
-    revenue, expected = by_day["revenue"].sum(), by_day["expected"].sum()
+    revenue, expected = by_day["revenue"].sum(), by_day["expected_commission"].sum()
     a, b, c = metric_row(3)
-    a.metric("Commission revenue", fmt.money(revenue), help="Banker commission plus the chemin_de_fer cagnotte")
+    a.metric("Commission revenue", fmt.money(revenue), help="Banker commission plus the Chemin de Fer cagnotte")
     b.metric("Expected from the Banker handle", fmt.money(expected))
     c.metric(
-        "What super6 and EZ keep instead", fmt.money(by_day["super6_reduction"].sum() + by_day["ez_reduction"].sum())
+        "What Super 6 and EZ Baccarat keep instead",
+        fmt.money(by_day["super6_reduction"].sum() + by_day["ez_reduction"].sum()),
     )
     charts.show(
         alt.Chart(
@@ -44,16 +43,15 @@ def render() -> None:
             tooltip=["gaming_day:T", "game", alt.Tooltip("revenue:Q", format=",.2f")],
         )
     )
-    columns = fmt.columns(money=MONEY_COLUMNS, counts=("banker_won",))
     left, right = st.container(), st.container()  # one above the other: side by side each half cut its columns
     with left:
         st.subheader("By game")
-        fmt.table(commission.by_game(f), hide_index=True, column_config=columns)
+        fmt.table(commission.by_game(f), hide_index=True)
     with right:
         st.subheader("By table")
-        fmt.table(commission.by_table(f), hide_index=True, column_config=columns)
+        fmt.table(commission.by_table(f), hide_index=True)
     st.subheader("By dealer")
-    fmt.table(commission.by_dealer(f), hide_index=True, column_config=columns)
+    fmt.table(commission.by_dealer(f), hide_index=True)
 
     what_if(f)
 
@@ -68,13 +66,13 @@ def what_if(f: filters.Filters) -> None:
     unit = c.selectbox("Chip unit", ("0.25", "0.5", "1", "5"), disabled=policy == "exact", key="what_if_unit")
     if policy == "exact" and Decimal(str(rate)) == DEFAULT_PAYTABLE.commission:
         st.caption(
-            f"At {DEFAULT_PAYTABLE.commission:.0%} and exact, the what-if is the commission as taken, above. Change "
-            "the rate or the rounding to recompute it from every winning Banker wager."
+            f"At {fmt.percent(DEFAULT_PAYTABLE.commission, 'rate')} and exact, the what-if is the commission as "
+            "taken, above. Change the rate or the rounding to recompute it from every winning Banker wager."
         )
         return
     won = commission.won(f)
     if won.is_empty():
-        st.info("No commission was taken in the filtered shoes (super6 and EZ Baccarat charge none).")
+        st.info("No commission was taken in the filtered shoes (Super 6 and EZ Baccarat charge none).")
         return
     policy_now = Rounding(policy, Decimal(unit))
     result = commission_what_if(won.select("game", "amount", "wagers"), Decimal(str(rate)), policy_now)
@@ -83,15 +81,14 @@ def what_if(f: filters.Filters) -> None:
     total, before = table["commission"].sum(), table["logged"].sum()
     a, b = metric_row(2)
     a.metric(
-        f"Commission at {rate:.2%}, {policy}" + ("" if policy == "exact" else f" to {unit}"),
+        f"Commission at {fmt.percent(rate, 'rate')}, {policy}" + ("" if policy == "exact" else f" to {unit}"),
         fmt.money(total),
-        delta=f"{total - before:+,.2f}",
+        delta=fmt.money(total - before, signed=True),
     )
     b.metric("As taken (logged, exact)", fmt.money(before))
     fmt.table(
         table.select("game", "wagers", "won_amount", "logged", "commission", "difference"),
         hide_index=True,
-        column_config=fmt.columns(money=("won_amount", "logged", "commission", "difference"), counts=("wagers",)),
     )
     st.caption(
         "Every winning Banker wager that paid commission, recomputed at this rate and rounded one wager at a "

@@ -68,15 +68,21 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
         st.markdown(f"**To investigate: {fmt.count(off.height)} table-shift{'s' if off.height != 1 else ''}**")
         fmt.table(
             off.select(
-                "table_id", "shift_id", "gaming_day", "status", "difference", "unexplained", "tolerance",
-                *count_room.DECIDING, "attribution",
+                "table_id",
+                "shift_id",
+                "gaming_day",
+                "status",
+                "difference",
+                "unexplained",
+                "tolerance",
+                *count_room.DECIDING,
+                "attribution",
             ),
             hide_index=True,
-            column_config=fmt.columns(money=("difference", "unexplained", "tolerance", *count_room.DECIDING)),
-        )  # fmt: skip
+        )
         st.caption(
             "A shift is unreconciled when its unexplained amount is more than its tolerance plus the stake on "
-            "wagers nothing can price (quarantined_stake) either way, or when a wager was mispaid; or when it "
+            "wagers nothing can price (Quarantined stake) either way, or when a wager was mispaid; or when it "
             "lacks an opener or a closer, or overlaps another shift of its table."
         )
     else:
@@ -89,18 +95,18 @@ def count_against_wagers(shifts: pl.DataFrame) -> None:
         .format(  # one call: a second would format every column it does not name by pandas' default again
             {name: fmt.money for name in count_room.SHIFT_MONEY}
             | {"coups": fmt.count, "quarantined_coups": fmt.count, "hold_pct": fmt.number, "theo_hold_pct": fmt.number}
-            | {"gaming_day": lambda day: f"{day:%Y-%m-%d}"},
+            | {"gaming_day": lambda day: f"{day:%Y-%m-%d}", "status": fmt.name, "game": fmt.name},
             na_rep=fmt.MISSING,
         )
     )
-    st.dataframe(styled, hide_index=True, placeholder=fmt.MISSING)
+    st.dataframe(styled, hide_index=True, placeholder=fmt.MISSING, column_config=fmt.headers(shown))
     st.caption(
         "Each table-shift's count (win = drop + credits − fills + closer − opener) beside the win its wagers "
         "say; difference = count win − wagers' win. The wagers of quarantined coups (a misdeal, a draw against "
-        "the tableau) moved chips too: quarantined_win is what the house took on them, from their logged "
-        "payouts, else their cards. unexplained = difference − quarantined_win + mispays; a shift is "
+        "the tableau) moved chips too: Quarantined win is what the house took on them, from their logged "
+        "payouts, else their cards. Unexplained = difference − quarantined win + mispays; a shift is "
         f"explained when that is within the tolerance ({tolerance_in_force()}), unreconciled (shaded) when not. "
-        "The dealers' errors stay on the Integrity page. hold_pct and theo_hold_pct are percentages of the drop."
+        "The dealers' errors stay on the Integrity page. Hold and theo hold are percentages of the drop."
     )
 
 
@@ -138,7 +144,7 @@ def hold_over_time(f: filters.Filters) -> None:
         .properties(height=280)
     )
     st.caption(
-        "hold_pct: the count's win over the drop; theo_hold_pct: the wagers' theoretical win over the same drop, "
+        "Hold: the count's win over the drop; theo hold: the wagers' theoretical win over the same drop, "
         "both summed over the filtered tables before dividing. A hold far from theo for days on end is worth a look."
     )
 
@@ -163,12 +169,9 @@ def statistical_report() -> None:
         + "; ".join(TITLES[rule] for rule in report.rules)
         + "."
     )
-    money = tuple(name for name in monthly.MONEY if name in report.tables.columns)
-    percents = {name: "%.2f" for name in monthly.PERCENT if name in report.tables.columns}
     fmt.table(
         report.tables,
         hide_index=True,
-        column_config=fmt.columns(money=money, counts=("days", "oh_days_flagged"), **percents),
     )
     st.markdown(f"**Investigations due: {report.investigations.height}**")
     if report.investigations.is_empty():
@@ -179,7 +182,6 @@ def statistical_report() -> None:
         fmt.table(
             report.investigations,
             hide_index=True,
-            column_config=fmt.columns(**{name: "%.2f" for name in ("figure", "base", "low", "high")}),
         )
     r = report.reconciliation
     st.markdown(

@@ -40,7 +40,7 @@ def render() -> None:
             .properties(height=160)
             .resolve_scale(y="independent")  # each kind on its own axis: a few rounds beside many bets still show
         )
-        fmt.table(integrity.reasons(f), hide_index=True, column_config=fmt.columns(counts=("rows",)))
+        fmt.table(integrity.reasons(f), hide_index=True)
 
     st.subheader("Tableau violations")
     violations = integrity.violations(f)
@@ -60,7 +60,6 @@ def render() -> None:
     fmt.table(
         integrity.log(),
         hide_index=True,
-        column_config=fmt.columns(counts=("rows_read", "rows_accepted", "rows_quarantined", "rows_duplicate")),
     )
 
 

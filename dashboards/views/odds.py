@@ -31,10 +31,10 @@ def summary(values: tuple[int, ...], ranks: tuple[int, ...] | None, game: str, p
 def render() -> None:
     st.title("Odds lab")
     a, b, c = st.columns(3)
-    game = a.selectbox("Game", [g.value for g in Game], key="odds_game")
+    game = a.selectbox("Game", [g.value for g in Game], format_func=fmt.name, key="odds_game")
     decks = b.slider("Decks", 1, 8, 8, key="odds_decks")
     punter = c.selectbox(
-        "Punter on 5 (chemin_de_fer, baccarat_banque)",
+        "Punter on 5 (Chemin de Fer, Baccarat Banque)",
         list(CHOICES),
         key="odds_punter",
         disabled=not Game(game).punter_has_choice,
@@ -49,7 +49,7 @@ def render() -> None:
         dragon7 = d.number_input("Dragon 7 pays", 1, 100, int(DEFAULT_PAYTABLE.dragon7), key="odds_dragon7")
         panda8 = e.number_input("Panda 8 pays", 1, 100, int(DEFAULT_PAYTABLE.panda8), key="odds_panda8")
         super6 = g.number_input(
-            "super6: Banker 6 pays", 0.05, 1.0, float(DEFAULT_PAYTABLE.super6_six), step=0.05, key="odds_super6"
+            "Super 6: Banker 6 pays", 0.05, 1.0, float(DEFAULT_PAYTABLE.super6_six), step=0.05, key="odds_super6"
         )
         egalite = st.text_input(
             "Egalite pays, tie totals 0..9", ", ".join(map(str, DEFAULT_EGALITE)), key="odds_egalite"
@@ -81,9 +81,9 @@ def show(odds: dict, game: Game, baseline: dict | None = None) -> None:
         (c, "Tie", "p_tie"),
         (d, "Bank keeps (decided)", "p_bank_keeps"),
     ):
-        delta = None if baseline is None else f"{(odds[key] - baseline[key]) * 100:+.3f} pts"
-        column.metric(label, fmt.percent(odds[key], 3), delta=delta, delta_color="off")
-    e.metric("Cards per coup", fmt.number(odds["expected_cards"], 3))
+        delta = None if baseline is None else fmt.points(odds[key] - baseline[key], "rate")
+        column.metric(label, fmt.percent(odds[key], "rate"), delta=delta, delta_color="off")
+    e.metric("Cards per coup", fmt.number(odds["expected_cards"]))
     bets = pl.DataFrame(
         {
             "bet": list(odds["edge"]),
@@ -95,11 +95,9 @@ def show(odds: dict, game: Game, baseline: dict | None = None) -> None:
         bets = bets.with_columns(full_shoe_edge=pl.Series([baseline["edge"].get(b) for b in bets["bet"]]))
     left, right = st.columns([3, 2])
     with left:
-        fmt.table(
-            bets, hide_index=True, column_config=fmt.columns(percent=("house_edge", "full_shoe_edge"), std_dev="%.4f")
-        )
+        fmt.table(bets, hide_index=True)
         if game in NO_COMMISSION_GAMES:
-            st.caption(f"{game.value}: the Banker bet pays no commission, and less on some wins.")
+            st.caption(f"{fmt.name(game.value)}: the Banker bet pays no commission, and less on some wins.")
     with right:
         ties = pl.DataFrame({"total": list(range(10)), "probability": odds["p_tie_by_total"]})
         charts.show(
@@ -145,9 +143,9 @@ def mid_shoe(game: str, policy: DrawPolicy, table: PayTable) -> None:
         return
     full = Composition.full(shoe.decks)
     st.caption(
-        f"{shoe.table_id} · {shoe.shoe_id} · {shoe.game} · {shoe.decks} decks: {fmt.count(len(cards))} cards seen in "
-        f"{after} coups, {fmt.count(left.cards)} left. Quarantined coups are not in the warehouse, so their cards "
-        "count as still in the shoe."
+        f"{shoe.table_id} · {shoe.shoe_id} · {fmt.name(shoe.game)} · {shoe.decks} decks: {fmt.count(len(cards))} cards "
+        f"seen in {after} coups, {fmt.count(left.cards)} left. Quarantined coups are not in the warehouse, so their "
+        "cards count as still in the shoe."
     )
     show(odds, Game(shoe.game), baseline=summary(full.values, full.ranks, shoe.game, policy, table))
 

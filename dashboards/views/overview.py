@@ -38,23 +38,23 @@ def render() -> None:
     b.metric("House win", fmt.money(win), help="Commission included; for player-banked games, commission only")
     c.metric(
         "Hold",
-        fmt.percent(hold, 3),
-        delta=None if hold is None else f"{(hold - theo_pct) * 100:+.3f} pts against theo",
+        fmt.percent(hold, "hold"),
+        delta=None if hold is None else f"{fmt.points(hold - theo_pct, 'hold')} against theo",
         delta_color="off",
     )
-    d.metric("Theo", fmt.money(theo), help=f"Theoretical win: {fmt.percent(theo_pct, 3)} of handle")
+    d.metric("Theo", fmt.money(theo), help=f"Theoretical win: {fmt.percent(theo_pct, 'hold')} of handle")
     holes = overview.holes(f)
     if holes["coups"]:
         share = quarantined_share(holes["handle"], handle)
         st.caption(
-            f"{fmt.count(holes['coups'])} coups of these days were quarantined, {fmt.percent(share, 2)} of the "
+            f"{fmt.count(holes['coups'])} coups of these days were quarantined, {fmt.percent(share, 'share')} of the "
             "handle staked on them: their wagers are not in the handle, win and theo above (the Integrity page "
             "lists them; the Count room explains the chips they moved)."
         )
     # None without bets in these days: the rounds hold no wagers, so no commission is known
     commission = None if handle is None else (revenue["commission"] or 0) + (revenue["cagnotte"] or 0)
     a, b = metric_row(2)
-    a.metric("Commission revenue", fmt.money(commission), help="Banker commission plus the chemin_de_fer cagnotte")
+    a.metric("Commission revenue", fmt.money(commission), help="Banker commission plus the Chemin de Fer cagnotte")
     b.metric("Commission expected", fmt.money(revenue["expected"]))
 
     st.subheader("Banker, Player and Tie against the exact odds")
@@ -64,7 +64,7 @@ def render() -> None:
         shares.select("outcome", "coups", "share", "expected", "z"),
         where=left,
         hide_index=True,
-        column_config=fmt.columns(percent=("share", "expected"), counts=("coups",), z="%.2f"),
+        kinds={"share": "rate", "expected": "rate"},  # set against exact probabilities: the second decimal counts
     )
     with right:
         charts.show(deviation_chart(shares))

@@ -15,8 +15,6 @@ from models.settings import Settings
 
 analysts_only()  # every wager of a named player: the navigation offers this page to analysts alone
 
-MONEY = ("handle", "average_bet", "max_bet", "house_win", "theo", "theo_per_visit", "comp_value")
-SESSION_MONEY = ("handle", "average_bet", "max_bet", "handle_main", "handle_side", "house_win", "theo")
 SHOWN = (25, 50, 100, 500)
 #: The settings this dashboard runs with: the captions say the ones that shape the page's figures.
 SETTINGS = Settings.from_env()
@@ -54,10 +52,6 @@ def render() -> None:
     fmt.table(
         listed,
         hide_index=True,
-        column_config=fmt.columns(
-            money=MONEY, counts=("visits", "sessions", "tables", "decisions"), hours="%.1f", theo_per_hour="%.2f",
-            z="%.2f",
-        ),
     )  # fmt: skip
     st.caption(
         "All time when no filter is set, else within the filtered days, tables, games and dealers. Average bet: "
@@ -118,10 +112,6 @@ def profile(f: filters.Filters, whole: dict) -> None:
     fmt.table(
         played.drop("win_variance"),
         hide_index=True,
-        column_config=fmt.columns(
-            money=SESSION_MONEY, counts=("session", "decisions", "wagers"), minutes="%.0f", theo_per_hour="%.2f",
-            z="%.2f",
-        ) | times(),
     )  # fmt: skip
     counted = f"{fmt.count(played.height)} session{'' if played.height == 1 else 's'}"
     st.caption(
@@ -146,7 +136,6 @@ def bets_by_type(f: filters.Filters, player_id: str) -> None:
     fmt.table(
         by_bet.select("bet", "wagers", "handle", "share", "house_win", "theo", *rates[1:], z="win_vs_theo_z"),
         hide_index=True,
-        column_config=fmt.columns(money=("handle", "house_win", "theo"), percent=rates, counts=("wagers",), z="%.2f"),
     )
     if f.narrowed():
         st.caption("Bets by type cover the filtered days at every table and game.")
@@ -156,10 +145,6 @@ def local_times(sessions: pl.DataFrame) -> pl.DataFrame:
     """Start and end in the casino's time zone (the gaming day's), as the floor reads a clock."""
     zone = filters.gaming_day().timezone
     return sessions.with_columns(pl.col("started_at", "ended_at").dt.convert_time_zone(str(zone)))
-
-
-def times() -> dict:
-    return {name: st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm") for name in ("started_at", "ended_at")}
 
 
 render()

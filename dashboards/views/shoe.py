@@ -28,7 +28,7 @@ def render() -> None:
     e.metric("Longest runs B / P", f"{fmt.count(s['longest_banker_run'])} / {fmt.count(s['longest_player_run'])}")
     g.metric("Reconciled", {"reconciled": "yes", "overdrawn": "overdrawn"}.get(s["reconciliation"], "no cards"))
     st.caption(
-        f"{shoe.game} · {shoe.decks} decks · gaming day {s['gaming_day']} · "
+        f"{fmt.name(shoe.game)} · {shoe.decks} decks · gaming day {s['gaming_day']} · "
         f"{fmt.count(s['cards_dealt'])} cards dealt · {fmt.count(s['naturals'])} naturals · "
         f"pairs P {fmt.count(s['player_pairs'])} / B {fmt.count(s['banker_pairs'])}"
     )
@@ -80,8 +80,8 @@ def calibration_words(pooled: pl.DataFrame, road: str, name: str, shoe_count: in
     row = found.row(0, named=True)
     return (
         f"Over the {shoes_said} in this warehouse, betting the side the {name}'s red ask cell names won "
-        f"{fmt.percent(row['win_rate'], 1)} of {fmt.count(row['calls'])} decided coups; chance alone (the exact "
-        f"odds) gives {fmt.percent(row['expected_rate'], 1)} for that mix of Banker and Player. {HONEST}"
+        f"{fmt.percent(row['win_rate'], 'rate')} of {fmt.count(row['calls'])} decided coups; chance alone (the exact "
+        f"odds) gives {fmt.percent(row['expected_rate'], 'rate')} for that mix of Banker and Player. {HONEST}"
     )
 
 

@@ -27,7 +27,7 @@ def render() -> None:
     # banco passes the bank after every decided coup and baccarat_banque never does: no law to test
     hazard = tenure_hazard(counts.filter(~pl.col("game").is_in(BY_RULE)), by=["game"])
     if hazard.is_empty():
-        st.info("Only banco and baccarat_banque in the filters: their bank passes by rule, not by chance.")
+        st.info("Only Banco and Baccarat Banque in the filters: their bank passes by rule, not by chance.")
     else:
         geometric(hazard)
 
@@ -38,18 +38,12 @@ def render() -> None:
     fmt.table(
         streaks.fit(f),
         hide_index=True,
-        column_config=fmt.columns(
-            percent=("pass_rate", "expected_pass_rate", "q"),
-            counts=("tenures", "completed"),
-            chi2="%.2f",
-            p_value="%.4f",
-        ),
     )
 
     st.subheader("Chemin de fer: the bank as it rides")
     growth = streaks.growth(f)
     if growth.is_empty():
-        st.info("No chemin_de_fer banks in the filtered shoes.")
+        st.info("No Chemin de Fer banks in the filtered shoes.")
         return
     left, right = st.columns([3, 2])
     with left:
@@ -66,7 +60,6 @@ def render() -> None:
         growth,
         where=right,
         hide_index=True,
-        column_config=fmt.columns(money=("median_bank_max", "levy"), counts=("tenures",), growth="%.2f"),
     )
 
 
@@ -98,14 +91,11 @@ def geometric(hazard: pl.DataFrame) -> None:
     st.caption(
         "Length 8 pools 8 or more. On each decided coup a bank holds it ends with probability 1 − q, "
         "q = P(Banker) / (P(Banker) + P(Player)). A tenure counts at every length it reached, so tenures cut by the "
-        "shoe's end are not lost. banco (passes every coup) and baccarat_banque (one bank a shoe) are left out."
+        "shoe's end are not lost. Banco (passes every coup) and Baccarat Banque (one bank a shoe) are left out."
     )
     fmt.table(
         hazard,
         hide_index=True,
-        column_config=fmt.columns(
-            percent=("pass_rate", "expected_pass_rate"), counts=("at_risk", "passes"), expected_passes="%,.1f"
-        ),
     )
 
 

@@ -16,15 +16,8 @@ from models.settings import Settings
 
 analysts_only()  # named players' wagers and the suspicion on them: analysts alone
 
-MONEY = (
-    "edge_won", "expected_edge_won", "advantage_won", "expected_advantage_won", "house_win", "amount", "zender_won",
-    "edge_worth", "house_net",
-)  # fmt: skip
-SHARES = ("advantage_share", "expected_advantage_share")
-COUNTS = ("wagers", "side_wagers", "advantage_wagers", "coups_present", "zender_shoes", "sessions", "tables")
 #: The shoe chart's title, before the shoe's id.
 EDGES_TITLE = "When did each bet favour the player? Shoe "
-RULES = {"edge_timing": "edge timing", "zender": "Zender's pattern"}
 #: The timeline's lines unless chosen otherwise: the bets a count can turn (Dragon 7, Panda 8, pairs) and the tie.
 DRAWN = ("tie", *SIDE_BETS)
 AXES = {"Coup": "round_no", "Cards seen": "cards_seen"}
@@ -95,19 +88,14 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
     fmt.table(
         found,
         hide_index=True,
-        column_config=fmt.columns(
-            money=("edge_won", "house_win", "advantage_won", "expected_advantage_won"), percent=SHARES,
-            counts=("wagers", "advantage_wagers", "zender_shoes"),
-            p_value="%.2g", q_value="%.2g",
-        ),
     )  # fmt: skip
     st.caption(
-        "Newest first; detail says why. edge_timing: the side bets took more advantage (stake × the bet's edge, "
+        "Newest first; Detail says why. Edge timing: the side bets took more advantage (stake × the bet's edge, "
         "where it favoured the player) than random timing gives (p: one-sided permutation test over the coups the "
         "player sat through; q: Benjamini–Hochberg over the players tested that day, the one family a flag is "
         f"counted in; a day is flagged when its q is at most {Settings.from_env().surveillance_fdr:g}, the "
         "false-discovery rate BANCO_SURVEILLANCE_FDR; a session flag names where in a flagged day). "
-        "zender: shoes the player sat "
+        "Zender's pattern: shoes the player sat "
         "out, then first bet at or near the table maximum in their last 20 % of cards. A flag is a reason to "
         "look, not proof: the statistics cannot see burned cards, shuffles or edge sorting."
     )
@@ -115,7 +103,7 @@ def alerts(found: pl.DataFrame, reach: surveillance.Coverage) -> None:
 
 def label(row: dict) -> str:
     where = f"{row['table_id']} session {row['session']}" if row["scope"] == "session" else "the whole day"
-    return f"{row['gaming_day']} · {row['player_id']} · {RULES.get(row['rule'], row['rule'])} · {where}"
+    return f"{row['gaming_day']} · {row['player_id']} · {fmt.name(row['rule'])} · {where}"
 
 
 def choose(found: pl.DataFrame) -> tuple[str, dict | None] | None:
@@ -158,12 +146,12 @@ def evidence(f: filters.Filters, player_id: str) -> None:
     b.metric("Wagers", fmt.count(sums["wagers"]), help=f"{fmt.count(sums['side_wagers'])} on side bets")
     c.metric(
         "At an advantage",
-        fmt.percent(sums["advantage_share"], 1),
+        fmt.percent(sums["advantage_share"], "share"),
         help=f"{fmt.count(sums['advantage_wagers'])} wagers with player edge > 0",
     )
     d.metric(
         "Expected by chance",
-        fmt.percent(sums["expected_advantage_share"], 1),
+        fmt.percent(sums["expected_advantage_share"], "share"),
         help="The share at an advantage if the wagers' timing were unrelated to the shoe",
     )
     e.metric("Edge won", fmt.money(sums["edge_won"]), help="Sum of amount × player edge: what the timing was worth")
@@ -180,10 +168,6 @@ def evidence(f: filters.Filters, player_id: str) -> None:
     fmt.table(
         played.with_columns(pl.col("started_at", "ended_at").dt.convert_time_zone(zone)),
         hide_index=True,
-        column_config=fmt.columns(
-            money=MONEY, percent=SHARES, counts=(*COUNTS, "permutations"), edge_rank_correlation="%.2f",
-            p_value="%.2g",
-        ) | {name: st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm") for name in ("started_at", "ended_at")},
     )  # fmt: skip
     st.caption(
         f"{fmt.count(played.height)} session{'' if played.height == 1 else 's'} with wagers on coups with edges; "
@@ -195,9 +179,6 @@ def evidence(f: filters.Filters, player_id: str) -> None:
         fmt.table(
             by_day,
             hide_index=True,
-            column_config=fmt.columns(
-                money=MONEY, percent=SHARES, counts=COUNTS, p_value="%.2g", q_value="%.2g"
-            ),
         )  # fmt: skip
         st.caption("Each day's sessions combined, at every table; q corrects p for the players tested that day.")
     st.markdown("**Wagers**")
@@ -208,14 +189,12 @@ def evidence(f: filters.Filters, player_id: str) -> None:
     fmt.table(
         listed,
         hide_index=True,
-        column_config=fmt.columns(money=("amount", "edge_worth", "house_net"), player_edge="%.4f")
-        | {"round_no": st.column_config.NumberColumn(format="%d")},
     )
     more = f", the first {fmt.count(listed.height)} listed" if listed.height < placed.height else ""
     st.caption(
-        f"{fmt.count(placed.height)} wagers in the filtered shoes{more}. player_edge: the wager's expectation per "
-        "unit at that coup, from every card dealt before it (positive: the bet favoured the player); empty where "
-        "the coup's edges are unknown."
+        f"{fmt.count(placed.height)} wagers in the filtered shoes{more}. Player edge: the wager's expectation as a "
+        "percent of its stake at that coup, from every card dealt before it (positive: the bet favoured the player); "
+        "empty where the coup's edges are unknown."
     )
 
 
@@ -234,7 +213,9 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
     )
     at_table = shoes.filter(pl.col("table_id") == table)
     labels = {
-        row["shoe_id"]: f"{row['shoe_id']} · {row['gaming_day']} · {row['game']} · {row['coups']} coups"
+        row[
+            "shoe_id"
+        ]: f"{row['shoe_id']} · {row['gaming_day']} · {fmt.name(row['game'])} · {fmt.count(row['coups'])} coups"
         for row in at_table.iter_rows(named=True)
     }
     ids = list(labels)
@@ -251,6 +232,7 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
     drawn = left.multiselect(
         "Bets drawn",
         known,
+        format_func=fmt.name,
         default=[bet for bet in known if bet in DRAWN or (bet in wagered and bet not in ("banker", "player"))],
         key=f"surveillance_bets_{table}_{shoe}",
     )
@@ -275,17 +257,15 @@ def shoe_timeline(f: filters.Filters, player_id: str, alert: dict | None) -> Non
     fmt.table(
         placed,
         hide_index=True,
-        column_config=fmt.columns(money=("amount", "edge_worth", "house_net"), player_edge="%.4f")
-        | {"round_no": st.column_config.NumberColumn(format="%d")},
     )
     st.caption(f"{fmt.count(placed.height)} wagers placed in shoe {fmt.plain(shoe)}.")
     with st.expander("Edges coup by coup"):
         fmt.table(
             edges.select("round_no", "cards_seen", "cards_left", "best_bet", "best_edge", *known),
             hide_index=True,
-            column_config={bet: st.column_config.NumberColumn(format="%.4f") for bet in (*known, "best_edge")},
+            kinds=dict.fromkeys(known, "edge"),
         )
-        st.caption("Player's edge per bet (minus the house edge); best_bet: the bet with the highest.")
+        st.caption("Player's edge per bet (minus the house edge); Best bet: the bet with the highest.")
 
 
 render()

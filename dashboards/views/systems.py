@@ -59,8 +59,14 @@ def ask() -> lab.Question:
     system = a.selectbox("System", list(SYSTEMS), key="systems_system")
     follower = system in lab.PATTERNS
     bets = [bet for bet in lab.BETS if not (follower and bet == "tie")]
-    bet = b.selectbox("Bet", bets, key="systems_bet", help="A pattern follower backs Banker or Player as it reads")
-    game = c.selectbox("Game", [g.value for g in Game], key="systems_game")
+    bet = b.selectbox(
+        "Bet",
+        bets,
+        format_func=fmt.name,
+        key="systems_bet",
+        help="A pattern follower backs Banker or Player as it reads",
+    )
+    game = c.selectbox("Game", [g.value for g in Game], format_func=fmt.name, key="systems_game")
     decks = d.slider("Decks", 1, 8, 8, key="systems_decks")
     a, b, c = st.columns(3)  # seven side by side cut their values short in a 1024 px window
     d, e, g = st.columns(3)
@@ -90,11 +96,11 @@ def key_figures(figures: dict) -> None:
     a, b, c, d, e = metric_row(5)
     a.metric("Expected result", fmt.money(figures["expected_result"]))
     b.metric("Expected bets", fmt.number(figures["expected_bets"]))
-    c.metric("P(goal)", fmt.percent(figures["p_goal"]))
-    d.metric("Risk of ruin", fmt.percent(figures["risk_of_ruin"]))
+    c.metric("P(goal)", fmt.percent(figures["p_goal"], "rate"))
+    d.metric("Risk of ruin", fmt.percent(figures["risk_of_ruin"], "rate"))
     e.metric("Expected loss", fmt.money(figures["expected_loss"]), help="The house edge times the action")
     st.caption(
-        f"Expected loss = house edge × expected amount wagered: {fmt.percent(figures['house_edge'], 3)} × "
+        f"Expected loss = house edge × expected amount wagered: {fmt.percent(figures['house_edge'], 'edge')} × "
         f"{fmt.money(figures['expected_wagered'])} = {fmt.money(figures['expected_loss'])}."
     )
 
@@ -129,7 +135,9 @@ def render() -> None:
     else:
         st.info(f"{summary['exact_omitted'].capitalize()}: the back-test below answers alone.")
     st.subheader("On the filtered shoes")
-    missing = f"No {question.game.value} shoe of {question.decks} decks matches the filters: nothing to back-test."
+    missing = (
+        f"No {fmt.name(question.game.value)} shoe of {question.decks} decks matches the filters: nothing to back-test."
+    )
     try:
         shoes = systems.shoes(filters.current(), question.game.value, question.decks)
     except query.Unavailable as error:
@@ -139,7 +147,7 @@ def render() -> None:
     if not shoes:
         if known:
             charts.show(lab.chart(summary, "How likely is each session result? (exact)", charts.currency()))
-            fmt.table(bands(summary), hide_index=True, column_config=fmt.columns(percent=("exact",)))
+            fmt.table(bands(summary), hide_index=True)
         st.info(missing)
         return
     tested, results = backtest(question, shoes)
@@ -149,13 +157,12 @@ def render() -> None:
         else "How did the sessions end on these shoes?"
     )
     charts.show(lab.chart({**tested, "backtest_results": results}, title, charts.currency()))
-    columns = fmt.columns(percent=("exact", "back_test"), z="%.2f") if known else fmt.columns(percent=("back_test",))
-    fmt.table(bands(tested), hide_index=True, column_config=columns)
+    fmt.table(bands(tested), hide_index=True)
     t = tested["backtest"]
     exactly = f" (exactly {fmt.money(summary['exact']['expected_result'])})" if known else ""
     st.caption(
         f"One session per shoe (its first {question.limits.coups} coups, as the exact session) on "
-        f"{fmt.count(t['sessions'])} {question.game.value} shoes "
+        f"{fmt.count(t['sessions'])} {fmt.name(question.game.value)} shoes "
         f"of {question.decks} decks: mean result {fmt.money(t['mean_result'])}{exactly}, mean amount wagered "
         f"{fmt.money(t['mean_wagered'])}."
         + (

@@ -51,13 +51,10 @@ def table_results(f: filters.Filters) -> pl.DataFrame:
     fmt.table(
         results.select("table_id", "game", "coups", "coups_per_hour", "wagers", *MONEY, *RATES, "z"),
         hide_index=True,
-        column_config=fmt.columns(
-            money=MONEY, percent=RATES, counts=("coups", "wagers"), coups_per_hour="%.1f", z="%.2f"
-        ),
     )
     st.caption(
         "z: (house win − theo) / its standard deviation from every wager's exact variance; |z| > 3 is rare by "
-        "chance. Player-banked games (chemin_de_fer, baccarat_banque, banco) count the house's commission only."
+        "chance. Player-banked games (Chemin de Fer, Baccarat Banque, Banco) count the house's commission only."
     )
     dots = (
         alt.Chart(results.with_columns(pl.col(MONEY).cast(pl.Float64)))
@@ -87,11 +84,6 @@ def dealer_table(f: filters.Filters, bets: bool = True) -> pl.DataFrame:
     fmt.table(
         dealers,
         hide_index=True,
-        column_config=fmt.columns(
-            money=("commission", "banker_handle") if bets else (),
-            percent=("tie_rate",),
-            counts=("coups", "ties", "flagged_days"),
-        ),
     )
     return dealers
 
@@ -141,7 +133,6 @@ def side_bets(f: filters.Filters) -> None:
     fmt.table(
         bets.select("bet", "wagers", *MONEY, *RATES, "z"),
         hide_index=True,
-        column_config=fmt.columns(money=MONEY, percent=RATES, counts=("wagers",), z="%.2f"),
     )
     # a hold swings by thousands of percent on long odds: the z puts every bet on one scale
     bars = (
@@ -162,8 +153,8 @@ def side_bets(f: filters.Filters) -> None:
     chance = alt.Chart(pl.DataFrame({"z": [-2.0, 2.0]})).mark_rule(color="#7f8c8d", strokeDash=[4, 4]).encode(x="z:Q")
     charts.show((bars + chance).properties(title="Which bets won more or less than theo? (z, by bet)"))
     st.caption(
-        "The tie and every side bet (pairs, dragon7, panda8, each égalité): win_over_handle is the hold, "
-        "theo_over_handle the theoretical hold, theo each wager times its bet's exact edge. Side bets pay long "
+        "The tie and every side bet (pairs, Dragon 7, Panda 8, each égalité): Hold is the win over the handle, "
+        "Theo hold the theoretical hold, theo each wager times its bet's exact edge. Side bets pay long "
         "odds, so hold swings far "
         "from theo on a small handle: z says how far, in standard deviations (the dashed lines at ±2: beyond them "
         "about one bet in twenty by chance alone)."
@@ -181,20 +172,13 @@ def dealer_pace(f: filters.Filters) -> None:
     fmt.table(
         pace,
         hide_index=True,
-        column_config=fmt.columns(
-            counts=("tables", "days", "coups", *tables.ERRORS),
-            hours="%.1f",
-            coups_per_hour="%.1f",
-            house_median="%.1f",
-            pace_vs_median="%.2f",
-        ),
     )
     charts.show(pace_chart(pace.drop_nulls("pace_vs_median")))
     st.caption(
         "Pace: coups an hour of dealing, from the gaps between a dealer's consecutive coups of one shoe (shuffles "
         f"left out, and breaks: a gap of more than {Settings.from_env().pace_break_minutes:g} minutes, "
         "BANCO_PACE_BREAK_MINUTES). House median: the median pace of that game's dealers each gaming day, weighted "
-        "by the dealer's hours (the chart's zero line; a dot is a dealer's pace at one game); pace_vs_median "
+        "by the dealer's hours (the chart's zero line; a dot is a dealer's pace at one game); Pace vs median "
         "below 1 is slower than the house. Errors: the "
         "dealer's rows quarantined (tableau violations, outcome and payout mismatches)."
     )
@@ -251,19 +235,12 @@ def table_days(days: pl.DataFrame, table: str) -> None:
             z="win_vs_theo_z",
         ),
         hide_index=True,
-        column_config=fmt.columns(
-            money=MONEY,
-            percent=RATES,
-            counts=("wagers", "quarantined_coups"),
-            z="%.2f",
-            quarantined_handle_pct="%.2f",
-        ),
     )
     holed = daily.filter(pl.col("quarantined_coups") > 0)
     if holed.height:
         st.caption(
-            f"{fmt.count(holed.height)} of these days hold quarantined coups (quarantined_coups; "
-            "quarantined_handle_pct: the share of the day's handle staked on them, in percent): their wagers are "
+            f"{fmt.count(holed.height)} of these days hold quarantined coups (Quarantined coups; "
+            "Quarantined handle: the share of the day's handle staked on them, in percent): their wagers are "
             "left out of handle, win and theo, so those days' holds rest on a log with a hole in it. The Integrity "
             "page lists the rows and why."
         )
@@ -277,13 +254,12 @@ def dealer_wagers(f: filters.Filters, dealer: str) -> None:
     pace = tables.dealt(f, dealer)
     a, b, c, d = metric_row(4)
     a.metric("Coups dealt", fmt.count(pace["coups"]))
-    b.metric("Pace", f"{fmt.number(pace['coups_per_hour'], 1)} coups/hour")
+    b.metric("Pace", f"{fmt.number(pace['coups_per_hour'], 1)} coups an hour")
     c.metric("Handle", fmt.money(whole["handle"].sum()))
     d.metric("House win", fmt.money(whole["house_win"].sum()))
     fmt.table(
         whole.select("game", "wagers", *MONEY, *RATES, z="win_vs_theo_z"),
         hide_index=True,
-        column_config=fmt.columns(money=MONEY, percent=RATES, counts=("wagers",), z="%.2f"),
     )
     st.caption(f"{fmt.plain(dealer)}'s wagers at every table they dealt, by game, with the z of win against theo.")
 

@@ -10,7 +10,6 @@ import streamlit as st
 from dashboards import charts, filters, fmt
 from dashboards.layout import metric_row
 from dashboards.queries import ties
-from models import display
 from models.metrics.expectation import funnel_limits
 from models.metrics.ties import ALPHA
 
@@ -24,8 +23,8 @@ def render() -> None:
     rate, expected = totals["tie_rate"], totals["expected_rate"]
     a, b, c, d = metric_row(4)
     a.metric("Ties", fmt.count(totals["ties"]))
-    b.metric("Tie rate", fmt.percent(rate), delta=f"{(rate - expected) * 100:+.2f} pts", delta_color="off")
-    c.metric("Expected", fmt.percent(expected))
+    b.metric("Tie rate", fmt.percent(rate, "rate"), delta=fmt.points(rate - expected, "rate"), delta_color="off")
+    c.metric("Expected", fmt.percent(expected, "rate"))
     d.metric("Flagged groups", f"{fmt.count(totals['flagged'])} of {fmt.count(totals['groups'])}")
 
     # the flagged groups and those furthest from expected, if there are more than a chart can carry
@@ -64,7 +63,7 @@ def render() -> None:
         )
     )
     st.caption(
-        f"The band holds 95% of groups of each size at the pooled exact rate {fmt.percent(expected)}; "
+        f"The band holds 95% of groups of each size at the pooled exact rate {fmt.percent(expected, 'rate')}; "
         "a point outside it is unusual on its own, and flagged only if it stays so after the Benjamini-Hochberg "
         f"correction over the groups of its gaming day: its q-value below {ALPHA:g}, a false-discovery rate of "
         f"{fmt.percent(ALPHA, 0)} fixed for this test of the dealing (BANCO_SURVEILLANCE_FDR is surveillance's alone)."
@@ -99,14 +98,7 @@ def render() -> None:
         st.success("No group is flagged after the false-discovery correction.")
     else:
         # p and q as people read them (models/display.py): two significant digits, "< 0.0001" below that
-        shown = flagged.with_columns(pl.col("p_value", "q_value").map_elements(display.p_value, return_dtype=pl.String))
-        fmt.table(
-            shown,
-            hide_index=True,
-            column_config=fmt.columns(
-                percent=("tie_rate", "expected_rate", "ci_low", "ci_high"), counts=("coups", "ties"), z="%.2f"
-            ),
-        )
+        fmt.table(flagged, hide_index=True)  # p and q as the home writes them (models/display.py)
         st.caption(
             f"A group is flagged when its q-value (its p-value after the Benjamini-Hochberg correction over the "
             f"groups of its gaming day) is below {ALPHA:g}; the smallest q first."

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from models import display
 from models.game.paytable import PayTable
 from models.gaming_day import GamingDay, gaming_day
 from models.logs.checks import check_rounds
@@ -225,7 +226,14 @@ WORDED = (
 
 
 def _amount(value) -> str:
-    return f"{value:,.2f}"
+    return display.money(value)
+
+
+def _reasons(reasons: str) -> str:
+    """The reasons ("tableau_violation 1, bad_card 2") by their names: "Tableau violation 1, Bad card 2"."""
+    return ", ".join(
+        f"{display.name(reason)} {n}" for reason, n in (part.rsplit(" ", 1) for part in reasons.split(", "))
+    )
 
 
 def _many(count: int, noun: str) -> str:
@@ -238,7 +246,7 @@ def in_words(shift: dict) -> str | None:
     if shift["overlapping"]:
         said.append("overlaps an earlier shift of its table: its coups stay with that one")
     if shift["quarantined_coups"]:
-        coups = f"{_many(shift['quarantined_coups'], 'quarantined coup')} ({shift['quarantined_reasons']})"
+        coups = f"{_many(shift['quarantined_coups'], 'quarantined coup')} ({_reasons(shift['quarantined_reasons'])})"
         their = "its" if shift["quarantined_coups"] == 1 else "their"
         if shift["quarantined_handle"]:
             said.append(f"{coups}: the house took {_amount(shift['quarantined_win'])} on {their} wagers")

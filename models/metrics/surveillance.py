@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from models import display
 from models.game.paytable import BETS, MAIN_BETS
 from models.metrics.permutation import sequential_p_values
 from models.metrics.rating_blocks import pair_counts, rating_blocks
@@ -518,16 +519,19 @@ def _detail(flag: dict) -> str:
     if flag["rule"] == "zender":
         shoes = f"{flag['zender_shoes']} shoe{'s' if flag['zender_shoes'] != 1 else ''}"
         won = flag["zender_won"]
-        result = f"the house lost {won:,.2f}" if won >= 0 else f"the house won {-won:,.2f}"
+        result = f"the house lost {display.money(won)}" if won >= 0 else f"the house won {display.money(-won)}"
         return f"{shoes} sat out, then bet at or near the table maximum in the last cards; {result} on those wagers"
     return (
         f"{flag['advantage_wagers']} of {flag['wagers']} wagers at an advantage "
-        f"({flag['expected_advantage_share']:.1%} expected at random timing); their side bets took an advantage "
-        f"worth {flag['advantage_won']:,.2f} where random timing takes {flag['expected_advantage_won']:,.2f} on "
-        f"average and reaches as much with chance p = {_small(flag['p_value'])} "
-        f"(q = {_small(flag['q_value'])} over the day's players); edge won {flag['edge_won']:,.2f}"
-    ).replace("%", " %")
+        f"({display.percent(flag['expected_advantage_share'], 'share')} expected at random timing); their side bets "
+        f"took an advantage worth {display.money(flag['advantage_won'])} where random timing takes "
+        f"{display.money(flag['expected_advantage_won'])} on average and reaches as much with chance "
+        f"{_stated('p', flag['p_value'])} ({_stated('q', flag['q_value'])} over the day's players); edge won "
+        f"{display.money(flag['edge_won'])}"
+    )
 
 
-def _small(p: float) -> str:
-    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+def _stated(name: str, p: float) -> str:
+    """ "p = 0.0012", or "p < 0.0001" (display.p_value)."""
+    shown = display.p_value(p)
+    return f"{name} {shown}" if shown.startswith("<") else f"{name} = {shown}"

@@ -12,6 +12,7 @@ import xlsxwriter
 from fpdf import FPDF
 from fpdf.fonts import FontFace
 
+from models import display
 from models.reports.monthly import MONEY, PERCENT, Report
 from models.reports.rules import SHORT, TITLES
 
@@ -114,8 +115,14 @@ def _text(value: object) -> str:
     return text.encode("latin-1", "replace").decode("latin-1")
 
 
-def _figure(value, digits: int = 2) -> str:
-    return MISSING if value is None else f"{value:,.{digits}f}"
+def _figure(value) -> str:
+    """Money, or a percent already in percent, as models/display.py writes it (to 2 decimals)."""
+    return MISSING if value is None else display.number(value)
+
+
+def _name(identifier: str | None) -> str:
+    """A game's or status's name (Chemin de Fer, Unreconciled)."""
+    return MISSING if identifier is None else display.name(identifier)
 
 
 def _flag(value: bool | None) -> str:
@@ -187,7 +194,7 @@ def pdf(report: Report) -> bytes:
     rows = []
     for row in report.tables.iter_rows(named=True):
         who = row["table_id"] if row["level"] == "table" else "Total"
-        game = row["game"] if row["level"] != "property" else "All games"
+        game = _name(row["game"]) if row["level"] != "property" else "All games"
         rows.append((row["level"], [who, game, str(row["days"]), _figure(row["drop"]), _figure(row["win"]),
                      _figure(row["hold_pct"]), _figure(row["ytd_drop"]), _figure(row["ytd_win"]),
                      _figure(row["ytd_hold_pct"]), *_rules_cells(report, row)]))  # fmt: skip
@@ -205,7 +212,10 @@ def pdf(report: Report) -> bytes:
     if report.investigations.is_empty():
         _line(doc, "No investigation is due: every table and game lies within the applied rules.")
     for row in report.investigations.iter_rows(named=True):
-        _line(doc, f"{row['table_id']} {row['game']}, {TITLES[row['rule']]}, as of {row['as_of']}: {row['explain']}.")
+        _line(
+            doc,
+            f"{row['table_id']} {_name(row['game'])}, {TITLES[row['rule']]}, as of {row['as_of']}: {row['explain']}.",
+        )
     doc.ln(3)
     r = report.reconciliation
     _section(doc, f"Count against wagers: {r.unreconciled} of {r.shifts} table-shifts unreconciled")
@@ -216,8 +226,8 @@ def pdf(report: Report) -> bytes:
                    "Unexplained"]  # fmt: skip
         shown = ("drop", "win", "wagers_win", "difference", "unexplained")
         rows = [
-            ("table", [str(row["gaming_day"]), row["table_id"], row["shift_id"], row["game"] or MISSING,
-                       row["status"], *[_figure(row[name]) for name in shown]])
+            ("table", [str(row["gaming_day"]), row["table_id"], row["shift_id"], _name(row["game"]),
+                       _name(row["status"]), *[_figure(row[name]) for name in shown]])
             for row in report.unreconciled.iter_rows(named=True)
         ]  # fmt: skip
         _table(doc, heading, [24, 18, 30, 26, 26, 26, 26, 26, 26, 22], rows, numeric=range(5, 10))

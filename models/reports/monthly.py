@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import polars as pl
 
+from models import display
 from models.count_status import AGREED, EXPLAINED
 from models.ratios import pct, quarantined_share
 from models.reports.rules import KANSAS_POINTS, OHIO_POINTS, RULES, TITLES, month_end
@@ -107,8 +108,9 @@ class Report:
             (
                 "Count against wagers",
                 f"{r.reconciled:,} of {r.shifts:,} table-shifts reconciled ({r.explained:,} of them by their "
-                f"quarantined coups); {r.unreconciled:,} not, unexplained {r.difference:,.2f}; "
-                f"{r.quarantined_coups:,} coups quarantined, {r.quarantined_share:.2%} of the handle",
+                f"quarantined coups); {r.unreconciled:,} not, unexplained {display.money(r.difference)}; "
+                f"{r.quarantined_coups:,} coups quarantined, {display.percent(r.quarantined_share, 'share')} of the "
+                "handle",
             ),
         ]
 

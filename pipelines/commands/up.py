@@ -165,23 +165,25 @@ def file_reports(instance, days: list[str], progress: Progress = quiet) -> bool:
 def report(db: Path) -> None:
     """What the warehouse now holds, per game, as tables like `banco sql` prints."""
     from models.warehouse.store import read
-    from pipelines.terminal import print_table
+    from pipelines.terminal import print_summary
 
+    currency = Settings.from_env().currency
     con = read(db)
     try:
-        print_table(
+        print_summary(
             con.sql(
                 "SELECT game, count(*) AS coups, count(DISTINCT table_id) AS tables, "
-                "round(avg((outcome = 'B')::INT), 4) AS banker, round(avg((outcome = 'P')::INT), 4) AS player, "
-                "round(avg((outcome = 'T')::INT), 4) AS tie FROM core.rounds GROUP BY game ORDER BY game"
-            )
+                "avg((outcome = 'B')::INT) AS banker_rate, avg((outcome = 'P')::INT) AS player_rate, "
+                "avg((outcome = 'T')::INT) AS tie_rate FROM core.rounds GROUP BY game ORDER BY game"
+            ),
+            currency,
         )
-        print_table(
+        print_summary(
             con.sql(
-                "SELECT game, sum(handle) AS handle, sum(house_win) AS house_win, round(sum(theo), 2) AS theo, "
-                "round(100 * sum(house_win) / sum(handle), 2) AS hold_pct "
-                "FROM marts.table_day GROUP BY game ORDER BY game"
-            )
+                "SELECT game, sum(handle) AS handle, sum(house_win) AS house_win, sum(theo) AS theo, "
+                "sum(house_win) / sum(handle) AS win_over_handle FROM marts.table_day GROUP BY game ORDER BY game"
+            ),
+            currency,
         )
     finally:
         con.close()

@@ -24,6 +24,7 @@ from websockets.sync.client import connect
 from dashboards import signin
 from dashboards.pages import ANALYSTS_ONLY, PAGES
 from models.access import Role, throttle, users
+from models.contract import BET_INPUT_COLUMNS, EVENT_INPUT_COLUMNS, ROUND_INPUT_COLUMNS
 from tests.dashboards.identity_provider import CLIENT_ID, CLIENT_SECRET, IdentityProvider
 from tests.dashboards.servers import dashboard, free_port
 from tests.sockets import listening
@@ -115,6 +116,75 @@ def test_every_page_renders_in_a_real_browser(server, browser):
     assert outside == []  # the app's icons and fonts ship with it
 
 
+#: Run before a page's own scripts: keeps every text drawn on a canvas, except a chart's. The data grid of
+#: st.dataframe paints its headers and cells on canvases (some off-screen buffers), and its accessible
+#: table holds the cells' raw values, not what is shown: what fillText draws is what reaches the screen.
+DRAWN = """
+window.drawn = [];
+const fillText = CanvasRenderingContext2D.prototype.fillText;
+CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+  const chart = this.canvas.isConnected && this.canvas.closest('[data-testid="stVegaLiteChart"]');
+  if (!chart) window.drawn.push(String(text));
+  return fillText.call(this, text, ...rest);
+};
+"""
+#: The page's text without its charts (their titles and axes are the charts' own test's) and grids (whose
+#: hidden accessible tables hold raw values: what the grids draw is read apart), with the values its
+#: inputs show (a select box's choice is an input's value, outside innerText).
+WORDS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stElementContainer"]')]
+  .filter((element) => !element.querySelector('[data-testid="stVegaLiteChart"], [data-testid="stDataFrame"]'))
+  .map((element) => element.innerText)
+  .concat([...document.querySelectorAll('[data-testid="stMain"] input')].map((input) => input.value))
+  .join("\\n")"""
+#: A column's or an identifier's name: theo_over_handle, chemin_de_fer, p_value.
+RAW_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+#: A float as a program prints it: more than 4 decimals (0.45920550664202275), or an exponent (6.9e-09); a
+#: p-value of two significant digits (0.00062) is the home's.
+RAW_FLOAT = re.compile(r"(?<![\d.])(?!0\.000[1-9]\d?(?![\d.]))\d+\.\d{5,}|\d(?:\.\d+)?e[-+]?\d", re.IGNORECASE)
+#: Where a cell may name a log's field: a file's path, and the fields of the landing files (an ingest
+#: error says which field of the file to look at).
+FILE_PATH = re.compile(r"\S*/\S*")
+LOG_FIELDS = frozenset((*ROUND_INPUT_COLUMNS, *BET_INPUT_COLUMNS, *EVENT_INPUT_COLUMNS))
+#: A percent to more than 2 decimals ("1.802 %"): models/display.py gives 2 at most.
+LONG_PERCENT = re.compile(r"\d\.\d{3,} ?%")
+#: A grid's cell in a style the home does not write: a negative in parentheses ("(38,960.00)"), the
+#: browser's locale percent ("11.5%": the home puts "(%)" in the header), a number of five digits or
+#: more without separators ("50435").
+GRID_STYLE = re.compile(r"^\(\d[\d,.]*\)$|^-?[\d,.]+%$|^-?\d{5,}(?:\.\d+)?$")
+
+
+@pytest.mark.slow
+def test_no_raw_name_or_unformatted_float_reaches_the_screen(server, browser):
+    """Every page but the SQL console (its results keep the names the user's SQL gives them), as first
+    drawn: the figures in its metrics, captions and select boxes, and every table cell the grid paints."""
+    found = []
+    for index, (name, title, _) in enumerate(PAGES):
+        if name == "sql.py":
+            continue
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.add_init_script(DRAWN)
+        page.goto(f"{server}/{name.removesuffix('.py') if index else ''}")
+        page.wait_for_selector(f"h1:has-text('{title}')", timeout=60_000)
+        _settled(page)
+        page.wait_for_timeout(1_000)  # the grids paint after the run
+        words = page.evaluate(WORDS)
+        drawn = page.evaluate("window.drawn")
+        headers = page.locator('[data-testid="stDataFrame"] th').all_inner_texts()
+        found += [
+            (title, "text", hit) for pattern in (RAW_NAME, RAW_FLOAT, LONG_PERCENT) for hit in pattern.findall(words)
+        ]
+        found += [(title, "header", text) for text in headers if RAW_NAME.search(text)]
+        found += [
+            (title, "cell", text)
+            for text in drawn
+            if set(RAW_NAME.findall(FILE_PATH.sub("", text))) - LOG_FIELDS
+            or RAW_FLOAT.search(text)
+            or GRID_STYLE.search(text.strip())
+        ]
+        page.close()
+    assert sorted(set(found)) == []
+
+
 def test_a_filter_change_redraws_the_overview(server, browser, warehouse):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(server)
@@ -122,7 +192,7 @@ def test_a_filter_change_redraws_the_overview(server, browser, warehouse):
     _settled(page)
     games = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').nth(1)
     games.click()
-    page.keyboard.type("super6")
+    page.keyboard.type("Super 6")  # the games go by their names
     page.keyboard.press("Enter")
     page.keyboard.press("Escape")
     _settled(page)

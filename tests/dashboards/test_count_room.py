@@ -109,7 +109,7 @@ def test_the_months_report_its_investigations_and_downloads(db, monkeypatch):
         assert tables.loc[table, "hold_pct"] == pytest.approx(row["mtd_hold_pct"])
     assert not [name for name in report.columns if name.startswith(("ks_", "oh_"))]  # maryland alone by default
     due = table_with(at, "table_id", "rule", "explain")
-    assert list(zip(due["table_id"], due["rule"], strict=True)) == [("T01", "maryland"), ("T03", "maryland")]
+    assert list(zip(due["table_id"], due["rule"], strict=True)) == [("T01", "Maryland"), ("T03", "Maryland")]
     assert "2 not, unexplained -25.00" in " ".join(m.value for m in at.markdown)
     labels = [button.proto.label for button in at.get("download_button")]
     assert labels == ["Download CSV", "Download XLSX", "Download PDF"]
@@ -121,7 +121,7 @@ def test_the_rules_setting_reaches_the_page(db, monkeypatch):
     monkeypatch.setenv("BANCO_REPORT_RULES", "kansas,ohio")
     at = open_app(db, monkeypatch, PAGE)
     due = table_with(at, "table_id", "rule", "explain")
-    assert list(zip(due["table_id"], due["rule"], strict=True)) == [("T02", "ohio"), ("T03", "kansas")]
+    assert list(zip(due["table_id"], due["rule"], strict=True)) == [("T02", "Ohio"), ("T03", "Kansas")]
 
 
 def test_no_table_events_says_so(built, monkeypatch):

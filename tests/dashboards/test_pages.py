@@ -111,7 +111,7 @@ def test_commission_and_its_what_if(warehouse, monkeypatch):
     assert metric(at, "Commission revenue") == fmt.money(taken)
     at.number_input(key="what_if_rate").set_value(0.04).run()
     staked = scalar(warehouse, "SELECT sum(amount) FROM core.bets WHERE bet = 'banker' AND commission > 0")
-    assert metric(at, "Commission at 4.00%, exact") == fmt.money(staked * Decimal("0.04"))
+    assert metric(at, "Commission at 4.00 %, exact") == fmt.money(staked * Decimal("0.04"))
     assert metric(at, "As taken (logged, exact)") == fmt.money(taken)
     at.number_input(key="what_if_rate").set_value(0.05).run()
     at.radio(key="what_if_policy").set_value("down").run()
@@ -120,7 +120,7 @@ def test_commission_and_its_what_if(warehouse, monkeypatch):
     floored = scalar(
         warehouse, "SELECT sum(floor(amount * 0.05)) FROM core.bets WHERE bet = 'banker' AND commission > 0"
     )
-    assert metric(at, "Commission at 5.00%, down to 1") == fmt.money(Decimal(floored))
+    assert metric(at, "Commission at 5.00 %, down to 1") == fmt.money(Decimal(floored))
 
 
 def test_ties_against_the_exact_rate(warehouse, monkeypatch):
@@ -198,20 +198,21 @@ def test_side_bets_against_their_theoretical_hold(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch, "tables")
     side = table_with(at, "bet", "win_over_handle", "theo_over_handle").set_index("bet")
     placed = scalar(warehouse, "SELECT count(DISTINCT bet) FROM core.bets WHERE bet NOT IN ('banker', 'player')")
-    assert len(side) == placed and "tie" in side.index
+    assert len(side) == placed and "Tie" in side.index  # each bet by its name
     sums = "SELECT bet, sum(amount), sum(house_net), sum(theo) FROM core.bets WHERE bet NOT IN ('banker', 'player')"
     for bet, handle, win, theo in rows(warehouse, f"{sums} GROUP BY bet"):
-        assert float(side.loc[bet, "handle"]) == pytest.approx(float(handle)), bet
-        assert side.loc[bet, "win_over_handle"] == pytest.approx(float(win / handle)), bet
-        assert side.loc[bet, "theo_over_handle"] == pytest.approx(float(theo / handle)), bet
+        shown = side.loc[display.name(bet)]
+        assert float(shown["handle"]) == pytest.approx(float(handle)), bet
+        assert shown["win_over_handle"] == pytest.approx(100 * float(win / handle)), bet  # shown in percent
+        assert shown["theo_over_handle"] == pytest.approx(100 * float(theo / handle)), bet
 
 
 def test_dealer_pace_against_the_house_median(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch, "tables")
     pace = table_with(at, "dealer_id", "pace_vs_median").set_index(["dealer_id", "game"])
     for dealer, game, coups, per_hour in rows(warehouse, PACE_FROM_COUPS):
-        assert pace.loc[(dealer, game), "coups"] == coups
-        assert pace.loc[(dealer, game), "coups_per_hour"] == pytest.approx(per_hour)
+        assert pace.loc[(dealer, display.name(game)), "coups"] == coups
+        assert pace.loc[(dealer, display.name(game)), "coups_per_hour"] == pytest.approx(per_hour)
     assert (pace["pace_vs_median"] > 0).all() and pace["quarantined"].sum() >= pace["tableau_violations"].sum()
     at.multiselect(key="dealers").set_value([dealer]).run()  # a dealer filter keeps that dealer's own rows
     assert not at.exception
@@ -278,8 +279,8 @@ def test_shoe_explorer_asks_each_derived_road_and_says_how_asking_fared(warehous
         assert words.startswith(
             f"Over the {fmt.count(len(shoes))} shoes in this warehouse, betting the side the {name}'s"
         )
-        assert f"won {fmt.percent(row['win_rate'], 1)} of {fmt.count(row['calls'])} decided coups" in words
-        assert f"gives {fmt.percent(row['expected_rate'], 1)} for that mix" in words
+        assert f"won {fmt.percent(row['win_rate'], 'rate')} of {fmt.count(row['calls'])} decided coups" in words
+        assert f"gives {fmt.percent(row['expected_rate'], 'rate')} for that mix" in words
         assert words.endswith("they do not predict the next coup.")
 
 
@@ -297,9 +298,9 @@ def test_integrity_counts_the_quarantine(warehouse, monkeypatch):
 
 def test_odds_lab_full_and_mid_shoe(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch, "odds")
-    assert metric(at, "Banker wins") == fmt.percent(exact_odds(Composition.full(8)).p_banker, 3)
+    assert metric(at, "Banker wins") == fmt.percent(exact_odds(Composition.full(8)).p_banker, "rate")
     at.slider(key="odds_decks").set_value(6).run()
-    assert metric(at, "Tie") == fmt.percent(exact_odds(Composition.full(6)).p_tie, 3)
+    assert metric(at, "Tie") == fmt.percent(exact_odds(Composition.full(6)).p_tie, "rate")
     table, shoe = at.selectbox(key="odds_table").value, at.selectbox(key="odds_shoe").value
     at.slider(key="odds_after").set_value(10).run()
     assert not at.exception
@@ -315,7 +316,7 @@ def test_odds_lab_full_and_mid_shoe(warehouse, monkeypatch):
     from models.game.games import Game
 
     expected = exact_odds(left, Game(hands[0][4])).p_banker
-    assert [m.value for m in at.metric if m.label == "Banker wins"][1] == fmt.percent(expected, 3)
+    assert [m.value for m in at.metric if m.label == "Banker wins"][1] == fmt.percent(expected, "rate")
 
 
 def test_sql_console_runs_read_only_queries(warehouse, monkeypatch):

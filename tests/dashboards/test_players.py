@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from dashboards import fmt
+from models import display
 from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
@@ -96,7 +97,8 @@ def test_a_players_profile_matches_their_wagers(warehouse, monkeypatch):
     assert float(sessions["handle"].sum()) == pytest.approx(float(scalar(warehouse, f"SELECT sum(amount) {mine}")))
     by_bet = table_with(at, "bet", "share").set_index("bet")
     for bet, handle, wagers in rows(warehouse, f"SELECT bet, sum(amount), count(*) {mine} GROUP BY bet"):
-        assert (float(by_bet.loc[bet, "handle"]), by_bet.loc[bet, "wagers"]) == (pytest.approx(float(handle)), wagers)
+        shown = by_bet.loc[display.name(bet)]  # a bet by its name
+        assert (float(shown["handle"]), shown["wagers"]) == (pytest.approx(float(handle)), wagers)
     assert len(at.get("vega_lite_chart")) == 2  # the timeline, and house win against theo in its band
 
 

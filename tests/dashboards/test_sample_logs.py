@@ -72,4 +72,4 @@ def test_the_integrity_page_counts_quarantined_table_events(samples, app):
     (shown,) = [m.value for m in app.metric if m.label == "Rows quarantined (filtered)"]
     assert shown == f"{sum(rejected):,}"
     kinds = set(app.dataframe[0].value["kind"])
-    assert {"rounds", "bets", "table events"} <= kinds
+    assert {"Rounds", "Bets", "Table events"} <= kinds  # by their names

@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 from dashboards import fmt
+from models import display
 from models.game.paytable import BETS
 from models.metrics.build import build
 from models.simulate.config import Simulation
@@ -58,7 +59,10 @@ def metric(at, label: str) -> str:
 
 
 def flagged(db: Path, where: str = "TRUE") -> list[tuple]:
-    return rows(db, f"SELECT {', '.join(KEY)} FROM marts.surveillance_flags WHERE {where}")
+    """The flags' keys as the page shows them: each rule and scope by its name."""
+    found = rows(db, f"SELECT {', '.join(KEY)} FROM marts.surveillance_flags WHERE {where}")
+    words = [KEY.index("rule"), KEY.index("scope")]
+    return [tuple(display.name(v) if i in words else v for i, v in enumerate(row)) for row in found]
 
 
 def test_the_alerts_are_the_flags_of_the_filtered_days(warehouse, monkeypatch):
@@ -103,7 +107,7 @@ def test_a_flagged_players_evidence_is_their_sessions_summed(warehouse, monkeypa
     )[0]
     assert metric(at, "Sessions") == fmt.count(sessions)
     assert metric(at, "Wagers") == fmt.count(wagers)
-    assert metric(at, "At an advantage") == fmt.percent(advantage / wagers, 1)
+    assert metric(at, "At an advantage") == fmt.percent(advantage / wagers, "share")
     assert metric(at, "Edge won") == fmt.money(edge_won)
     assert metric(at, "Edge won by chance") == fmt.money(at_random)
     assert metric(at, "House win") == fmt.money(house_win)
@@ -112,16 +116,17 @@ def test_a_flagged_players_evidence_is_their_sessions_summed(warehouse, monkeypa
     assert float(shown["edge_won"].sum()) == pytest.approx(float(edge_won))
     placed = table_with(at, "table_id", "shoe_id", "round_no", "player_edge")
     assert len(placed) == min(scalar(warehouse, f"SELECT count(*) FROM core.bets WHERE player_id = '{player}'"), 2000)
-    expected = dict(
-        rows(
+    expected = {  # keyed as the page shows a wager: its bet by name
+        f"{key}{display.name(bet)}": edge
+        for key, bet, edge in rows(
             warehouse,
-            f"SELECT b.table_id || b.shoe_id || b.round_no || b.seat || b.bet, {PLAYER_EDGE} FROM core.bets b "
+            f"SELECT b.table_id || b.shoe_id || b.round_no || b.seat, b.bet, {PLAYER_EDGE} FROM core.bets b "
             f"JOIN marts.coup_edges e USING (table_id, shoe_id, round_no) WHERE b.player_id = '{player}'",
         )
-    )
+    }
     for row in placed.itertuples(index=False):
         edge = expected.get(f"{row.table_id}{row.shoe_id}{row.round_no}{row.seat}{row.bet}")
-        assert plain(row.player_edge) == (None if edge is None else pytest.approx(edge)), row
+        assert plain(row.player_edge) == (None if edge is None else pytest.approx(100 * edge)), row  # in percent
 
 
 def test_the_shoe_timeline_is_the_shoes_edges_and_wagers(warehouse, monkeypatch):
@@ -145,13 +150,14 @@ def test_the_shoe_timeline_is_the_shoes_edges_and_wagers(warehouse, monkeypatch)
         orient="row",
     )
     assert edges["round_no"].tolist() == expected["round_no"].to_list()
-    assert edges["tie"].tolist() == pytest.approx(expected["tie"].to_list())
+    percent = expected.with_columns(pl.col("tie", "dragon7") * 100)  # edges are shown in percent
+    assert edges["tie"].tolist() == pytest.approx(percent["tie"].to_list())
     if expected["dragon7"].null_count() < len(expected):  # a game with Dragon 7 on its table
-        assert edges["dragon7"].tolist() == pytest.approx(expected["dragon7"].to_list())
+        assert edges["dragon7"].tolist() == pytest.approx(percent["dragon7"].to_list())
     placed = table_with(at, "round_no", "seat", "player_id", "bet", "amount")
     logged = rows(warehouse, f"SELECT round_no, player_id, bet, amount FROM core.bets WHERE {shoe} ORDER BY ALL")
     shown = sorted((int(r.round_no), r.player_id, r.bet, float(r.amount)) for r in placed.itertuples(index=False))
-    assert shown == [(n, p, bet, float(amount)) for n, p, bet, amount in logged]
+    assert shown == sorted((n, p, display.name(bet), float(amount)) for n, p, bet, amount in logged)
     assert len(at.get("vega_lite_chart")) == 2  # the alerts per day, the shoe's timeline
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from dashboards import fmt
 from models.game.games import Game
 from models.settings import Settings
@@ -30,8 +32,8 @@ def test_the_exact_figures_and_the_back_test(warehouse, monkeypatch):
     shoes = scalar(warehouse, "SELECT count(*) FROM core.shoes WHERE game = 'punto_banco' AND decks = 8")
     bands = at.dataframe[0].value
     assert list(bands.columns) == ["session", "exact", "back_test", "z"]
-    assert bands["back_test"].sum() == 1.0 or abs(bands["back_test"].sum() - 1.0) < 1e-9
-    assert any(f"on {fmt.count(shoes)} punto_banco shoes" in c.value for c in at.caption)
+    assert bands["back_test"].sum() == pytest.approx(100)  # shares, shown in percent
+    assert any(f"on {fmt.count(shoes)} Punto Banco shoes" in c.value for c in at.caption)
     assert len(at.get("vega_lite_chart")) == 1
 
 

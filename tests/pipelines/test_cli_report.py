@@ -98,10 +98,10 @@ def test_the_pdf_is_a_filed_report_with_its_figures_and_page_numbers(db, capsys,
     text = "\n".join(page.extract_text() for page in pdf.pages)
     assert "Monthly statistical report, November 2026" in text and "Casino of the Tests" in text
     assert f"Page 1 of {len(pdf.pages)}" in text
-    assert "T01 punto_banco 2 3,000.00 350.00 11.67 4,000.00 450.00 11.25 14.00 (2025) [12.00, 16.00] FLAG" in text
-    assert "Total punto_banco 2 3,800.00 550.00 14.47" in text and "Total All games 2 4,800.00 630.00 13.12" in text
+    assert "T01 Punto Banco 2 3,000.00 350.00 11.67 4,000.00 450.00 11.25 14.00 (2025) [12.00, 16.00] FLAG" in text
+    assert "Total Punto Banco 2 3,800.00 550.00 14.47" in text and "Total All games 2 4,800.00 630.00 13.12" in text
     assert "Investigations due (4)" in text
-    assert "T03 punto_banco, Kansas (K.A.R. 112-108-51), as of 2026-11-02: MTD win-to-drop 25.00 %" in text
+    assert "T03 Punto Banco, Kansas (K.A.R. 112-108-51), as of 2026-11-02: MTD win-to-drop 25.00 %" in text
     assert "2 of 5 table-shifts unreconciled" in text and "-25.00" in text
     assert pdf.metadata.title == "Monthly statistical report, November 2026"
 

@@ -4,6 +4,7 @@ import datetime as dt
 
 import duckdb
 
+from models import display
 from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
@@ -22,11 +23,27 @@ def test_up_prints_what_the_warehouse_holds_as_two_box_tables(tmp_path, capsys):
     report(db)
     out = capsys.readouterr().out
     assert "shape:" not in out and out.count("┌") == 2 and out.count("  1 row\n") == 2
-    assert "│ punto_banco │" in out and "decimal(" in out  # money keeps its type, shown to the cent
+    assert "│ Punto Banco │" in out and "punto_banco" not in out  # games by their names
+    assert "Handle (EUR)" in out and "Hold (%)" in out and "decimal(" not in out  # words, not DuckDB's types
     handle = duckdb.connect(str(db.with_name("banco.serving.duckdb")), read_only=True)
-    total = handle.sql("SELECT sum(handle) FROM marts.table_day").fetchall()[0][0]
+    total, win, ties = handle.sql(
+        "SELECT sum(handle), sum(house_win), (SELECT avg((outcome = 'T')::INT) FROM core.rounds) FROM marts.table_day"
+    ).fetchall()[0]
     handle.close()
-    assert f" {total:,.2f} │" in out
+    assert f" {display.money(total)} │" in out  # to the cent
+    assert f" {display.percent(win / total, 'hold')} │" in out and f" {display.percent(ties, 'rate')} │" in out
+
+
+def test_worded_writes_each_figure_as_the_home_does():
+    result = terminal.Result(
+        ["game", "drop", "win_over_handle", "coups", "p_value", "note"],
+        ["varchar", "decimal(18,2)", "double", "bigint", "double", "varchar"],
+        [("chemin_de_fer", "-40161.25", "0.01802", "50435", "6.9e-09", None)],
+        1,
+    )
+    shown = terminal.worded(result, "CHF")
+    assert shown.names == ["Game", "Drop (CHF)", "Hold (%)", "Coups", "p-value", "Note"]
+    assert shown.rows == [("Chemin de Fer", "-40,161.25", "1.80 %", "50,435", "< 0.0001", display.MISSING)]
 
 
 def test_wide_characters_take_two_columns_and_the_box_stays_aligned():
