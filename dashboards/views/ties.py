@@ -66,7 +66,8 @@ def render() -> None:
         f"The band holds 95% of groups of each size at the pooled exact rate {fmt.percent(expected, 'rate')}; "
         "a point outside it is unusual on its own, and flagged only if it stays so after the Benjamini-Hochberg "
         f"correction over the groups of its gaming day: its q-value below {ALPHA:g}, a false-discovery rate of "
-        f"{fmt.percent(ALPHA, 0)} fixed for this test of the dealing (BANCO_SURVEILLANCE_FDR is surveillance's alone)."
+        f"{fmt.percent(ALPHA, 'share')} fixed for this test of the dealing "
+        "(BANCO_SURVEILLANCE_FDR is surveillance's alone)."
         + (
             f" Showing the {charts.MAX_POINTS:,} groups furthest from expected."
             if totals["groups"] > len(points)

@@ -13,7 +13,8 @@ from pipelines import terminal
 from pipelines.commands.up import report
 
 
-def test_up_prints_what_the_warehouse_holds_as_two_box_tables(tmp_path, capsys):
+def test_up_prints_what_the_warehouse_holds_as_two_box_tables(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # xdist's workers set 80: the tables are wider
     sim = Simulation(shoes=2, tables=2, shoes_per_day=1, start=dt.date(2026, 11, 1), seed=3)
     write_simulation(sim, tmp_path / "landing")
     db = tmp_path / "banco.duckdb"
