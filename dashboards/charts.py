@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import altair as alt
 import polars as pl
 import streamlit as st
@@ -54,7 +56,8 @@ def show(chart: alt.Chart, stretch: bool = True) -> None:
 def names_expr(of: str = "datum.label") -> str:
     """A Vega expression that shows a label (a game, bet or rule) by its name: Punto Banco, not punto_banco;
     `of` is what holds the identifier (a facet's header reads `datum.value`)."""
-    words = ", ".join(f"'{key}': '{display.name(key)}'" for key in (*display.NAMES, *NAMED))
+    # JSON's quoting is Vega's: a name may hold an apostrophe ("Zender's pattern")
+    words = json.dumps({key: display.name(key) for key in (*display.NAMES, *NAMED)})[1:-1]
     # any other identifier in words, as display.name writes it: "bad_card" is "Bad card"
     spaced = f"replace({of}, regexp('_', 'g'), ' ')"
     return f"{{{words}}}[{of}] || upper(slice({spaced}, 0, 1)) + slice({spaced}, 1)"
