@@ -122,7 +122,9 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "md_ci_high": ("MD 95 % CI high", "points"), "ks_base_hold_pct": ("KS base hold", "points"),
     "oh_rolling_hold_pct": ("OH 30-day hold", "points"), "oh_lifetime_hold_pct": ("OH lifetime hold", "points"),
     # statistics
-    "p_value": ("p-value", "p"), "q_value": ("q-value", "p"), "p": ("p-value", "p"), "q": ("q-value", "p"),
+    "p_value": ("p-value", "p"), "q_value": ("q-value", "p"), "p": ("p-value", "p"),
+    # marts.tenure_fit's q is no q-value: the chance a bank keeps a decided coup (1 − q ends it)
+    "q": ("Bank keeps, q", "rate"),
     "z": ("z", "number"), "win_vs_theo_z": ("z", "number"), "chi2": ("χ²", "number"),
     "edge_rank_correlation": ("Edge rank correlation", "number"), "std_dev": ("Standard deviation", "number"),
     "pace_vs_median": ("Pace vs median", "number"), "growth": ("Growth", "number"),
