@@ -17,8 +17,6 @@ MISSING = "—"
 PERCENT_DIGITS = {"hold": 2, "edge": 2, "rate": 2, "share": 1}
 #: Below this a p- or q-value reads as "< 0.0001": no test here is that precise.
 SMALLEST_P = 0.0001
-#: The minus sign every negative figure carries (a hyphen-minus: it copies into a spreadsheet as a number).
-MINUS = "-"
 
 
 def money(value: Decimal | float | None, currency: str | None = None, *, signed: bool = False) -> str:
