@@ -59,6 +59,13 @@ class Settings:
     count_tolerance: Decimal | None = None  # None: one chip of a shift's smallest denomination
     report_rules: tuple[str, ...] = DEFAULT_RULES
     property_name: str = "Banco Casino"
+    alerts_file: Path = Path("alerts.toml")  # the alert rules (models/alerts/rules.py, docs/alerts.md)
+    smtp_url: str = field(default="", repr=False)  # smtp://, smtp+starttls:// or smtps://user:password@host:port
+    smtp_from: str = ""
+    alerts_to: tuple[str, ...] = ()  # addresses every built-in rule emails
+    webhook_url: str = ""
+    webhook_secret: str = field(default="", repr=False)  # signs each webhook body (HMAC-SHA256)
+    dashboard_url: str = "http://127.0.0.1:8501"  # where an alert's link points
     currency: str = "EUR"  # the ISO 4217 code every amount in the warehouse is in (models/display.py)
 
     @classmethod
@@ -109,6 +116,13 @@ def _text(variable: str, text: str) -> str:
 
 def _path(variable: str, text: str) -> Path:
     return Path(text)
+
+
+def _addresses(variable: str, text: str) -> tuple[str, ...]:
+    addresses = tuple(part.strip() for part in text.split(",") if part.strip())
+    if not all("@" in address for address in addresses):
+        raise ValueError(f"{variable} is a comma-separated list of email addresses, got {text!r}")
+    return addresses
 
 
 def _rules(variable: str, text: str) -> tuple[str, ...]:
@@ -190,6 +204,13 @@ VARIABLES: dict[str, tuple[str, Callable[[str, str], object]]] = {
     ),
     "report_rules": ("BANCO_REPORT_RULES", _rules),
     "property_name": ("BANCO_PROPERTY_NAME", _text),
+    "alerts_file": ("BANCO_ALERTS", _path),
+    "smtp_url": ("BANCO_SMTP_URL", _text),
+    "smtp_from": ("BANCO_SMTP_FROM", _text),
+    "alerts_to": ("BANCO_ALERTS_TO", _addresses),
+    "webhook_url": ("BANCO_WEBHOOK_URL", _text),
+    "webhook_secret": ("BANCO_WEBHOOK_SECRET", _text),
+    "dashboard_url": ("BANCO_DASHBOARD_URL", _text),
     "currency": (
         "BANCO_CURRENCY",
         _checked(str.upper, lambda code: len(code) == 3 and code.isalpha(), "is a three-letter currency code (EUR)"),
