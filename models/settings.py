@@ -63,7 +63,7 @@ class Settings:
     smtp_url: str = field(default="", repr=False)  # smtp://, smtp+starttls:// or smtps://user:password@host:port
     smtp_from: str = ""
     alerts_to: tuple[str, ...] = ()  # addresses every built-in rule emails
-    webhook_url: str = ""
+    webhook_url: str = field(default="", repr=False)  # a chat's webhook URL holds its token
     webhook_secret: str = field(default="", repr=False)  # signs each webhook body (HMAC-SHA256)
     dashboard_url: str = "http://127.0.0.1:8501"  # where an alert's link points
     currency: str = "EUR"  # the ISO 4217 code every amount in the warehouse is in (models/display.py)
