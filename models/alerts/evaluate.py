@@ -126,7 +126,7 @@ def evaluate(
                     continue
                 to = recipients(rule, alerts_to)
                 text = message(rule, facts, pending, snapshot_id, to, dashboard)
-                delivery = by_name[name].send(text) if con is not None else None
+                delivery = _sent(by_name[name], text) if con is not None else None
                 outcome.messages.append((text, delivery))
                 if delivery is not None:
                     record.write(con, text, pending, delivery)
@@ -138,3 +138,12 @@ def evaluate(
         record.ensure(con)
         deliver(record.sent(con), con)
     return outcomes
+
+
+def _sent(channel: Channel, message: Message) -> Delivery:
+    """`channel.send`, whose failure, should it raise all the same, is a failed delivery, not a lost record."""
+    try:
+        return channel.send(message)
+    except Exception as error:  # one channel never stops the others, nor the record of them
+        detail = f"{type(error).__name__}: {error}".splitlines()[0]
+        return Delivery(channel.name, message.recipients, False, 1, detail, dt.datetime.now(dt.UTC))

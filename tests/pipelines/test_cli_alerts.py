@@ -40,11 +40,14 @@ def alerts(db: Path, *args: str):
     return banco("alerts", "--db", str(db), *args)
 
 
-def test_test_sends_nothing_and_records_nothing(warehouse):
-    shown = alerts(warehouse, "test", "surveillance-flag", "--file", str(ROOT / "alerts.toml"))
+def test_test_sends_nothing_and_records_nothing(warehouse, tmp_path):
+    rules = tmp_path / "alerts.toml"
+    rules.write_text(f'[[rule]]\nname = "tested"\nquery = "{FLAGS}"\nkey = ["player_id", "gaming_day", "rule"]\n')
+    before = alerts(warehouse, "history").stdout
+    shown = alerts(warehouse, "test", "tested", "--file", str(rules))
     assert shown.returncode == 0, shown.stderr
-    assert "new would go to log" in shown.stdout and "snapshot" in shown.stdout
-    assert alerts(warehouse, "history").stdout.strip() == "nothing sent yet"
+    assert "new would go to log" in shown.stdout and "snapshot" in shown.stdout and "player_id PL" in shown.stdout
+    assert alerts(warehouse, "history").stdout == before and "tested" not in before
 
 
 def test_each_planted_fact_is_reported_once_across_runs_and_a_rebuild(warehouse):
@@ -96,3 +99,36 @@ def test_a_bad_rules_file_is_one_line_and_exit_2(warehouse, tmp_path):
     failed = alerts(warehouse, "run", "--file", str(tmp_path / "alerts.toml"))
     assert failed.returncode == 2 and len(failed.stderr.strip().splitlines()) == 1
     assert "is not TOML" in failed.stderr
+
+
+class Down:
+    """A webhook whose receiver is down: every send fails, as a channel's retries end."""
+
+    name = "webhook"
+
+    def __init__(self, raises: bool = False) -> None:
+        self.raises = raises
+
+    def send(self, message):
+        from models.alerts.message import Delivery
+
+        if self.raises:
+            raise ConnectionRefusedError("connection refused")
+        return Delivery(self.name, message.recipients, False, 3, "connection refused", dt.datetime.now(dt.UTC))
+
+
+def test_a_failed_delivery_is_recorded_and_tried_again_while_the_log_goes_once(warehouse, tmp_path):
+    from models.alerts.evaluate import evaluate
+    from models.alerts.record import LogChannel
+    from models.alerts.rules import read
+
+    rules = tmp_path / "alerts.toml"
+    rules.write_text(f'[[rule]]\nname = "down"\nquery = "{FLAGS}"\nkey = ["player_id", "gaming_day", "rule"]\n'
+                     'channels = ["log", "webhook"]\nto = ["surveillance"]\n')  # fmt: skip
+    for raises in (False, True):
+        (outcome,) = evaluate(warehouse, read(rules), [LogChannel(), Down(raises)], alerts_to=("a@casino.test",))
+        assert [delivery.ok for _, delivery in outcome.messages] == ([True, False] if not raises else [False])
+    recorded = rows(warehouse, "SELECT channel, ok, count(*) FROM meta.alerts WHERE rule = 'down' GROUP BY ALL")
+    facts = len(set(rows(warehouse, FLAGS)))
+    assert sorted(recorded) == [("log", True, facts), ("webhook", False, 2 * facts)]
+    assert rows(warehouse, "SELECT DISTINCT recipients FROM meta.alerts WHERE rule = 'down'") == [(["a@casino.test"],)]
