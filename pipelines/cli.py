@@ -28,6 +28,7 @@ COMMANDS = (
     "migrate",
     "sql",
     "report",
+    "alerts",
     "export",
     "verify",
     "odds",

@@ -152,6 +152,9 @@ BUILT_FROM = "meta.built_from"
 #: The table-days the last build of each gaming day held back from the marts (their rows failed the
 #: computation, e.g. a sum past its column's decimal), and why: models/metrics/staleness.py.
 HELD_BACK = "meta.held_back"
+#: What the alert rules sent, when, to whom, through which channel, and how it went (models/alerts/record.py):
+#: one row per fact and delivery, kept in the writer's file across rebuilds.
+ALERTS = "meta.alerts"
 
 MARTS_BANKER_STREAKS = "marts.banker_streaks"
 MARTS_DECISION_RUNS = "marts.decision_runs"

@@ -10,7 +10,6 @@ import hashlib
 import hmac
 import ipaddress
 import json
-import socket
 import ssl
 import threading
 import time
@@ -24,6 +23,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from dashboards.browser import free_port
 from models.alerts.channels import Email, Retry, Webhook, configured
 from models.alerts.message import Message
 from models.settings import Settings
@@ -46,12 +46,6 @@ def message(**changes) -> Message:
         attachments=(("morning-report-2026-03-14.pdf", PDF, "application/pdf"),),
     )
     return Message(**(fields | changes))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

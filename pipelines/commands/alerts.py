@@ -1,0 +1,74 @@
+"""Alert rules: evaluate them once and send what is new (run), show what one would send (test), list what was sent."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from models.alerts.rules import read
+from models.settings import Settings
+
+
+def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
+    where = argparse.ArgumentParser(add_help=False)
+    where.add_argument("--file", type=Path, default=settings.alerts_file,
+                       help="the alerts file (default: $BANCO_ALERTS or %(default)s)")  # fmt: skip
+    actions = parser.add_subparsers(dest="action", required=True)
+    actions.add_parser("run", parents=[where], help="evaluate every rule once and send its new facts (for cron)")
+    test = actions.add_parser("test", parents=[where], help="what a rule would send now, sending and recording nothing")
+    test.add_argument("rule", help="the rule's name")
+    history = actions.add_parser("history", help="what was sent, when, to whom, and how it went (newest first)")
+    history.add_argument("--limit", type=int, default=50, help="messages listed at most (default %(default)s)")
+
+
+def channels(settings: Settings) -> list:
+    """The log channel, and every channel the settings configure."""
+    from models.alerts import channels as configured
+    from models.alerts.record import LogChannel
+
+    return [LogChannel(), *configured.configured(settings)]
+
+
+def run(args: argparse.Namespace) -> int:
+    from models.alerts import evaluate, record
+
+    db, settings = Path(args.db), args.settings
+    if args.action == "history":
+        rows = record.history(db, args.limit)
+        for at, rule, channel, to, facts, result, attempts, detail, day, snapshot in rows:
+            print(f"{at:%Y-%m-%d %H:%M:%S%z} {rule} via {channel} to {to or '—'}: {facts} fact(s), {result} "
+                  f"after {attempts} attempt(s) ({detail}); gaming day {day or '—'}, snapshot {snapshot}")  # fmt: skip
+        if not rows:
+            print("nothing sent yet")
+        return 0
+    rules = read(args.file)
+    if args.action == "test":
+        rules = [rule for rule in rules if rule.name == args.rule]
+        if not rules:
+            raise ValueError(f"no rule {args.rule!r} in {args.file}")
+    outcomes = evaluate.evaluate(db, rules, channels(settings), alerts_to=settings.alerts_to,
+                                 dashboard=settings.dashboard_url, send=args.action == "run")  # fmt: skip
+    for outcome in outcomes:
+        print(_line(outcome))
+        if args.action == "test":
+            for message, _ in outcome.messages[:1]:
+                print(message.text())
+    return 0
+
+
+def _line(outcome) -> str:
+    """One line per rule: refused and why, or its facts and what each channel did with the new ones."""
+    name = outcome.rule.name
+    if outcome.refused is not None:
+        return f"{name}: refused: {outcome.refused}"
+    said = []
+    for message, delivery in outcome.messages:
+        new = f"{len(message.facts)} new"
+        if delivery is None:
+            said.append(f"{new} would go to {', '.join(c for c in outcome.rule.channels if c not in outcome.skipped)}")
+            break
+        result = "sent" if delivery.ok else f"failed after {delivery.attempts} attempt(s): {delivery.detail}"
+        said.append(f"{new} via {delivery.channel} {result}")
+    said = said or ["nothing new"]
+    skipped = f" ({', '.join(outcome.skipped)} not configured)" if outcome.skipped else ""
+    return f"{name}: {outcome.facts} fact(s), {'; '.join(said)}{skipped}"

@@ -1,0 +1,83 @@
+"""The alerts file read into rules, and each rule's facts found on the shared built warehouse (read only)."""
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from models.alerts import evaluate
+from models.alerts.record import LogChannel
+from models.alerts.rules import RulesError, cooldown, parse, read, recipients
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "alerts.toml"
+    path.write_text(text)
+    return path
+
+
+def test_the_default_file_holds_the_built_in_rules():
+    names = [rule.name for rule in read(ROOT / "alerts.toml")]
+    assert names == ["surveillance-flag", "shift-unreconciled", "hold-outside-maryland-band", "quarantined-share",
+                     "ingest-failed"]  # fmt: skip
+    assert all(rule.refused is None and rule.cooldown is None for rule in read(ROOT / "alerts.toml"))
+
+
+def test_a_bad_file_is_one_line_and_a_bad_rule_is_refused_alone(tmp_path):
+    with pytest.raises(RulesError) as error:
+        read(write(tmp_path, "[[rule]\nname = 'x'"))
+    assert "is not TOML" in str(error.value) and "\n" not in str(error.value)
+    rules = read(write(tmp_path, "[[rule]]\nname = 'a'\nquery = 'SELECT 1 AS x'\nkey = ['x']\nseverity = 'loud'\n"
+                                 "[[rule]]\nname = 'b'\nquery = 'SELECT 1 AS x'\nkey = ['x']\n"))  # fmt: skip
+    assert rules[0].refused.startswith("severity must be one of") and rules[1].refused is None
+
+
+def test_cooldowns_and_recipients():
+    assert cooldown("12h") == dt.timedelta(hours=12) and cooldown("never") is None
+    with pytest.raises(ValueError):
+        cooldown("soon")
+    rule = parse({"name": "r", "query": "SELECT 1 AS x", "key": ["x"], "to": ["surveillance", "ops@casino.test"]}, 1)
+    assert recipients(rule, ("a@casino.test",)) == ("a@casino.test", "ops@casino.test")
+
+
+def test_a_write_or_an_unknown_key_column_is_refused_in_one_line_and_the_others_run(tmp_path, built_warehouse):
+    rules = read(
+        write(
+            tmp_path,
+            """
+[[rule]]
+name = "deletes"
+query = "DELETE FROM marts.surveillance_flags"
+key = ["player_id"]
+[[rule]]
+name = "copies"
+query = "COPY marts.surveillance_flags TO '/tmp/out.csv'"
+key = ["player_id"]
+[[rule]]
+name = "wrong-key"
+query = "SELECT player_id FROM marts.surveillance_flags"
+key = ["name"]
+[[rule]]
+name = "flags"
+query = "SELECT player_id, gaming_day, rule FROM marts.surveillance_flags"
+key = ["player_id", "gaming_day", "rule"]
+""",
+        )
+    )
+    outcomes = evaluate.evaluate(built_warehouse, rules, [LogChannel()], send=False)
+    refused = {outcome.rule.name: outcome.refused for outcome in outcomes}
+    assert "read-only" in refused["deletes"] and "file access" in refused["copies"]
+    assert refused["wrong-key"].startswith("unknown key column name")
+    assert all("\n" not in (line or "") for line in refused.values()) and refused["flags"] is None
+    flags = outcomes[-1]
+    assert flags.facts > 0 and len(flags.messages) == 1
+    message, delivery = flags.messages[0]
+    assert delivery is None and set(message.facts[0]) == {"player_id", "gaming_day", "rule"}
+    assert message.snapshot.isdigit() and message.gaming_day is not None
+
+
+def test_every_built_in_rule_runs_on_the_built_warehouse(built_warehouse):
+    outcomes = evaluate.evaluate(built_warehouse, read(ROOT / "alerts.toml"), [LogChannel()], send=False)
+    assert [outcome.refused for outcome in outcomes] == [None] * 5
