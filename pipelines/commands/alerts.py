@@ -10,14 +10,19 @@ from models.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
-    where = argparse.ArgumentParser(add_help=False)
+    # --db after the action too (`banco alerts run --db F`); SUPPRESS keeps the one given before it
+    warehouse = argparse.ArgumentParser(add_help=False)
+    warehouse.add_argument("--db", default=argparse.SUPPRESS, help="warehouse file (default: $BANCO_DB)")
+    where = argparse.ArgumentParser(add_help=False, parents=[warehouse])
     where.add_argument("--file", type=Path, default=settings.alerts_file,
                        help="the alerts file (default: $BANCO_ALERTS or %(default)s)")  # fmt: skip
     actions = parser.add_subparsers(dest="action", required=True)
     actions.add_parser("run", parents=[where], help="evaluate every rule once and send its new facts (for cron)")
     test = actions.add_parser("test", parents=[where], help="what a rule would send now, sending and recording nothing")
     test.add_argument("rule", help="the rule's name")
-    history = actions.add_parser("history", help="what was sent, when, to whom, and how it went (newest first)")
+    history = actions.add_parser(
+        "history", parents=[warehouse], help="what was sent, when, to whom, and how it went (newest first)"
+    )
     history.add_argument("--limit", type=int, default=50, help="messages listed at most (default %(default)s)")
 
 

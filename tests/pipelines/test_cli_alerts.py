@@ -37,8 +37,9 @@ def rows(db: Path, sql: str) -> list[tuple]:
     return duckdb.connect(str(db.with_name("banco.serving.duckdb")), read_only=True).sql(sql).fetchall()
 
 
-def alerts(db: Path, *args: str):
-    return banco("alerts", "--db", str(db), *args)
+def alerts(db: Path, action: str, *args: str):
+    """`banco alerts ACTION --db DB ARGS`: the warehouse named after the action, as a user types it."""
+    return banco("alerts", action, "--db", str(db), *args)
 
 
 def test_test_sends_nothing_and_records_nothing(warehouse, tmp_path):
