@@ -103,7 +103,9 @@ def shown(frame: pl.DataFrame, kinds: dict[str, str] | None = None) -> tuple[pl.
             columns.append(pl.col(column).map_elements(display.p_value, return_dtype=pl.String, skip_nulls=False))
             dtype = pl.String
         elif kind == "name" and dtype == pl.String:
-            columns.append(pl.col(column).map_elements(display.name, return_dtype=pl.String))
+            # each distinct identifier named once, not once a row: a table holds a few games, many rows
+            names = {value: display.name(value) for value in frame[column].unique().drop_nulls()}
+            columns.append(pl.col(column).replace(names))
         config[column] = _column(label, kind, dtype)
     return frame.with_columns(columns), config
 
