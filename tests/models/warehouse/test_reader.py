@@ -120,6 +120,9 @@ class Peak:
 
     def __enter__(self) -> Peak:
         self.before, self.grown, self.sampled, self._done = _resident(), 0, 0, threading.Event()
+        # only the processes started in the block: a server a session fixture started earlier (PostgreSQL,
+        # the S3 endpoint) is a child of this worker too, with a high-water mark of its own
+        self._earlier = set(_children())
         self._watch = threading.Thread(target=self._sample, daemon=True)
         self._watch.start()
         return self
@@ -127,7 +130,7 @@ class Peak:
     def _sample(self) -> None:
         while not self._done.wait(0.005):
             self.grown = max(self.grown, _resident() - self.before)
-            self.sampled = max([self.sampled, *map(_high_water, _children())])
+            self.sampled = max([self.sampled, *map(_high_water, set(_children()) - self._earlier)])
 
     def __exit__(self, *exc) -> None:
         self._done.set()
