@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from tests.mail import Servers, self_signed
 from tests.postgres import database, postgres
 from tests.s3 import bucket, s3_server
 from tests.warm import PARTS
@@ -113,6 +114,20 @@ def postgres_server() -> Iterator[str]:
 def postgres_url(postgres_server: str) -> str:
     """A fresh database on the session's PostgreSQL server, as a SQLAlchemy URL."""
     return database(postgres_server)
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[Servers]:
+    """Start aiosmtpd servers on 127.0.0.1 (`inbox, port = smtp_server(**kwargs)`); stopped after the test."""
+    servers = Servers()
+    yield servers
+    servers.stop()
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory):
+    """A self-signed certificate for 127.0.0.1: the server's SSL context, and a client's that trusts it."""
+    return self_signed(tmp_path_factory.mktemp("tls"))
 
 
 @pytest.fixture(scope="session")

@@ -35,10 +35,15 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Found:
-    """A rule's facts now: each as its key columns (in JSON, the record's key) and the latest gaming day."""
+    """A rule's facts now: each as its key columns (in JSON, the record's key), and each fact's latest
+    gaming day when the query gives one."""
 
     facts: dict[str, dict[str, Any]]
-    gaming_day: dt.date | None
+    days: dict[str, dt.date] = field(default_factory=dict)
+
+    def gaming_day(self, facts: Sequence[str]) -> dt.date | None:
+        """The latest gaming day of `facts`: the day a message about them reports."""
+        return max((self.days[fact] for fact in facts if fact in self.days), default=None)
 
 
 def snapshot(db: Path) -> str:
@@ -56,13 +61,16 @@ def find(db: Path, rule: Rule) -> Found:
     if missing:
         raise reader.QueryError(f"unknown key column {', '.join(missing)}: the query gives {', '.join(names)}")
     at = [names.index(column) for column in rule.key]
-    facts = {}
+    day_at = names.index("gaming_day") if "gaming_day" in names else None
+    facts, days = {}, {}
     for row in rows:
         fact = {column: row[i] for column, i in zip(rule.key, at, strict=True)}
-        facts[json.dumps(fact, default=str)] = fact
-    days = [row[names.index("gaming_day")] for row in rows] if "gaming_day" in names else []
-    days = [day for day in days if isinstance(day, dt.date)]
-    return Found(facts, max(days, default=None))
+        key = json.dumps(fact, default=str)
+        facts[key] = fact
+        day = row[day_at] if day_at is not None else None
+        if isinstance(day, dt.date) and (key not in days or day > days[key]):
+            days[key] = day
+    return Found(facts, days)
 
 
 def due(rule: Rule, found: Found, channel: str, sent: record.Sent, now: dt.datetime) -> list[str]:
@@ -81,7 +89,7 @@ def message(
         severity=rule.severity,
         subject=f"[{rule.severity}] {rule.name}: {count}",
         facts=tuple(found.facts[fact] for fact in facts),
-        gaming_day=found.gaming_day,
+        gaming_day=found.gaming_day(facts),
         snapshot=snapshot_id,
         link=f"{dashboard.rstrip('/')}/{rule.page}" if rule.page else dashboard,
         recipients=to,
@@ -129,7 +137,7 @@ def evaluate(
                 delivery = _sent(by_name[name], text) if con is not None else None
                 outcome.messages.append((text, delivery))
                 if delivery is not None:
-                    record.write(con, text, pending, delivery)
+                    record.write(con, text, pending, delivery, facts.days)
 
     if not send:
         deliver(record.sent_published(db))
@@ -138,6 +146,23 @@ def evaluate(
         record.ensure(con)
         deliver(record.sent(con), con)
     return outcomes
+
+
+def announce(db: Path, message: Message, fact: dict[str, Any], channels: Sequence[Channel]) -> list[Delivery]:
+    """A message no rule's query finds (a failed run, the morning report) sent through each channel that
+    has not delivered its `fact` yet, and recorded in meta.alerts under the writer's lock: what each
+    channel did now (nothing for a channel that has delivered it)."""
+    key, deliveries = json.dumps(fact, default=str), []
+    with store.write(db) as con:
+        record.ensure(con)
+        sent = record.sent(con)
+        for channel in channels:
+            if (message.rule, key, channel.name) in sent:
+                continue
+            delivery = _sent(channel, message)
+            record.write(con, message, [key], delivery)
+            deliveries.append(delivery)
+    return deliveries
 
 
 def _sent(channel: Channel, message: Message) -> Delivery:

@@ -56,20 +56,29 @@ def sent_published(db: Path) -> Sent:
     return {(rule, fact, channel): at for rule, fact, channel, at in rows}
 
 
-def write(con: duckdb.DuckDBPyConnection, message: Message, facts: list[str], delivery: Delivery) -> None:
-    """One row per fact of `message` for its `delivery`."""
+def write(
+    con: duckdb.DuckDBPyConnection,
+    message: Message,
+    facts: list[str],
+    delivery: Delivery,
+    days: dict[str, dt.date] | None = None,
+) -> None:
+    """One row per fact of `message` for its `delivery`, each with its own gaming day when `days` has it."""
     row = [delivery.sent_at, message.rule, message.severity, None, message.gaming_day, message.snapshot,
            delivery.channel, list(delivery.recipients), delivery.ok, delivery.attempts, delivery.detail,
            message.text()]  # fmt: skip
-    con.executemany(
-        f"INSERT INTO {ALERTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [[*row[:3], f, *row[4:]] for f in facts]
-    )
+    days = days or {}
+    rows = [[*row[:3], fact, days.get(fact, message.gaming_day), *row[5:]] for fact in facts]
+    con.executemany(f"INSERT INTO {ALERTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
 HISTORY = f"""
     SELECT sent_at, rule, channel, array_to_string(recipients, ', ') AS recipients, count(*) AS facts,
-           CASE WHEN ok THEN 'sent' ELSE 'failed' END AS result, attempts, detail, gaming_day, snapshot
-    FROM {ALERTS} GROUP BY ALL ORDER BY sent_at DESC, rule, channel LIMIT {{limit}}
+           CASE WHEN ok THEN 'sent' ELSE 'failed' END AS result, attempts, detail, max(gaming_day) AS gaming_day,
+           snapshot
+    FROM {ALERTS}
+    GROUP BY sent_at, rule, channel, recipients, ok, attempts, detail, snapshot
+    ORDER BY sent_at DESC, rule, channel LIMIT {{limit}}
 """
 
 

@@ -94,6 +94,9 @@ def test_a_new_fact_is_reported_and_a_write_refused_while_the_others_run(warehou
     widened = alerts(warehouse, "run", "--file", str(rules))
     new = rows(warehouse, "SELECT count(*) FROM meta.alerts WHERE rule = 'early'")[0][0] - count
     assert new == len(set(rows(warehouse, FLAGS))) - count > 0, widened.stdout
+    # each fact is recorded with its own gaming day
+    recorded = rows(warehouse, "SELECT fact, gaming_day FROM meta.alerts WHERE rule = 'early'")
+    assert all(f'"gaming_day": "{day}"' in fact for fact, day in recorded)
 
 
 def test_a_bad_rules_file_is_one_line_and_exit_2(warehouse, tmp_path):

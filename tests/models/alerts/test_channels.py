@@ -4,29 +4,20 @@ a login, implicit TLS) and an HTTP receiver that verifies the signature as docs/
 from __future__ import annotations
 
 import datetime as dt
-import email
-import email.policy
 import hashlib
 import hmac
-import ipaddress
 import json
-import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import AuthResult, LoginPassword
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from dashboards.browser import free_port
 from models.alerts.channels import Email, Retry, Webhook, configured
 from models.alerts.message import Message
 from models.settings import Settings
+from tests.mail import login, parsed
 
 FAST = Retry(attempts=3, delay=0.01, timeout=5.0)
 SECRET = "s3cret"
@@ -46,78 +37,6 @@ def message(**changes) -> Message:
         attachments=(("morning-report-2026-03-14.pdf", PDF, "application/pdf"),),
     )
     return Message(**(fields | changes))
-
-
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory) -> tuple[ssl.SSLContext, ssl.SSLContext]:
-    """A self-signed certificate for 127.0.0.1: the server's context, and a client's that trusts it."""
-    folder = tmp_path_factory.mktemp("tls")
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = dt.datetime.now(dt.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (folder / "key.pem").write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    server.load_cert_chain(folder / "cert.pem", folder / "key.pem")
-    return server, ssl.create_default_context(cafile=folder / "cert.pem")
-
-
-class Inbox:
-    """An aiosmtpd handler that keeps every envelope it is given and knows no one at nobody@."""
-
-    def __init__(self):
-        self.envelopes = []
-
-    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        if address.startswith("nobody@"):
-            return "550 5.1.1 No such user"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server, session, envelope):
-        self.envelopes.append(envelope)
-        return "250 Message accepted"
-
-
-def login(server, session, envelope, mechanism, auth_data) -> AuthResult:
-    good = isinstance(auth_data, LoginPassword) and auth_data == (b"banco", b"p@ss word")
-    return AuthResult(success=good, handled=False)  # not handled: the server replies 535 itself
-
-
-@pytest.fixture
-def smtp_server(request):
-    """Start an aiosmtpd server on 127.0.0.1 with the given keyword arguments; stop it after the test."""
-    started = []
-
-    def start(**kwargs) -> tuple[Inbox, int]:
-        inbox, port = Inbox(), free_port()
-        controller = Controller(inbox, hostname="127.0.0.1", port=port, **kwargs)
-        controller.start()
-        started.append(controller)
-        return inbox, port
-
-    yield start
-    for controller in started:
-        controller.stop()
-
-
-def parsed(inbox: Inbox) -> email.message.EmailMessage:
-    (envelope,) = inbox.envelopes
-    return email.message_from_bytes(envelope.original_content, policy=email.policy.default)
 
 
 def test_plain_smtp_sends_subject_body_and_attachment_to_the_recipients(smtp_server):

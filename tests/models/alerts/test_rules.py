@@ -42,6 +42,16 @@ def test_cooldowns_and_recipients():
     assert recipients(rule, ("a@casino.test",)) == ("a@casino.test", "ops@casino.test")
 
 
+def test_a_message_says_the_latest_day_of_its_own_facts_not_of_every_fact():
+    days = {"a": dt.date(2026, 11, 3), "b": dt.date(2026, 11, 9), "c": dt.date(2026, 11, 30)}
+    found = evaluate.Found({fact: {"x": fact} for fact in [*days, "d"]}, days)
+    assert found.gaming_day(["a", "b"]) == dt.date(2026, 11, 9) and found.gaming_day(["d"]) is None
+    message = evaluate.message(
+        parse({"name": "r", "query": "SELECT 1 AS x", "key": ["x"]}, 1), found, ["a"], "7", (), ""
+    )
+    assert message.gaming_day == dt.date(2026, 11, 3) and "Gaming day 2026-11-03" in message.text()
+
+
 def test_a_write_or_an_unknown_key_column_is_refused_in_one_line_and_the_others_run(tmp_path, built_warehouse):
     rules = read(
         write(
