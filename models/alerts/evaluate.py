@@ -111,7 +111,7 @@ def evaluate(
     snapshot_id = snapshot(db)
     by_name = {channel.name: channel for channel in channels}
     outcomes, found = [], {}
-    for rule in rules:
+    for rule in (rule for rule in rules if rule.event is None):  # an event's rule is sent when it happens
         outcome = Outcome(rule, refused=rule.refused)
         outcomes.append(outcome)
         if rule.refused is None:

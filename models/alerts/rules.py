@@ -16,7 +16,10 @@ SEVERITIES = ("info", "warning", "critical")
 #: A cooldown: a number and a unit (m, h, d), or "never" (a fact is reported once, never again).
 COOLDOWN = re.compile(r"(?P<count>\d+)\s*(?P<unit>[mhd])")
 UNITS = {"m": "minutes", "h": "hours", "d": "days"}
-FIELDS = {"name", "severity", "query", "key", "cooldown", "to", "channels", "page", "description"}
+FIELDS = {"name", "severity", "query", "key", "cooldown", "to", "channels", "page", "description", "event"}
+#: What a rule may answer instead of a query: a Dagster run that failed (a failed blocking check fails its
+#: run), and the morning report after the nightly build. Their senders live in pipelines/defs/alerts/.
+EVENTS = ("run-failure", "morning-report")
 
 
 class RulesError(ValueError):
@@ -38,6 +41,7 @@ class Rule:
     channels: tuple[str, ...] = ("log",)
     page: str = ""
     description: str = ""
+    event: str | None = None  # one of EVENTS: sent when it happens, not found by a query
     refused: str | None = None
 
 
@@ -79,6 +83,9 @@ def _parsed(entry: object, name: str) -> Rule:
     severity = entry.get("severity", "warning")
     if severity not in SEVERITIES:
         raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
+    event = entry.get("event")
+    if event is not None:
+        return _on_event(entry, name, severity, event)
     query = entry.get("query")
     if not isinstance(query, str) or not query.strip():
         raise ValueError("it needs a query: one SQL query whose every row is a fact to report")
@@ -96,6 +103,28 @@ def _parsed(entry: object, name: str) -> Rule:
         page=str(entry.get("page", "")).strip("/"),
         description=str(entry.get("description", "")),
     )
+
+
+def _on_event(entry: dict, name: str, severity: str, event: object) -> Rule:
+    """A rule sent on an event: who gets it and how, never a query (the event is its one fact)."""
+    if event not in EVENTS:
+        raise ValueError(f"event must be one of {', '.join(EVENTS)}, not {event!r}")
+    if {"query", "key", "cooldown"} & set(entry):
+        raise ValueError("a rule on an event has no query, key or cooldown: the event is its fact, sent once")
+    return Rule(
+        name=name,
+        severity=severity,
+        to=_words(entry.get("to", ()), "to"),
+        channels=_words(entry.get("channels", ("log",)), "channels"),
+        page=str(entry.get("page", "")).strip("/"),
+        description=str(entry.get("description", "")),
+        event=event,
+    )
+
+
+def on_event(rules: list[Rule], event: str) -> list[Rule]:
+    """The rules that answer `event` and run (a refused one is left out, as evaluate leaves it)."""
+    return [rule for rule in rules if rule.event == event and rule.refused is None]
 
 
 def _words(value: object, field: str) -> tuple[str, ...]:

@@ -58,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "test":
             for message, _ in outcome.messages[:1]:
                 print(message.text())
+    for rule in (rule for rule in rules if rule.event is not None):
+        said = f"refused: {rule.refused}" if rule.refused else f"sent when it happens ({rule.event}), not by a query"
+        print(f"{rule.name}: {said}")
     return 0
 
 

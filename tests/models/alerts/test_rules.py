@@ -7,7 +7,7 @@ import pytest
 
 from models.alerts import evaluate
 from models.alerts.record import LogChannel
-from models.alerts.rules import RulesError, cooldown, parse, read, recipients
+from models.alerts.rules import RulesError, cooldown, on_event, parse, read, recipients
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -21,8 +21,16 @@ def write(tmp_path: Path, text: str) -> Path:
 def test_the_default_file_holds_the_built_in_rules():
     names = [rule.name for rule in read(ROOT / "alerts.toml")]
     assert names == ["surveillance-flag", "shift-unreconciled", "hold-outside-maryland-band", "quarantined-share",
-                     "ingest-failed"]  # fmt: skip
+                     "ingest-failed", "run-failed", "morning-report"]  # fmt: skip
     assert all(rule.refused is None and rule.cooldown is None for rule in read(ROOT / "alerts.toml"))
+    assert [rule.name for rule in on_event(read(ROOT / "alerts.toml"), "run-failure")] == ["run-failed"]
+
+
+def test_a_rule_on_an_event_has_no_query_and_names_a_known_event():
+    fields = {"name": "r", "event": "run-failure", "to": ["shift_manager"]}
+    assert parse(fields, 1).event == "run-failure" and parse(fields, 1).refused is None
+    assert parse(fields | {"event": "lunch"}, 1).refused.startswith("event must be one of run-failure")
+    assert parse(fields | {"query": "SELECT 1 AS x"}, 1).refused.startswith("a rule on an event has no query")
 
 
 def test_a_bad_file_is_one_line_and_a_bad_rule_is_refused_alone(tmp_path):
@@ -90,4 +98,4 @@ key = ["player_id", "gaming_day", "rule"]
 
 def test_every_built_in_rule_runs_on_the_built_warehouse(built_warehouse):
     outcomes = evaluate.evaluate(built_warehouse, read(ROOT / "alerts.toml"), [LogChannel()], send=False)
-    assert [outcome.refused for outcome in outcomes] == [None] * 5
+    assert [outcome.refused for outcome in outcomes] == [None] * 5  # the two on events are not queries
