@@ -241,3 +241,10 @@ def configured(settings: Settings) -> list[Channel]:
     if settings.webhook_url:
         channels.append(Webhook(settings.webhook_url, settings.webhook_secret))
     return channels
+
+
+def every(settings: Settings) -> list[Channel]:
+    """The log channel (meta.alerts, always there) and every channel the settings configure."""
+    from models.alerts.record import LogChannel
+
+    return [LogChannel(), *configured(settings)]

@@ -26,16 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     history.add_argument("--limit", type=int, default=50, help="messages listed at most (default %(default)s)")
 
 
-def channels(settings: Settings) -> list:
-    """The log channel, and every channel the settings configure."""
-    from models.alerts import channels as configured
-    from models.alerts.record import LogChannel
-
-    return [LogChannel(), *configured.configured(settings)]
-
-
 def run(args: argparse.Namespace) -> int:
     from models.alerts import evaluate, record
+    from models.alerts.channels import every
 
     db, settings = Path(args.db), args.settings
     if args.action == "history":
@@ -51,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         rules = [rule for rule in rules if rule.name == args.rule]
         if not rules:
             raise ValueError(f"no rule {args.rule!r} in {args.file}")
-    outcomes = evaluate.evaluate(db, rules, channels(settings), alerts_to=settings.alerts_to,
+    outcomes = evaluate.evaluate(db, rules, every(settings), alerts_to=settings.alerts_to,
                                  dashboard=settings.dashboard_url, send=args.action == "run")  # fmt: skip
     for outcome in outcomes:
         print(_line(outcome))
