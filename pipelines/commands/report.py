@@ -1,4 +1,4 @@
-"""Write the monthly statistical report (CSV, XLSX or PDF) from the count-room marts."""
+"""Write the monthly statistical report (CSV, XLSX or PDF), or a gaming day's one-page morning report (PDF)."""
 
 from __future__ import annotations
 
@@ -29,13 +29,23 @@ def _month(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _day(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a gaming day is a date as YYYY-MM-DD, not {text!r}") from None
+
+
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
-    parser.add_argument("--month", type=_month, help="the month to report, e.g. 2026-11 (with --as-of MANIFEST: "
-                        "the manifest's)")  # fmt: skip
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--month", type=_month, help="the month to report, e.g. 2026-11 (with --as-of MANIFEST: "
+                       "the manifest's)")  # fmt: skip
+    which.add_argument("--day", type=_day, help="a gaming day's one-page morning report instead, e.g. 2026-11-18 "
+                       "(PDF only)")  # fmt: skip
     parser.add_argument("--format", choices=export.FORMATS, help="pdf (the default, or the manifest's), xlsx or csv")
     parser.add_argument("--out", type=Path, help="the file to write (default: statistical-report-MONTH.EXT in "
                         f"$BANCO_REPORTS, else {DEFAULTS.reports}; with --as-of, "
-                        "statistical-report-MONTH.as-of-SNAPSHOT.EXT)")  # fmt: skip
+                        "statistical-report-MONTH.as-of-SNAPSHOT.EXT; with --day, morning-report-DAY.pdf)")  # fmt: skip
     parser.add_argument("--as-of", metavar="MANIFEST|SNAPSHOT|TIME",
                         help="make the report again from the tables as a commit left them (a report's manifest, "
                         "with its settings; a snapshot id; an ISO 8601 time with its zone), its marts built in a "
@@ -43,7 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     parser.epilog = (
         "The rules applied follow BANCO_REPORT_RULES (maryland, kansas, ohio; default maryland), the name on "
         "the report BANCO_PROPERTY_NAME. Beside the file, NAME.manifest.json names the commit and settings it "
-        "was made from and its sha256 (`banco verify NAME.manifest.json` checks it)."
+        "was made from and its sha256 (`banco verify NAME.manifest.json` checks it). The morning report (--day) "
+        "shows the day's hold against theo by table, surveillance flags, unexplained table-shifts and integrity "
+        "counts, each with a link to its page under BANCO_DASHBOARD_URL."
     )
 
 
@@ -67,8 +79,30 @@ def _built(db: Path) -> tuple[Commit | None, dict | None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.day is not None:
+        return _morning(args)
     with bars() as progress:
         return _again(args, progress) if args.as_of is not None else _report(args, progress)
+
+
+def _morning(args: argparse.Namespace) -> int:
+    """The gaming day's one-page morning report, as the schedule emails it."""
+    from models.reports import daily, daily_pdf
+
+    if args.as_of is not None or (args.format or "pdf") != "pdf":
+        raise ValueError("--day makes the one-page morning report: a PDF of the serving snapshot, without --as-of")
+    settings = args.settings
+    report = daily.read(
+        Path(args.db), args.day, property_name=settings.property_name, gaming_day=settings.gaming_day,
+        currency=settings.currency, dashboard_url=settings.dashboard_url,
+    )  # fmt: skip
+    if report.stale is not None:
+        print(f"{WHERE}: warning: {report.stale}", file=sys.stderr)
+    path = daily_pdf.write(report, _out(args.out, "pdf") or settings.reports / daily.file_name(args.day))
+    flags, shifts = int(report.flags["flags"].sum() or 0), report.shifts.height
+    tables = report.tables.filter(level="table").height
+    print(f"wrote {path}: {tables} tables, {flags} surveillance flags, {shifts} unexplained table-shifts")
+    return 0
 
 
 def _report(args: argparse.Namespace, progress: Progress) -> int:
