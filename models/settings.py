@@ -49,6 +49,7 @@ class Settings:
     gaming_day: GamingDay = field(default_factory=GamingDay)  # its own defaults: UTC, opening at 06:00
     first_gaming_day: dt.date | None = None  # None: the first that has landed (pipelines/defs/partitions.py)
     nightly_at: dt.time = dt.time(2, 0)
+    morning_report_at: dt.time = dt.time(6, 0)  # the previous gaming day's report is emailed, after the nightly build
     max_tableau_violation_rate: float = 0.01
     session_gap_minutes: float = 30.0
     comp_rate: Decimal = Decimal(0)
@@ -176,6 +177,10 @@ VARIABLES: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "sql_result_rows": ("BANCO_SQL_RESULT_ROWS", _above_zero(int, "a whole number")),
     "first_gaming_day": ("BANCO_FIRST_GAMING_DAY", _checked(dt.date.fromisoformat, _any, "is a date (YYYY-MM-DD)")),
     "nightly_at": ("BANCO_NIGHTLY_AT", _checked(dt.time.fromisoformat, _any, "is a time of day (HH:MM)")),
+    "morning_report_at": (
+        "BANCO_MORNING_REPORT_AT",
+        _checked(dt.time.fromisoformat, _any, "is a time of day (HH:MM)"),
+    ),
     "max_tableau_violation_rate": (
         "BANCO_MAX_TABLEAU_VIOLATION_RATE",
         _checked(float, lambda rate: 0 <= rate <= 1, "is a share from 0 to 1 (0.01: one in a hundred)"),

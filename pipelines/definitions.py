@@ -1,7 +1,8 @@
 """The Dagster code location: the one place the project's Definitions are assembled.
 
 landing_files, simulated_shoes -> core/ingest_<shard> -> core (ingest) -> marts/shard_<shard> (per gaming
-day) -> marts (per gaming day) -> serving_snapshot; marts -> reports/monthly_statistical_report (per month)
+day) -> marts (per gaming day) -> serving_snapshot; marts -> reports/monthly_statistical_report (per month);
+marts -> reports/morning_report (per gaming day, emailed)
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.cluster.executor import executor_from_env
+from pipelines.defs.alerts.assets import morning_report, morning_report_job
+from pipelines.defs.alerts.schedules import morning_report as morning_report_schedule
 from pipelines.defs.core import assets as core
 from pipelines.defs.core import checks as core_checks
 from pipelines.defs.core.shards import SHARD_INGESTS
@@ -36,10 +39,11 @@ defs = dg.Definitions(
         marts.build_marts,
         serving_snapshot,
         monthly_statistical_report,
+        morning_report,
     ],
     asset_checks=dg.load_asset_checks_from_modules([core_checks, marts_checks, count_room_checks]),
-    jobs=[simulate_job, ingest_job, marts_job, monthly_report_job],
-    schedules=[nightly_marts, monthly_report_schedule],
+    jobs=[simulate_job, ingest_job, marts_job, monthly_report_job, morning_report_job],
+    schedules=[nightly_marts, monthly_report_schedule, morning_report_schedule],
     sensors=[landing_sensor, marts_after_ingest],
     resources={"warehouse": Warehouse.from_settings(SETTINGS)},
     executor=executor_from_env(),

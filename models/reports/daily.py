@@ -13,6 +13,8 @@ from zoneinfo import ZoneInfo
 import duckdb
 import polars as pl
 
+from models.alerts.message import Message
+from models.alerts.rules import Rule
 from models.count_status import UNRECONCILED
 from models.gaming_day import GamingDay
 from models.ratios import quarantined_share, ratio
@@ -172,3 +174,28 @@ def _runner(db: Path) -> Callable:
             raise WarehouseError(f"the warehouse at {db} has no marts yet: run `banco build`") from None
 
     return run
+
+
+#: Each section's title, as the page and the email name it.
+SECTIONS = {
+    "tables": "Hold against theo by table",
+    "flags": "Surveillance flags",
+    "shifts": "Unexplained table-shifts",
+    "integrity": "Integrity counts",
+}
+
+
+def message(report: DailyReport, rule: Rule, to: tuple[str, ...], pdf: bytes) -> Message:
+    """The email of `report` for `rule`: the property and the day in the subject, each section's link in the
+    body (no figure: those stay in the attached page), the page attached."""
+    return Message(
+        rule=rule.name,
+        severity=rule.severity,
+        subject=f"{report.property_name}: morning report, gaming day {report.gaming_day}",
+        facts=tuple({"section": title, "page": report.link(section)} for section, title in SECTIONS.items()),
+        gaming_day=report.gaming_day,
+        snapshot=report.snapshot,
+        link=report.dashboard_url,
+        recipients=to,
+        attachments=((file_name(report.gaming_day), pdf, "application/pdf"),),
+    )
