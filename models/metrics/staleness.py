@@ -114,3 +114,17 @@ def warning(failed: Failure | None, held: Sequence[tuple[dt.date, str, str]]) ->
             f"({held[0][2]}); {schema.HELD_BACK} lists them."
         )
     return " ".join(said) or None
+
+
+def of_serving(db: Path, where: str) -> str | None:
+    """Why the serving marts of `db` lag the warehouse (a build that failed, table-days held back), or None;
+    read through the locked reader as `where`."""
+    import duckdb
+
+    from models.warehouse import reader
+
+    try:
+        held = reader.run(db, HELD_BACK, lambda relation: relation.fetchall(), where=where, user=False)
+    except duckdb.CatalogException:  # built before builds noted them
+        held = []
+    return warning(failure(db), held)

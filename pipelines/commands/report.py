@@ -87,14 +87,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _morning(args: argparse.Namespace) -> int:
     """The gaming day's one-page morning report, as the schedule emails it."""
+    from models.alerts import morning
+    from models.alerts.evaluate import snapshot
     from models.reports import daily, daily_pdf
 
     if args.as_of is not None or (args.format or "pdf") != "pdf":
         raise ValueError("--day makes the one-page morning report: a PDF of the serving snapshot, without --as-of")
     settings = args.settings
-    report = daily.read(
+    report = morning.read(
         Path(args.db), args.day, property_name=settings.property_name, gaming_day=settings.gaming_day,
-        currency=settings.currency, dashboard_url=settings.dashboard_url,
+        currency=settings.currency, dashboard_url=settings.dashboard_url, snapshot=snapshot(Path(args.db)),
     )  # fmt: skip
     if report.stale is not None:
         print(f"{WHERE}: warning: {report.stale}", file=sys.stderr)
@@ -117,7 +119,7 @@ def _report(args: argparse.Namespace, progress: Progress) -> int:
             break
     as_of = manifest.figures_time(commit, month)
     report = monthly.report(statistical, shifts, month, settings.report_rules, settings.property_name, as_of=as_of)
-    stale = _stale(db)
+    stale = staleness.of_serving(db, WHERE)
     if stale is not None:  # the report is still written: the warning goes with it, in its manifest
         print(f"{WHERE}: warning: {stale}", file=sys.stderr)
     progress(f"writing the {fmt}", 0)
@@ -127,15 +129,6 @@ def _report(args: argparse.Namespace, progress: Progress) -> int:
     manifest.write(replace(made, stale=stale), path)
     _wrote(path, report)
     return 0
-
-
-def _stale(db: Path) -> str | None:
-    """Why the serving marts lag the warehouse (a build that failed, table-days held back), or None."""
-    try:
-        held = reader.run(db, staleness.HELD_BACK, lambda relation: relation.fetchall(), where=WHERE, user=False)
-    except duckdb.CatalogException:  # built before builds noted them
-        held = []
-    return staleness.warning(staleness.failure(db), held)
 
 
 def _out(out: Path | None, fmt: str) -> Path | None:

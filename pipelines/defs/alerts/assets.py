@@ -44,17 +44,20 @@ class MorningReportConfig(dg.Config):
 def morning_report(
     context: dg.AssetExecutionContext, config: MorningReportConfig, warehouse: Warehouse
 ) -> dg.MaterializeResult:
+    from models.alerts import morning
     from models.alerts.channels import every
-    from models.alerts.evaluate import announce
+    from models.alerts.evaluate import announce, snapshot
     from models.alerts.rules import on_event, read, recipients
+    from models.metrics import staleness
     from models.reports import daily, daily_pdf
     from models.warehouse.store import WarehouseError
 
     day, settings = dt.date.fromisoformat(context.partition_key), morning_settings()
     try:
-        report = daily.read(
+        report = morning.read(
             warehouse.db_path, day, property_name=settings.property_name, gaming_day=warehouse.gaming_day,
             currency=settings.currency, dashboard_url=settings.dashboard_url,
+            snapshot=snapshot(warehouse.db_path), stale=staleness.of_serving(warehouse.db_path, "morning report"),
         )  # fmt: skip
     except WarehouseError as error:  # a day without play, or no marts yet: nothing to report, nothing failed
         context.log.info(str(error))
@@ -65,7 +68,7 @@ def morning_report(
     path = daily_pdf.write(report, folder / daily.file_name(day))
     pdf, channels, sent = path.read_bytes(), every(settings), []
     for rule in on_event(read(settings.alerts_file), "morning-report"):
-        text = daily.message(report, rule, recipients(rule, settings.alerts_to), pdf)
+        text = morning.message(report, rule, recipients(rule, settings.alerts_to), pdf)
         used = [channel for channel in channels if channel.name in rule.channels]
         for delivery in announce(warehouse.db_path, text, {"gaming_day": day.isoformat()}, used):
             sent.append(delivery)

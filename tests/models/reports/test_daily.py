@@ -14,6 +14,8 @@ from pypdf import PdfReader
 
 from dashboards.pages import PAGES
 from models import display
+from models.alerts import morning
+from models.alerts.evaluate import snapshot
 from models.gaming_day import GamingDay
 from models.reports import daily, daily_pdf
 
@@ -28,9 +30,9 @@ def marts(db: Path, sql: str) -> pl.DataFrame:
 
 @pytest.fixture(scope="module")
 def report(built_warehouse) -> daily.DailyReport:
-    return daily.read(
+    return morning.read(
         built_warehouse, DAY, property_name="Casino of the Tests", gaming_day=GamingDay(), currency="CHF",
-        dashboard_url=URL, now=dt.datetime(2026, 11, 3, 6, 0, tzinfo=dt.UTC),
+        dashboard_url=URL, snapshot=snapshot(built_warehouse), now=dt.datetime(2026, 11, 3, 6, 0, tzinfo=dt.UTC),
     )  # fmt: skip
 
 
@@ -69,8 +71,8 @@ def test_a_day_without_play_is_one_line(built_warehouse):
     from models.warehouse.store import WarehouseError
 
     with pytest.raises(WarehouseError, match="no coups on gaming day 2020-01-01"):
-        daily.read(built_warehouse, dt.date(2020, 1, 1), property_name="x", gaming_day=GamingDay(), currency="EUR",
-                   dashboard_url=URL)  # fmt: skip
+        morning.read(built_warehouse, dt.date(2020, 1, 1), property_name="x", gaming_day=GamingDay(), currency="EUR",
+                   dashboard_url=URL, snapshot="none")  # fmt: skip
 
 
 def test_each_sections_page_is_a_dashboard_page():
@@ -108,10 +110,11 @@ def test_a_busy_day_still_fits_one_page_and_says_how_many_more(report):
 
 
 def test_the_message_links_each_section_and_attaches_the_page(report):
+    from models.alerts.morning import message as email
     from models.alerts.rules import Rule
 
     pdf = daily_pdf.pdf(report)
-    message = daily.message(report, Rule(name="morning-report", severity="info"), ("a@casino.test",), pdf)
+    message = email(report, Rule(name="morning-report", severity="info"), ("a@casino.test",), pdf)
     assert message.subject == "Casino of the Tests: morning report, gaming day 2026-11-02"
     assert all(f"{URL}/{page}" in message.text() for page in daily.PAGES.values())
     assert message.attachments == (("morning-report-2026-11-02.pdf", pdf, "application/pdf"),)
