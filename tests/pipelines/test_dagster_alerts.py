@@ -73,9 +73,10 @@ def tick(instance: dg.DagsterInstance, cursor: str | None) -> tuple[list[dg.RunR
     return data.run_requests, data.cursor
 
 
-def send(request: dg.RunRequest, warehouse: Warehouse, instance: dg.DagsterInstance) -> dg.ExecuteInProcessResult:
+def send(request: dg.RunRequest, warehouse: Warehouse, instance: dg.DagsterInstance, **kwargs):
+    """A run of send_alerts as the sensor requested it, executed for real on `instance`."""
     job = defs.resolve_job_def("send_alerts")
-    return job.execute_in_process(instance=instance, resources={"warehouse": warehouse}, tags=request.tags)
+    return job.execute_in_process(instance=instance, resources={"warehouse": warehouse}, tags=request.tags, **kwargs)
 
 
 def test_each_publish_evaluates_once_and_emails_each_planted_fact_once(warehouse, instance, mail):
@@ -148,3 +149,24 @@ def test_a_failed_blocking_check_is_emailed_once_naming_it(instance, mail, tmp_p
     assert f"http://127.0.0.1:3000/runs/{run_id}" in body and "snapshot" in body
     recorded = rows(warehouse, "SELECT channel, ok, fact FROM meta.alerts WHERE rule = 'run-failed'")
     assert sorted(recorded) == [(c, True, json.dumps({"run_id": run_id})) for c in ("email", "log")]
+
+
+def test_unreadable_rules_and_no_warehouse_still_send_a_failed_run(instance, mail, tmp_path, monkeypatch):
+    (tmp_path / "alerts.toml").write_text("[[rule]\n")
+    monkeypatch.setenv("BANCO_ALERTS", str(tmp_path / "alerts.toml"))
+    warehouse = Warehouse(db=str(tmp_path / "warehouse" / "banco.duckdb"), landing=str(tmp_path / "landing"))
+    failed = send(dg.RunRequest(), warehouse, instance, raise_on_error=False)
+    assert not failed.success  # the rules file is not TOML: the run fails with its one line
+    context = dg.build_run_status_sensor_context(
+        sensor_name="alert_on_run_failure",
+        dagster_instance=instance,
+        dagster_run=failed.dagster_run,
+        dagster_event=failed.get_run_failure_event(),
+        resources={"warehouse": warehouse},
+    ).for_run_failure()
+    alert_on_run_failure(context)
+    (message,) = mail.mails()
+    assert message["Subject"] == "[critical] run-failed: send_alerts failed" and message["To"] == "floor@casino.test"
+    body = message.get_content()
+    assert "snapshot none" in body and "failed_steps evaluate_alerts" in body
+    assert sorted(rows(warehouse, "SELECT channel, ok FROM meta.alerts")) == [("email", True), ("log", True)]

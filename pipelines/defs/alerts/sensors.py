@@ -40,17 +40,25 @@ def alert_on_run_failure(context: dg.RunFailureSensorContext, warehouse: Warehou
     from models.alerts import evaluate
     from models.alerts.channels import every
     from models.alerts.rules import Rule, RulesError, on_event, read
+    from models.warehouse import store
 
     settings = alert_settings()
+    channels = every(settings)
     try:
         rules = on_event(read(settings.alerts_file), "run-failure")
-    except RulesError as error:  # unreadable rules: the failure still reaches the warehouse's log
-        context.log.error(f"{error}; the failed run is recorded in the log channel only")
-        rules = [Rule(name="run-failed", severity="critical", channels=("log",), event="run-failure")]
+    except RulesError as error:  # unreadable rules: nothing missed, so every channel to BANCO_ALERTS_TO
+        context.log.error(f"{error}; the failed run goes through every channel configured")
+        names = tuple(channel.name for channel in channels)
+        rules = [Rule("run-failed", "critical", to=("shift_manager",), channels=names, event="run-failure")]
+    if not rules:
+        context.log.info(f"no rule of {settings.alerts_file} answers run-failure: nothing sent")
     run = context.dagster_run
-    channels = every(settings)
+    try:
+        snapshot = evaluate.snapshot(warehouse.db_path)
+    except store.WarehouseError:  # a run that failed before the first ingest
+        snapshot = "none"
     for rule in rules:
-        text = failure_message(context, rule, evaluate.snapshot(warehouse.db_path), settings)
+        text = failure_message(context, rule, snapshot, settings)
         chosen = [channel for channel in channels if channel.name in rule.channels]
         for delivery in evaluate.announce(warehouse.db_path, text, {"run_id": run.run_id}, chosen):
             context.log.info(f"{rule.name}: run {run.run_id} of {run.job_name} via {delivery.channel} "
