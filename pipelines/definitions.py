@@ -1,7 +1,8 @@
 """The Dagster code location: the one place the project's Definitions are assembled.
 
 landing_files, simulated_shoes -> core/ingest_<shard> -> core (ingest) -> marts/shard_<shard> (per gaming
-day) -> marts (per gaming day) -> serving_snapshot; marts -> reports/monthly_statistical_report (per month)
+day) -> marts (per gaming day) -> serving_snapshot; marts -> reports/monthly_statistical_report (per month).
+Each serving_snapshot launches send_alerts (the alert rules); a failed run is announced (defs/alerts/).
 """
 
 from __future__ import annotations
