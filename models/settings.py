@@ -69,6 +69,7 @@ class Settings:
     webhook_secret: str = field(default="", repr=False)  # signs each webhook body (HMAC-SHA256)
     dashboard_url: str = "http://127.0.0.1:8501"  # where an alert's link points
     alert_channels: tuple[str, ...] = ALERT_CHANNELS  # the channels alerts may use (banco up: log, on a demo)
+    dagster_url: str = "http://127.0.0.1:3000"  # the Dagster UI a failed run's alert links to
     currency: str = "EUR"  # the ISO 4217 code every amount in the warehouse is in (models/display.py)
 
     @classmethod
@@ -223,6 +224,7 @@ VARIABLES: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "webhook_secret": ("BANCO_WEBHOOK_SECRET", _text),
     "dashboard_url": ("BANCO_DASHBOARD_URL", _text),
     "alert_channels": ("BANCO_ALERT_CHANNELS", _channels),
+    "dagster_url": ("BANCO_DAGSTER_URL", _text),
     "currency": (
         "BANCO_CURRENCY",
         _checked(str.upper, lambda code: len(code) == 3 and code.isalpha(), "is a three-letter currency code (EUR)"),

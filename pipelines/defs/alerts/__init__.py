@@ -1,0 +1,1 @@
+"""Alerts in Dagster: the rules evaluated after each serving publish, and a failed run announced."""
