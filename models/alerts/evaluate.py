@@ -165,6 +165,25 @@ def announce(db: Path, message: Message, fact: dict[str, Any], channels: Sequenc
     return deliveries
 
 
+def said(outcome: Outcome) -> str:
+    """One line per rule, as `banco alerts` and the dashboard say it: refused and why, or its facts and
+    what each channel did with the new ones."""
+    name = outcome.rule.name
+    if outcome.refused is not None:
+        return f"{name}: refused: {outcome.refused}"
+    parts = []
+    for message, delivery in outcome.messages:
+        new = f"{len(message.facts)} new"
+        if delivery is None:
+            parts.append(f"{new} would go to {', '.join(c for c in outcome.rule.channels if c not in outcome.skipped)}")
+            break
+        result = "sent" if delivery.ok else f"failed after {delivery.attempts} attempt(s): {delivery.detail}"
+        parts.append(f"{new} via {delivery.channel} {result}")
+    parts = parts or ["nothing new"]
+    skipped = f" ({', '.join(outcome.skipped)} not configured)" if outcome.skipped else ""
+    return f"{name}: {outcome.facts} fact(s), {'; '.join(parts)}{skipped}"
+
+
 def _sent(channel: Channel, message: Message) -> Delivery:
     """`channel.send`, whose failure, should it raise all the same, is a failed delivery, not a lost record."""
     try:
