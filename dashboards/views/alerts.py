@@ -52,12 +52,12 @@ def _rules(rules: list[Rule], configured: tuple[str, ...]) -> None:
         {
             "rule": rule.name,
             "severity": rule.severity,
-            "description": rule.description or None,
             "recipients": ", ".join(entry if "@" in entry else fmt.name(entry) for entry in rule.to) or None,
-            "channels": ", ".join(f"{c} (not configured)" if c not in configured else c for c in rule.channels),
+            "channels": _channels(rule, configured),
             "page": TITLES.get(rule.page, rule.page) if rule.page else None,
             "sent_on": fmt.name(rule.event.replace("-", "_")) if rule.event else "Its query's new facts",
             "refused": rule.refused,
+            "description": rule.description or None,
         }
         for rule in rules
     ]
@@ -65,6 +65,13 @@ def _rules(rules: list[Rule], configured: tuple[str, ...]) -> None:
     unready = sorted({c for rule in rules for c in rule.channels} - set(configured))
     if unready:
         st.caption(f"Not configured here, so not sent: {', '.join(unready)}. {HOW_TO}")
+
+
+def _channels(rule: Rule, configured: tuple[str, ...]) -> str:
+    """The rule's channels, those not configured here said apart: "log (email, webhook not configured)"."""
+    unready = [name for name in rule.channels if name not in configured]
+    ready = ", ".join(name for name in rule.channels if name in configured) or "none"
+    return f"{ready} ({', '.join(unready)} not configured)" if unready else ready
 
 
 def _now(settings: Settings) -> None:
@@ -101,7 +108,7 @@ def _sent(zone: str) -> None:
         return
     by_rule = alerts.by_rule()
     a, b, c = metric_row(3)
-    a.metric("Messages", fmt.count(history.height))
+    a.metric("Messages", fmt.count(int(by_rule["messages"].sum())), help="One a rule, channel and sending")
     b.metric("Facts reported", fmt.count(int(by_rule["facts"].sum())), help="Each fact once per channel")
     failed = history.filter(pl.col("result") == "failed")
     c.metric("Failed messages", fmt.count(failed.height))

@@ -86,7 +86,7 @@ def test_the_rules_and_what_each_would_send_now(alerted, warehouse, monkeypatch)
     assert list(rules.index) == [rule.name for rule in read(ALERTS)]
     assert rules.loc["shift-unreconciled", "recipients"] == "Count room"
     assert rules.loc["shift-unreconciled", "page"] == "Count room"
-    assert "email (not configured)" in rules.loc["surveillance-flag", "channels"]
+    assert rules.loc["surveillance-flag", "channels"] == "log (email, webhook not configured)"
     assert rules.loc["run-failed", "sent_on"] == "Run failure"
     # the log delivered every fact and no other channel is configured here: each rule's line says nothing new
     lines = [fmt.plain(said(outcome)) for outcome in evaluate(alerted, read(ALERTS), [LogChannel()], send=False)]
