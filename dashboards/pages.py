@@ -20,14 +20,16 @@ PAGES = (
     ("count_room.py", "Count room", ":material/point_of_sale:"),
     ("shoe.py", "Shoe explorer", ":material/style:"),
     ("integrity.py", "Integrity", ":material/rule:"),
+    ("alerts.py", "Alerts", ":material/notifications:"),
     ("odds.py", "Odds lab", ":material/calculate:"),
     ("systems.py", "Systems lab", ":material/science:"),
     ("sql.py", "SQL", ":material/terminal:"),
 )
 #: Pages only an analyst sees: the SQL console reads anything the snapshot holds, every wager of every player;
 #: the players page shows each named player's play and worth to the house; surveillance, the suspicion on them;
-#: the count room, the tables whose chips went missing and the report filed with the regulator.
-ANALYSTS_ONLY = frozenset({"sql.py", "players.py", "surveillance.py", "count_room.py"})
+#: the count room, the tables whose chips went missing and the report filed with the regulator; the alerts, the
+#: flagged players and unreconciled tables each message names, and who was told of them.
+ANALYSTS_ONLY = frozenset({"sql.py", "players.py", "surveillance.py", "count_room.py", "alerts.py"})
 
 
 def visible(role: Role) -> tuple[tuple[str, str, str], ...]:

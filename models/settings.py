@@ -25,6 +25,8 @@ Value = TypeVar("Value")
 
 #: Where the warehouse lives unless BANCO_DB or --db say otherwise (docs/warehouse.md).
 DEFAULT_DB = "data/warehouse/banco.duckdb"
+#: The channels an alert may go through (models/alerts/): the warehouse's log, email, a webhook.
+ALERT_CHANNELS = ("log", "email", "webhook")
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ class Settings:
     webhook_url: str = field(default="", repr=False)  # a chat's webhook URL holds its token
     webhook_secret: str = field(default="", repr=False)  # signs each webhook body (HMAC-SHA256)
     dashboard_url: str = "http://127.0.0.1:8501"  # where an alert's link points
+    alert_channels: tuple[str, ...] = ALERT_CHANNELS  # the channels alerts may use (banco up: log, on a demo)
+    dagster_url: str = "http://127.0.0.1:3000"  # the Dagster UI a failed run's alert links to
     currency: str = "EUR"  # the ISO 4217 code every amount in the warehouse is in (models/display.py)
 
     @classmethod
@@ -124,6 +128,14 @@ def _addresses(variable: str, text: str) -> tuple[str, ...]:
     if not all("@" in address for address in addresses):
         raise ValueError(f"{variable} is a comma-separated list of email addresses, got {text!r}")
     return addresses
+
+
+def _channels(variable: str, text: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [name for name in names if name not in ALERT_CHANNELS]
+    if unknown or not names:
+        raise ValueError(f"{variable} is a comma-separated list of {', '.join(ALERT_CHANNELS)}, got {text!r}")
+    return names
 
 
 def _rules(variable: str, text: str) -> tuple[str, ...]:
@@ -216,6 +228,8 @@ VARIABLES: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "webhook_url": ("BANCO_WEBHOOK_URL", _text),
     "webhook_secret": ("BANCO_WEBHOOK_SECRET", _text),
     "dashboard_url": ("BANCO_DASHBOARD_URL", _text),
+    "alert_channels": ("BANCO_ALERT_CHANNELS", _channels),
+    "dagster_url": ("BANCO_DAGSTER_URL", _text),
     "currency": (
         "BANCO_CURRENCY",
         _checked(str.upper, lambda code: len(code) == 3 and code.isalpha(), "is a three-letter currency code (EUR)"),

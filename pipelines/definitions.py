@@ -2,7 +2,8 @@
 
 landing_files, simulated_shoes -> core/ingest_<shard> -> core (ingest) -> marts/shard_<shard> (per gaming
 day) -> marts (per gaming day) -> serving_snapshot; marts -> reports/monthly_statistical_report (per month);
-marts -> reports/morning_report (per gaming day, emailed)
+marts -> reports/morning_report (per gaming day, emailed each morning). Each serving_snapshot launches
+send_alerts (the alert rules); a failed run is announced (defs/alerts/).
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import dagster as dg
 
 from pipelines.cluster.executor import executor_from_env
 from pipelines.defs.alerts.assets import morning_report, morning_report_job
+from pipelines.defs.alerts.jobs import send_alerts
 from pipelines.defs.alerts.schedules import morning_report as morning_report_schedule
+from pipelines.defs.alerts.sensors import alert_on_run_failure, alerts_after_publish
 from pipelines.defs.core import assets as core
 from pipelines.defs.core import checks as core_checks
 from pipelines.defs.core.shards import SHARD_INGESTS
@@ -42,9 +45,9 @@ defs = dg.Definitions(
         morning_report,
     ],
     asset_checks=dg.load_asset_checks_from_modules([core_checks, marts_checks, count_room_checks]),
-    jobs=[simulate_job, ingest_job, marts_job, monthly_report_job, morning_report_job],
+    jobs=[simulate_job, ingest_job, marts_job, monthly_report_job, send_alerts, morning_report_job],
     schedules=[nightly_marts, monthly_report_schedule, morning_report_schedule],
-    sensors=[landing_sensor, marts_after_ingest],
+    sensors=[landing_sensor, marts_after_ingest, alerts_after_publish, alert_on_run_failure],
     resources={"warehouse": Warehouse.from_settings(SETTINGS)},
     executor=executor_from_env(),
 )

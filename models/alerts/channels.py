@@ -244,7 +244,9 @@ def configured(settings: Settings) -> list[Channel]:
 
 
 def every(settings: Settings) -> list[Channel]:
-    """The log channel (meta.alerts, always there) and every channel the settings configure."""
+    """The log channel (meta.alerts, always there) and every channel the settings configure that
+    BANCO_ALERT_CHANNELS allows (`banco up` allows the log alone on a demo month)."""
     from models.alerts.record import LogChannel
 
-    return [LogChannel(), *configured(settings)]
+    allowed = [channel for channel in configured(settings) if channel.name in settings.alert_channels]
+    return [LogChannel(), *allowed]

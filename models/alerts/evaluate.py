@@ -32,6 +32,23 @@ class Outcome:
     messages: list[tuple[Message, Delivery | None]] = field(default_factory=list)  # None: not sent (a test)
     skipped: tuple[str, ...] = ()  # channels the rule names that are not configured
 
+    def line(self) -> str:
+        """One line: refused and why, or its facts and what each channel did with the new ones (the
+        command's output and the Dagster job's log)."""
+        name = self.rule.name
+        if self.refused is not None:
+            return f"{name}: refused: {self.refused}"
+        said = []
+        for message, delivery in self.messages:
+            new = f"{len(message.facts)} new"
+            if delivery is None:
+                said.append(f"{new} would go to {', '.join(c for c in self.rule.channels if c not in self.skipped)}")
+                break
+            said.append(f"{new} via {delivery.channel} {delivery.result()}")
+        said = said or ["nothing new"]
+        skipped = f" ({', '.join(self.skipped)} not configured)" if self.skipped else ""
+        return f"{name}: {self.facts} fact(s), {'; '.join(said)}{skipped}"
+
 
 @dataclass(frozen=True)
 class Found:
@@ -91,9 +108,14 @@ def message(
         facts=tuple(found.facts[fact] for fact in facts),
         gaming_day=found.gaming_day(facts),
         snapshot=snapshot_id,
-        link=f"{dashboard.rstrip('/')}/{rule.page}" if rule.page else dashboard,
+        link=link(rule, dashboard),
         recipients=to,
     )
+
+
+def link(rule: Rule, dashboard: str) -> str:
+    """The dashboard page a rule's messages link to (the dashboard itself for a rule without a page)."""
+    return f"{dashboard.rstrip('/')}/{rule.page}" if rule.page else dashboard
 
 
 def evaluate(

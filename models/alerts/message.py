@@ -43,6 +43,10 @@ class Delivery:
     detail: str
     sent_at: dt.datetime  # aware, UTC
 
+    def result(self) -> str:
+        """How it ended, in a few words: "sent", or "failed after 3 attempt(s): <the last reply>"."""
+        return "sent" if self.ok else f"failed after {self.attempts} attempt(s): {self.detail}"
+
 
 class Channel(Protocol):
     """A way to tell people: email, a webhook, the warehouse's log. `send` never raises: a channel that

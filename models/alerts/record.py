@@ -72,6 +72,8 @@ def write(
     con.executemany(f"INSERT INTO {ALERTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
+#: Whether the snapshot holds meta.alerts: a warehouse gets it with its first alert run.
+PUBLISHED = "SELECT count(*) AS tables FROM duckdb_tables() WHERE schema_name = 'meta' AND table_name = 'alerts'"
 HISTORY = f"""
     SELECT sent_at, rule, channel, array_to_string(recipients, ', ') AS recipients, count(*) AS facts,
            CASE WHEN ok THEN 'sent' ELSE 'failed' END AS result, attempts, detail, max(gaming_day) AS gaming_day,
@@ -91,5 +93,4 @@ def history(db: Path, limit: int = 100) -> list[tuple]:
 
 
 def _published(db: Path) -> bool:
-    query = "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'meta' AND table_name = 'alerts'"
-    return reader.run(db, query, lambda relation: relation.fetchall()[0][0], where="banco alerts", user=False) > 0
+    return reader.run(db, PUBLISHED, lambda relation: relation.fetchall()[0][0], where="banco alerts", user=False) > 0

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     outcomes = evaluate.evaluate(db, rules, every(settings), alerts_to=settings.alerts_to,
                                  dashboard=settings.dashboard_url, send=args.action == "run")  # fmt: skip
     for outcome in outcomes:
-        print(_line(outcome))
+        print(outcome.line())
         if args.action == "test":
             for message, _ in outcome.messages[:1]:
                 print(message.text())
@@ -55,21 +55,3 @@ def run(args: argparse.Namespace) -> int:
         said = f"refused: {rule.refused}" if rule.refused else f"sent when it happens ({rule.event}), not by a query"
         print(f"{rule.name}: {said}")
     return 0
-
-
-def _line(outcome) -> str:
-    """One line per rule: refused and why, or its facts and what each channel did with the new ones."""
-    name = outcome.rule.name
-    if outcome.refused is not None:
-        return f"{name}: refused: {outcome.refused}"
-    said = []
-    for message, delivery in outcome.messages:
-        new = f"{len(message.facts)} new"
-        if delivery is None:
-            said.append(f"{new} would go to {', '.join(c for c in outcome.rule.channels if c not in outcome.skipped)}")
-            break
-        result = "sent" if delivery.ok else f"failed after {delivery.attempts} attempt(s): {delivery.detail}"
-        said.append(f"{new} via {delivery.channel} {result}")
-    said = said or ["nothing new"]
-    skipped = f" ({', '.join(outcome.skipped)} not configured)" if outcome.skipped else ""
-    return f"{name}: {outcome.facts} fact(s), {'; '.join(said)}{skipped}"

@@ -39,10 +39,21 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
 
 
 def _configure(args: argparse.Namespace) -> None:
-    """Point this process and every server it starts at the same warehouse, landing folder and instance."""
+    """Point this process and every server it starts at the same warehouse, landing folder and instance;
+    on a demo month, let alerts go to the warehouse's log alone."""
     os.environ["BANCO_DB"] = str(Path(args.db).resolve())
     os.environ["BANCO_LANDING"] = str(args.landing.resolve())
     os.environ.update(dagster_environment(Path.cwd()))
+    if _demo(args.landing):
+        os.environ["BANCO_ALERT_CHANNELS"] = "log"
+
+
+def _demo(landing: Path) -> bool:
+    """Whether the landing folder holds (or is about to hold) simulated play: nothing landed yet, or the
+    simulator's answer key (its players) lies beside the logs. Its alerts are about no one real."""
+    from models.simulate.run import PLAYERS_FOLDER
+
+    return not _landed(landing) or (landing / PLAYERS_FOLDER).is_dir()
 
 
 def _landed(landing: Path) -> bool:
@@ -307,5 +318,30 @@ def materialize_and_report(args: argparse.Namespace) -> int:
     db = Path(args.db).resolve()
     if db.exists():
         report(db)
+        if ok:
+            alert(db)
         print(f'\nwarehouse: {db} (query it: banco sql "SELECT * FROM marts.table_day LIMIT 10")')
     return 0 if ok else 1
+
+
+def alert(db: Path) -> None:
+    """Evaluate the alert rules once over what was built, through the channels allowed (on a demo month,
+    the warehouse's log alone), and say what each sent; a rules file that cannot be read is a warning."""
+    from models.alerts.channels import every
+    from models.alerts.evaluate import evaluate
+    from models.alerts.rules import RulesError, read
+
+    settings = Settings.from_env()
+    try:
+        rules = read(settings.alerts_file)
+    except RulesError as error:
+        print(f"alerts: not evaluated: {error}")
+        return
+    channels = every(settings)
+    outcomes = evaluate(db, rules, channels, alerts_to=settings.alerts_to, dashboard=settings.dashboard_url)
+    new = sum(len(message.facts) for outcome in outcomes for message, sent in outcome.messages if sent.channel == "log")
+    for outcome in (outcome for outcome in outcomes if outcome.refused):
+        print(f"alerts: {outcome.rule.name} refused: {outcome.refused}")
+    through = ", ".join(channel.name for channel in channels)
+    demo = " (a demo month: the log alone)" if settings.alert_channels == ("log",) else ""
+    print(f"alerts: {new} new fact(s) from {len(outcomes)} rules, through {through}{demo}: `banco alerts history`")

@@ -1,1 +1,1 @@
-"""The Dagster code location, one folder per domain: landing -> core -> marts -> serving."""
+"""The Dagster code location, one folder per domain: landing -> core -> marts -> serving, and alerts."""

@@ -11,7 +11,10 @@ from dashboards.browser import CHROMIUM, CHROMIUM_ARGS, chromium, free_port, run
 from models.access import users
 from pipelines.commands.dashboard import streamlit_command
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "chromium", "dashboard", "free_port", "running", "settled"]
+#: The project's alerts file: a server runs in a folder of its own, where the default (alerts.toml) is not.
+ALERTS = Path(__file__).resolve().parents[2] / "alerts.toml"
+
+__all__ = ["ALERTS", "CHROMIUM", "CHROMIUM_ARGS", "chromium", "dashboard", "free_port", "running", "settled"]
 
 
 @contextlib.contextmanager

@@ -350,6 +350,17 @@ def test_a_viewer_never_sees_the_console(guarded, browser):
     page.close()
 
 
+def test_a_viewer_cannot_reach_the_alerts_page_by_its_address(guarded, browser):
+    assert "alerts.py" in ANALYSTS_ONLY
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    _sign_in(page, f"{guarded}/alerts", "vic", PASSWORDS["vic"])
+    page.wait_for_selector("h1", timeout=60_000)
+    _settled(page)
+    assert page.locator("h1:has-text('Alerts')").count() == 0 and "Alerts" not in _navigation(page)
+    assert page.locator("h1:has-text('Overview')").count() == 1
+    page.close()
+
+
 def _clear_cache_from_the_menu(page) -> None:
     page.get_by_test_id("stMainMenu").click()
     page.get_by_text("Clear cache", exact=True).click()

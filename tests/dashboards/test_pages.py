@@ -400,7 +400,19 @@ def test_a_mart_built_before_its_newest_column_asks_for_a_build(warehouse, tmp_p
 
 @pytest.mark.parametrize(
     "page",
-    ["streaks", "commission", "ties", "tables", "players", "surveillance", "count_room", "shoe", "integrity", "sql"],
+    [
+        "streaks",
+        "commission",
+        "ties",
+        "tables",
+        "players",
+        "surveillance",
+        "count_room",
+        "shoe",
+        "integrity",
+        "alerts",
+        "sql",
+    ],
 )
 def test_every_page_without_a_warehouse(tmp_path, monkeypatch, page):
     at = open_app(tmp_path / "banco.duckdb", monkeypatch, page)

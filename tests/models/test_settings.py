@@ -61,6 +61,7 @@ def test_each_variable_sets_its_setting_and_blank_is_unset():
         ("BANCO_COMP_RATE", "inf", "BANCO_COMP_RATE is a share from 0 to 1 (0.25: a quarter of theo), got 'inf'"),
         ("BANCO_MAX_BET", "nan", "BANCO_MAX_BET is a positive amount, got 'nan'"),
         ("BANCO_REPORT_RULES", ",", "BANCO_REPORT_RULES is a comma list of maryland, kansas, ohio, got ','"),
+        ("BANCO_ALERT_CHANNELS", "sms", "BANCO_ALERT_CHANNELS is a comma-separated list of log, email, webhook"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_its_variable(name, value, message):

@@ -56,12 +56,15 @@ def get(url: str, body: dict | None = None) -> bytes:
 
 
 @pytest.mark.slow
-def test_up_materializes_through_dagster_serves_both_and_stops_cleanly(tmp_path):
+def test_up_materializes_through_dagster_serves_both_and_stops_cleanly(tmp_path, smtp_server):
     dagster_port, dashboard_port = free_port(), free_port()
+    inbox, smtp_port = smtp_server()  # configured, yet a demo month's alerts go to the warehouse's log alone
     db, landing = tmp_path / "warehouse" / "banco.duckdb", tmp_path / "landing"
     args = [BANCO, "up", "--db", str(db), "--landing", str(landing), "--demo-days", "2",
             "--dagster-port", str(dagster_port), "--dashboard-port", str(dashboard_port)]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BANCO_", "DAGSTER_"))}
+    env |= {"BANCO_SMTP_URL": f"smtp://127.0.0.1:{smtp_port}", "BANCO_SMTP_FROM": "banco@casino.test",
+            "BANCO_ALERTS_TO": "floor@casino.test"}  # fmt: skip
     up = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output = []
     try:
@@ -74,6 +77,7 @@ def test_up_materializes_through_dagster_serves_both_and_stops_cleanly(tmp_path)
                 break
         text = "".join(output)
         assert "dealing a demo month" in text and "built the marts of 2 gaming days" in text, text
+        assert "through log (a demo month: the log alone)" in text, text
         assert f"http://127.0.0.1:{dagster_port}" in text and f"http://127.0.0.1:{dashboard_port}" in text
         assert get(f"http://127.0.0.1:{dashboard_port}/_stcore/health") == b"ok"
         runs = json.loads(
@@ -97,8 +101,10 @@ def test_up_materializes_through_dagster_serves_both_and_stops_cleanly(tmp_path)
     con = duckdb.connect(str(db.with_name("banco.serving.duckdb")), read_only=True)
     games = con.execute("SELECT count(DISTINCT game) FROM core.rounds").fetchall()[0][0]
     faults = con.execute("SELECT count(*) FROM quarantine.rounds").fetchall()[0][0]
+    channels = con.execute("SELECT DISTINCT channel FROM meta.alerts").fetchall()
     con.close()
     assert games == 6 and faults > 0  # every game, and a few misdeals for the integrity views
+    assert set(channels) <= {("log",)} and inbox.envelopes == []  # recorded, and no one emailed about a demo
     again = subprocess.run([*args, "--no-serve"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert "dealing a demo month" not in again.stdout

@@ -6,21 +6,12 @@ from pathlib import Path
 
 import dagster as dg
 
-from models.settings import Settings
 from models.warehouse import schema
+from pipelines.defs.alerts.jobs import MAX_RUNTIME_SECONDS, alert_settings
 from pipelines.defs.core.assets import key_of
 from pipelines.defs.partitions import GAMING_DAYS
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.shards import SERVING
-
-#: A run that overruns this is cancelled: reading one day's marts, and each channel's retries, fit well inside.
-MAX_RUNTIME_SECONDS = 1800
-
-
-def morning_settings() -> Settings:
-    """The report's and the channels' settings, read from the environment of the process that sends: the
-    credentials never sit in a resource's configuration, which the Dagster UI shows."""
-    return Settings.from_env()
 
 
 class MorningReportConfig(dg.Config):
@@ -52,7 +43,7 @@ def morning_report(
     from models.reports import daily, daily_pdf
     from models.warehouse.store import WarehouseError
 
-    day, settings = dt.date.fromisoformat(context.partition_key), morning_settings()
+    day, settings = dt.date.fromisoformat(context.partition_key), alert_settings()
     try:
         report = morning.read(
             warehouse.db_path, day, property_name=settings.property_name, gaming_day=warehouse.gaming_day,
@@ -89,5 +80,5 @@ morning_report_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets(morning_report),
     description="Write a gaming day's one-page morning report and email it to the morning-report rules' "
     "recipients (once a day: meta.alerts records what was sent).",
-    tags={"dagster/max_runtime": str(MAX_RUNTIME_SECONDS)},
+    tags={"dagster/max_runtime": str(MAX_RUNTIME_SECONDS)},  # as send_alerts: a wait for the writer, retries
 )
