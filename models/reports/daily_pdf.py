@@ -8,11 +8,10 @@ from pathlib import Path
 
 import polars as pl
 from fpdf import FPDF
-from fpdf.fonts import FontFace
 
 from models import display
 from models.reports.daily import DailyReport
-from models.reports.export import _text
+from models.reports.export import _text, table
 
 #: The most rows a section lists: with the header, they fit one A4 page.
 MAX_TABLES, MAX_SHIFTS, MAX_PLAYERS, MAX_REASONS = 24, 6, 12, 8
@@ -83,19 +82,6 @@ def _more(doc: FPDF, shown: int, total: int, what: str) -> None:
         _line(doc, f"... and {total - shown} more {what}: see the page behind the link.")
 
 
-def _table(doc: FPDF, heading: list[str], widths: list[int], rows: list[tuple[bool, list[str]]], numeric) -> None:
-    doc.set_font("helvetica", size=7)
-    align = ["RIGHT" if index in numeric else "LEFT" for index in range(len(heading))]
-    total = FontFace(emphasis="BOLD", fill_color=(235, 235, 235))
-    with doc.table(
-        col_widths=widths, width=sum(widths), align="LEFT", text_align=align, line_height=4,
-        headings_style=FontFace(emphasis="BOLD", fill_color=(210, 210, 210)), first_row_as_headings=True,
-    ) as table:  # fmt: skip
-        table.row([_text(cell) for cell in heading])
-        for bold, cells in rows:
-            table.row([_text(cell) for cell in cells], style=total if bold else None)
-
-
 def _tables(doc: FPDF, report: DailyReport) -> None:
     tables = report.tables.filter(level="table")
     _section(doc, f"Hold against theo by table ({tables.height})", report.link("tables"))
@@ -110,7 +96,7 @@ def _tables(doc: FPDF, report: DailyReport) -> None:
             display.money(row["handle"]), display.money(row["house_win"]), display.money(row["theo"]),
             display.percent(row["hold"], "hold"), display.percent(row["theo_hold"], "hold"),
         ]))  # fmt: skip
-    _table(doc, heading, [18, 30, 32, 32, 32, 21, 21], rows, numeric=range(2, 7))
+    table(doc, heading, [18, 30, 32, 32, 32, 21, 21], rows, numeric=range(2, 7), line_height=4)
     _more(doc, min(tables.height, MAX_TABLES), tables.height, "tables")
 
 
@@ -134,7 +120,7 @@ def _shifts(doc: FPDF, report: DailyReport) -> None:
         return
     rows = [(False, [row["table_id"], row["shift_id"], display.name(row["game"]), row["attribution"] or ""])
             for row in shifts.head(MAX_SHIFTS).iter_rows(named=True)]  # fmt: skip
-    _table(doc, ["Table", "Shift", "Game", "Why"], [18, 26, 30, 112], rows, numeric=())
+    table(doc, ["Table", "Shift", "Game", "Why"], [18, 26, 30, 112], rows, numeric=(), line_height=4)
     _more(doc, min(shifts.height, MAX_SHIFTS), shifts.height, "table-shifts")
 
 

@@ -195,10 +195,10 @@ def pdf(report: Report) -> bytes:
     for row in report.tables.iter_rows(named=True):
         who = row["table_id"] if row["level"] == "table" else "Total"
         game = _name(row["game"]) if row["level"] != "property" else "All games"
-        rows.append((row["level"], [who, game, str(row["days"]), _figure(row["drop"]), _figure(row["win"]),
+        rows.append((row["level"] != "table", [who, game, str(row["days"]), _figure(row["drop"]), _figure(row["win"]),
                      _figure(row["hold_pct"]), _figure(row["ytd_drop"]), _figure(row["ytd_win"]),
                      _figure(row["ytd_hold_pct"]), *_rules_cells(report, row)]))  # fmt: skip
-    _table(doc, heading, widths, rows, numeric=range(2, 9))
+    table(doc, heading, widths, rows, numeric=range(2, 9))
     doc.set_font("helvetica", size=7)
     doc.multi_cell(
         0, 4, _text(
@@ -226,11 +226,11 @@ def pdf(report: Report) -> bytes:
                    "Unexplained"]  # fmt: skip
         shown = ("drop", "win", "wagers_win", "difference", "unexplained")
         rows = [
-            ("table", [str(row["gaming_day"]), row["table_id"], row["shift_id"], _name(row["game"]),
+            (False, [str(row["gaming_day"]), row["table_id"], row["shift_id"], _name(row["game"]),
                        _name(row["status"]), *[_figure(row[name]) for name in shown]])
             for row in report.unreconciled.iter_rows(named=True)
         ]  # fmt: skip
-        _table(doc, heading, [24, 18, 30, 26, 26, 26, 26, 26, 26, 22], rows, numeric=range(5, 10))
+        table(doc, heading, [24, 18, 30, 26, 26, 26, 26, 26, 26, 22], rows, numeric=range(5, 10))
         doc.ln(2)
         for row in report.unreconciled.iter_rows(named=True):
             _line(doc, f"{row['table_id']} shift {row['shift_id']}: {row['attribution'] or row['status']}.")
@@ -247,15 +247,15 @@ def _line(doc: FPDF, text: str) -> None:
     doc.multi_cell(0, 4.5, _text(f"- {text}"), new_x="LMARGIN", new_y="NEXT")
 
 
-def _table(doc: FPDF, heading: list[str], widths: list[int], rows, numeric) -> None:
-    """A table whose headings repeat on each page; totals' rows bold and shaded."""
+def table(doc: FPDF, heading: list[str], widths: list[int], rows, numeric, line_height: float = 4.5) -> None:
+    """A table whose headings repeat on each page; `rows` are (bold, cells), a total's bold and shaded."""
     doc.set_font("helvetica", size=7)
     align = ["RIGHT" if index in numeric else "LEFT" for index in range(len(heading))]
     total = FontFace(emphasis="BOLD", fill_color=(235, 235, 235))
     with doc.table(
-        col_widths=widths, width=sum(widths), align="LEFT", text_align=align, line_height=4.5,
+        col_widths=widths, width=sum(widths), align="LEFT", text_align=align, line_height=line_height,
         headings_style=FontFace(emphasis="BOLD", fill_color=(210, 210, 210)), first_row_as_headings=True,
-    ) as table:  # fmt: skip
-        table.row([_text(cell) for cell in heading])
-        for level, cells in rows:
-            table.row([_text(cell) for cell in cells], style=total if level != "table" else None)
+    ) as rendered:  # fmt: skip
+        rendered.row([_text(cell) for cell in heading])
+        for bold, cells in rows:
+            rendered.row([_text(cell) for cell in cells], style=total if bold else None)

@@ -4,7 +4,6 @@ real browser and under AppTest."""
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 import duckdb
@@ -18,6 +17,7 @@ from models.alerts.record import LogChannel
 from models.alerts.rules import read
 from tests.dashboards.servers import ALERTS, dashboard, free_port
 from tests.dashboards.test_pages import open_app, table_with
+from tests.planted import planted_warehouse
 
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
@@ -26,19 +26,7 @@ ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 def alerted(tmp_path_factory) -> Path:
     """A small built warehouse with planted advantage players and count faults, its rules run once:
     every fact delivered to the log, and refused by a webhook whose port nobody listens on."""
-    from models.game.games import Game
-    from models.metrics.build import build
-    from models.simulate.config import Population, Simulation
-    from models.simulate.run import write_simulation
-    from models.warehouse.ingest import ingest
-
-    folder = tmp_path_factory.mktemp("alerted")
-    sim = Simulation(shoes=12, tables=3, shoes_per_day=2, games=(Game.PUNTO_BANCO,), start=dt.date(2026, 11, 1),
-                     seed=11, population=Population(advantage_share=0.1))  # fmt: skip
-    write_simulation(sim, folder / "landing", count_fault_rate=0.3)
-    db = folder / "banco.duckdb"
-    ingest(db, [folder / "landing"])
-    build(db)
+    db = planted_warehouse(tmp_path_factory.mktemp("alerted"), shoes=12, tables=3, count_fault_rate=0.3)
     down = Webhook(f"http://127.0.0.1:{free_port()}/hook", retry=Retry(attempts=1, delay=0, timeout=2))
     evaluate(db, read(ALERTS), [LogChannel(), down])
     return db

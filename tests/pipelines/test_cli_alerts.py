@@ -1,7 +1,6 @@
 """`banco alerts` as a user runs it, on a warehouse of its own with planted advantage players and count
 faults: each planted fact reported once, never again across runs and a rebuild, a new one reported."""
 
-import datetime as dt
 from pathlib import Path
 
 import duckdb
@@ -10,6 +9,7 @@ import pytest
 
 from dashboards.browser import free_port
 from tests.pipelines.test_cli_ingest import banco
+from tests.planted import planted_warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = "SELECT player_id, gaming_day, rule FROM marts.surveillance_flags"
@@ -18,19 +18,7 @@ FLAGS = "SELECT player_id, gaming_day, rule FROM marts.surveillance_flags"
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
     """A built warehouse written by these tests alone (a warehouse cannot be copied by its files)."""
-    from models.game.games import Game
-    from models.metrics.build import build
-    from models.simulate.config import Population, Simulation
-    from models.simulate.run import write_simulation
-    from models.warehouse.ingest import ingest
-
-    folder = tmp_path_factory.mktemp("alerts")
-    sim = Simulation(shoes=24, tables=4, shoes_per_day=2, games=(Game.PUNTO_BANCO,), start=dt.date(2026, 11, 1),
-                     seed=11, population=Population(advantage_share=0.1))  # fmt: skip
-    write_simulation(sim, folder / "landing", count_fault_rate=0.2)
-    ingest(folder / "banco.duckdb", [folder / "landing"])
-    build(folder / "banco.duckdb")
-    return folder / "banco.duckdb"
+    return planted_warehouse(tmp_path_factory.mktemp("alerts"))
 
 
 def rows(db: Path, sql: str) -> list[tuple]:

@@ -2,7 +2,6 @@
 SMTP server on loopback. The publish sensor launches one evaluation per publish; a failed run is
 emailed once, naming its failed check; a mail server that refuses fails no run."""
 
-import datetime as dt
 import json
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from pipelines.definitions import defs
 from pipelines.defs.alerts.sensors import alert_on_run_failure, alerts_after_publish
 from pipelines.defs.resources import Warehouse
 from pipelines.defs.serving.assets import serving_snapshot
+from tests.planted import planted_warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = "SELECT player_id, gaming_day, rule FROM marts.surveillance_flags"
@@ -24,18 +24,8 @@ SHIFTS = "SELECT table_id, shift_id, gaming_day FROM marts.table_shift WHERE sta
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Warehouse:
     """A built warehouse written by these tests alone, with planted advantage players and count faults."""
-    from models.game.games import Game
-    from models.metrics.build import build
-    from models.simulate.config import Population, Simulation
-    from models.simulate.run import write_simulation
-    from models.warehouse.ingest import ingest
-
     folder = tmp_path_factory.mktemp("dagster-alerts")
-    sim = Simulation(shoes=24, tables=4, shoes_per_day=2, games=(Game.PUNTO_BANCO,), start=dt.date(2026, 11, 1),
-                     seed=11, population=Population(advantage_share=0.1))  # fmt: skip
-    write_simulation(sim, folder / "landing", count_fault_rate=0.2)
-    ingest(folder / "banco.duckdb", [folder / "landing"])
-    build(folder / "banco.duckdb")
+    planted_warehouse(folder)
     return Warehouse(db=str(folder / "banco.duckdb"), landing=str(folder / "landing"))
 
 

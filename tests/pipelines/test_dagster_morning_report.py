@@ -15,6 +15,7 @@ from pipelines.defs.alerts.assets import morning_report, morning_report_job
 from pipelines.defs.alerts.schedules import built_day
 from pipelines.defs.alerts.schedules import morning_report as morning_schedule
 from pipelines.defs.resources import Warehouse
+from tests.planted import planted_warehouse
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "https://bi.casino.test"
@@ -23,18 +24,7 @@ URL = "https://bi.casino.test"
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
     """A built warehouse of two gaming days, written by these tests alone."""
-    from models.game.games import Game
-    from models.metrics.build import build
-    from models.simulate.config import Simulation
-    from models.simulate.run import write_simulation
-    from models.warehouse.ingest import ingest
-
-    folder = tmp_path_factory.mktemp("morning")
-    sim = Simulation(shoes=8, tables=4, shoes_per_day=2, games=(Game.PUNTO_BANCO,), start=dt.date(2026, 11, 1), seed=5)
-    write_simulation(sim, folder / "landing", count_fault_rate=0.2)
-    ingest(folder / "banco.duckdb", [folder / "landing"])
-    build(folder / "banco.duckdb")
-    return folder / "banco.duckdb"
+    return planted_warehouse(tmp_path_factory.mktemp("morning"), shoes=8, seed=5, advantage_share=0.0)
 
 
 def test_the_schedule_asks_for_the_day_the_nightly_build_built():
