@@ -34,7 +34,6 @@ def served(db: Path) -> Iterator[str]:
     argv = [sys.executable, "-m", "pipelines.cli", "dashboard", "--db", str(db.resolve()), "--port", str(port)]
     env = {key: value for key, value in os.environ.items() if key != users.SETTING}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))  # this checkout's code
-    env.setdefault("BANCO_ALERTS", str(ROOT / "alerts.toml"))  # the server's folder holds no alerts file
     with tempfile.TemporaryDirectory(prefix="banco-screenshots-") as folder:
         env["HOME"] = folder
         with running(argv, env, port, Path(folder) / "server.log", cwd=Path(folder)) as (url, _):

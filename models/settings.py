@@ -25,6 +25,8 @@ Value = TypeVar("Value")
 
 #: Where the warehouse lives unless BANCO_DB or --db say otherwise (docs/warehouse.md).
 DEFAULT_DB = "data/warehouse/banco.duckdb"
+#: The built-in alert rules, in the project's root: found wherever `banco` is run from.
+BUILT_IN_ALERTS = Path(__file__).resolve().parents[1] / "alerts.toml"
 #: The channels an alert may go through (models/alerts/): the warehouse's log, email, a webhook.
 ALERT_CHANNELS = ("log", "email", "webhook")
 
@@ -62,7 +64,7 @@ class Settings:
     count_tolerance: Decimal | None = None  # None: one chip of a shift's smallest denomination
     report_rules: tuple[str, ...] = DEFAULT_RULES
     property_name: str = "Banco Casino"
-    alerts_file: Path = Path("alerts.toml")  # the alert rules (models/alerts/rules.py, docs/alerts.md)
+    alerts_file: Path = BUILT_IN_ALERTS  # the alert rules (models/alerts/rules.py, docs/alerts.md)
     smtp_url: str = field(default="", repr=False)  # smtp://, smtp+starttls:// or smtps://user:password@host:port
     smtp_from: str = ""
     alerts_to: tuple[str, ...] = ()  # addresses every built-in rule emails

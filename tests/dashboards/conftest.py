@@ -11,7 +11,7 @@ from models.metrics.build import build
 from models.simulate.config import Simulation
 from models.simulate.run import write_simulation
 from models.warehouse.ingest import ingest
-from tests.dashboards.servers import ALERTS, chromium, dashboard
+from tests.dashboards.servers import chromium, dashboard
 
 
 @pytest.fixture(scope="session")
@@ -36,7 +36,7 @@ def rounds_only(tmp_path_factory):
 @pytest.fixture(scope="module")
 def open_server(warehouse, tmp_path_factory):
     """No sign-in configured: the dashboard as a developer runs it on their own machine (its URL and port)."""
-    with dashboard(warehouse, tmp_path_factory.mktemp("streamlit"), BANCO_ALERTS=str(ALERTS)) as started:
+    with dashboard(warehouse, tmp_path_factory.mktemp("streamlit")) as started:
         yield started
 
 

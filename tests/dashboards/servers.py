@@ -9,10 +9,11 @@ from pathlib import Path
 
 from dashboards.browser import CHROMIUM, CHROMIUM_ARGS, chromium, free_port, running, settled
 from models.access import users
+from models.settings import BUILT_IN_ALERTS
 from pipelines.commands.dashboard import streamlit_command
 
-#: The project's alerts file: a server runs in a folder of its own, where the default (alerts.toml) is not.
-ALERTS = Path(__file__).resolve().parents[2] / "alerts.toml"
+#: The project's alerts file, the default wherever a server runs.
+ALERTS = BUILT_IN_ALERTS
 
 __all__ = ["ALERTS", "CHROMIUM", "CHROMIUM_ARGS", "chromium", "dashboard", "free_port", "running", "settled"]
 

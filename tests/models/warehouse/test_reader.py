@@ -146,6 +146,9 @@ def _resident(pid: int | str = "self") -> int:
         return 0
 
 
+_OWN_COMMAND = Path("/proc/self/cmdline").read_bytes()
+
+
 def _children() -> list[str]:
     found = []
     for task in Path("/proc/self/task").iterdir():
@@ -157,8 +160,12 @@ def _children() -> list[str]:
 
 
 def _high_water(pid: str) -> int:
-    """The most the process has held since its exec (VmHWM), in bytes; 0 once it ended."""
+    """The most the process has held since its exec (VmHWM), in bytes; 0 once it ended, or before its
+    exec: a child forked and not yet exec'd still maps this worker's memory (and, after a vfork, is it),
+    so its counters are the worker's, which may be gigabytes."""
     try:
+        if Path(f"/proc/{pid}/cmdline").read_bytes() == _OWN_COMMAND:
+            return 0
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return 0
