@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
 from models.settings import Settings
 
-#: The games `games solve` knows: each adds its own flags and answers with a summary and a renderer.
-#: Baccarat Banque (--theta) is to join here with its own add/solve/render functions.
 MAX_COMMISSION = Fraction(1, 10)  # Ethier and Lee (2023) study 0 <= alpha <= 1/10
 _NOT_GIVEN = 0  # --decks left out: 6 decks, the papers' shoe; A1 is endless either way
 
@@ -37,8 +36,8 @@ def _commission(text: str) -> Fraction:
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
     solve = actions.add_parser("solve", help="each side's equilibrium strategy and the value")
-    solve.add_argument("--game", default="chemin_de_fer", choices=["chemin_de_fer"],
-                       help="the game (chemin_de_fer)")  # fmt: skip
+    solve.add_argument("--game", default="chemin_de_fer", choices=list(GAMES),
+                       help=f"one of {', '.join(GAMES)} (default chemin_de_fer)")  # fmt: skip
     solve.add_argument("--model", default="B3", type=str.upper, choices=["A1", "B2", "B3"],
                        help="A1: endless shoe, totals seen; B2: Banker sees his cards; B3: both (default)")  # fmt: skip
     solve.add_argument("--decks", type=_decks, default=_NOT_GIVEN,
@@ -49,6 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    solved, show = GAMES[args.game]
+    summary = solved(args)
+    print(json.dumps(summary, indent=2) if args.json else show(summary))
+    return 0
+
+
+def _chemin_de_fer(args: argparse.Namespace) -> dict[str, Any]:
     from models.gametheory.models import Model
     from models.gametheory.summary import solved
 
@@ -56,9 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if model is Model.A1 and args.decks not in (None, _NOT_GIVEN):
         raise ValueError("model A1 deals from an endless shoe: leave out --decks or give inf")
     decks = 6 if args.decks == _NOT_GIVEN else args.decks
-    summary = solved(model, None if model is Model.A1 else decks, args.commission)
-    print(json.dumps(summary, indent=2) if args.json else render(summary))
-    return 0
+    return solved(model, None if model is Model.A1 else decks, args.commission)
 
 
 def _cell(p: float) -> str:
@@ -101,3 +105,10 @@ def render(summary: dict[str, Any]) -> str:
     if summary["equilibria_found"] > 1:
         lines.append(f"{summary['equilibria_found']} equilibria found; the first is shown")
     return "\n".join(lines)
+
+
+#: The games `games solve` answers for: name -> (args -> JSON-ready summary, summary -> text). Another game
+#: joins with an entry here and its own flags in `add_arguments` (Baccarat Banque: --theta).
+GAMES: dict[str, tuple[Callable[[argparse.Namespace], dict[str, Any]], Callable[[dict[str, Any]], str]]] = {
+    "chemin_de_fer": (_chemin_de_fer, render),
+}
