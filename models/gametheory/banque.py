@@ -50,14 +50,8 @@ class BanqueResult:
         }
 
     def render(self) -> str:
-        """The solutions as text: each side's play on 5, the banker's value, his decision tables."""
-        lines = [f"Baccarat Banque, theta = {self.theta} (Player 1's share of the stakes)", MODEL, ""]
-        for s in self.solutions:
-            lines += _render_solution(s)
-        lines.append("The project's default banker (Punto Banco against the larger stake), punters drawing on 5:")
-        for key, value in self.house.items():
-            lines.append(f"  {key.replace('_', ' ')}: {float(value):+.6f}")
-        return "\n".join(lines)
+        """The solutions as text (see `render`)."""
+        return render(self.to_json())
 
 
 def solve_banque(theta: str | float | Fraction) -> BanqueResult:
@@ -106,27 +100,45 @@ def decision_table(banker: dict[Cell, Fraction]) -> dict[str, list[str]]:
     return table
 
 
-def _render_solution(s: Solution) -> list[str]:
-    title = {"nash": "Nash equilibrium", "independent": "Independent cooperative equilibrium"}.get(
-        s.kind, "Correlated cooperative equilibrium"
-    )
-    if not s.exists:
+def render(summary: dict[str, Any]) -> str:
+    """`BanqueResult.to_json()` as text: each side's play on 5, the banker's value and his tables."""
+    lines = [f"Baccarat Banque, theta = {summary['theta']} (Player 1's share of the stakes)", summary["model"], ""]
+    for kind, s in summary["solutions"].items():
+        lines += _render_solution(kind, s)
+    lines.append("The project's default banker (Punto Banco against the larger stake), punters drawing on 5:")
+    for key, value in summary["project_default"].items():
+        lines.append(f"  {key.replace('_', ' ')}: {value['float']:+.6f}")
+    return "\n".join(lines)
+
+
+_TITLES = {
+    "nash": "Nash equilibrium",
+    "independent": "Independent cooperative equilibrium",
+    "correlated": "Correlated cooperative equilibrium",
+}
+
+
+def _render_solution(kind: str, s: dict[str, Any]) -> list[str]:
+    title = _TITLES[kind]
+    if not s["exists"]:
         return [f"{title}: does not exist at this theta.", ""]
-    lines = [f"{title}{'' if s.exact else ' (floats: not certified exact)'}"]
-    lines.append(f"  Player 1 draws on 5 with probability {s.draws_on_5(1)} ({float(s.draws_on_5(1)):.6f})")
-    lines.append(f"  Player 2 draws on 5 with probability {s.draws_on_5(2)} ({float(s.draws_on_5(2)):.6f})")
-    if s.kind == "correlated":
-        law = ", ".join(f"{'DS'[1 - a]}{'DS'[1 - b]}: {q}" for (a, b), q in s.players.items())
+    lines = [f"{title}{'' if s['exact'] else ' (floats: not certified exact)'}"]
+    for player in (1, 2):
+        p = s[f"player{player}_draws_on_5"]
+        lines.append(f"  Player {player} draws on 5 with probability {p['exact']} ({p['float']:.6f})")
+    if kind == "correlated":
+        law = ", ".join(f"{'SD'[int(k[0])]}{'SD'[int(k[1])]}: {q['exact']}" for k, q in s["joint_law_on_5"].items())
         lines.append(f"  joint law (Player 1, Player 2; D draws, S stands): {law}")
-    lines.append(f"  banker's expectation per unit staked: {float(s.value):+.9f}  ({s.value})")
-    lines += _render_table(s.banker)
+    value = s["banker_value"]
+    lines.append(f"  banker's expectation per unit staked: {value['float']:+.9f}  ({value['exact']})")
+    lines += _render_table(s["banker_table"], s["banker_mixed"])
     return [*lines, ""]
 
 
-def _render_table(banker: dict[Cell, Fraction]) -> list[str]:
+def _render_table(table: dict[str, list[str]], mixed: list[dict[str, Any]]) -> list[str]:
     header = "".join(f"{str(x):>2}" for x in STATES)
     lines = ["  Banker's decisions: rows Player 1 shows, columns Player 2 shows (N natural, S stood, 0-9 third card)"]
-    for total, rows in decision_table(banker).items():
+    for total, rows in table.items():
         letters = {m for row in rows for m in row} - {"-"}
         if len(letters) == 1:
             lines.append(f"  banker {total}: {'draws' if letters == {'D'} else 'stands'} everywhere")
@@ -134,7 +146,9 @@ def _render_table(banker: dict[Cell, Fraction]) -> list[str]:
         lines.append(f"  banker {total}:   {header}")
         for first, row in zip(STATES, rows):
             lines.append(f"           {str(first):>2} " + "".join(f"{m:>2}" for m in row))
-    mixed = [(c, p) for c, p in banker.items() if p not in (0, 1)]
-    for c, p in mixed:
-        lines.append(f"  * banker {c.total}, Player 1 {c.first}, Player 2 {c.second}: draws with probability {p}")
+    for m in mixed:
+        lines.append(
+            f"  * banker {m['total']}, Player 1 {m['player1']}, Player 2 {m['player2']}: "
+            f"draws with probability {m['draw']['exact']}"
+        )
     return lines
