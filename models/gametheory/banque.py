@@ -75,6 +75,9 @@ def _solution_json(s: Solution) -> dict[str, Any]:
         "player2_draws_on_5": _number(s.draws_on_5(2)),
         "joint_law_on_5": {f"{a}{b}": _number(q) for (a, b), q in s.players.items()},
         "banker_value": _number(s.value),
+        "closed_form_on_5": None
+        if s.closed_form is None
+        else {"player1": s.closed_form[0], "player2": s.closed_form[1]},
         "banker_mixed": [
             {"total": c.total, "player1": str(c.first), "player2": str(c.second), "draw": _number(p)}
             for c, p in s.banker.items()
@@ -126,6 +129,9 @@ def _render_solution(kind: str, s: dict[str, Any]) -> list[str]:
     for player in (1, 2):
         p = s[f"player{player}_draws_on_5"]
         lines.append(f"  Player {player} draws on 5 with probability {p['exact']} ({p['float']:.6f})")
+    if s["closed_form_on_5"]:
+        form = s["closed_form_on_5"]
+        lines.append(f"  exactly: Player 1 {form['player1']}, Player 2 {form['player2']}")
     if kind == "correlated":
         law = ", ".join(f"{'SD'[int(k[0])]}{'SD'[int(k[1])]}: {q['exact']}" for k, q in s["joint_law_on_5"].items())
         lines.append(f"  joint law (Player 1, Player 2; D draws, S stands): {law}")
@@ -136,7 +142,7 @@ def _render_solution(kind: str, s: dict[str, Any]) -> list[str]:
 
 
 def _render_table(table: dict[str, list[str]], mixed: list[dict[str, Any]]) -> list[str]:
-    header = "".join(f"{str(x):>2}" for x in STATES)
+    header = "".join(f"{x!s:>2}" for x in STATES)
     lines = ["  Banker's decisions: rows Player 1 shows, columns Player 2 shows (N natural, S stood, 0-9 third card)"]
     for total, rows in table.items():
         letters = {m for row in rows for m in row} - {"-"}
@@ -144,8 +150,8 @@ def _render_table(table: dict[str, list[str]], mixed: list[dict[str, Any]]) -> l
             lines.append(f"  banker {total}: {'draws' if letters == {'D'} else 'stands'} everywhere")
             continue
         lines.append(f"  banker {total}:   {header}")
-        for first, row in zip(STATES, rows):
-            lines.append(f"           {str(first):>2} " + "".join(f"{m:>2}" for m in row))
+        for first, row in zip(STATES, rows, strict=True):
+            lines.append(f"           {first!s:>2} " + "".join(f"{m:>2}" for m in row))
     for m in mixed:
         lines.append(
             f"  * banker {m['total']}, Player 1 {m['player1']}, Player 2 {m['player2']}: "

@@ -16,12 +16,12 @@ from models.gametheory import exact
 from models.gametheory.banque_game import (
     CORRELATED,
     INDEPENDENT,
+    FloatGame,
     Solution,
+    banker_value,
     exact_differences,
     exact_rest,
-    FloatGame,
     float_game,
-    banker_value,
 )
 from models.gametheory.banque_payoffs import JOINT, Cell, banque_payoffs
 
@@ -57,15 +57,15 @@ def _polish(theta: Fraction, g: FloatGame, q_float: np.ndarray, beta_float: np.n
     rows += [[Fraction(int(j == k)) for j in range(4)] for k in range(4) if k not in support]
     rhs = [Fraction(1)] + [Fraction(0)] * (len(rows) - 1)
     q = exact.solve(rows, rhs, list(q_float))
-    players = dict(zip(JOINT, q)) if q else {}
+    players = dict(zip(JOINT, q, strict=True)) if q else {}
     banker = _banker_exact(theta, g, q or [exact.snap(x) for x in q_float], kinks, support, beta_float)
     if q and banker and min(q) >= 0:
         low, high = lower_value(theta, banker), upper_value(theta, players)
         if low == high:
             return Solution(CORRELATED, True, players, banker, high)
     # not certified (a degenerate theta): the floats, said so
-    floats = dict(zip(JOINT, map(exact.snap, q_float)))
-    beta = banker or {c: exact.snap(min(max(b, 0.0), 1.0)) for c, b in zip(g.cells, beta_float)}
+    floats = dict(zip(JOINT, map(exact.snap, q_float), strict=True))
+    beta = banker or {c: exact.snap(min(max(b, 0.0), 1.0)) for c, b in zip(g.cells, beta_float, strict=True)}
     return Solution(CORRELATED, True, floats, beta, banker_value(theta, floats, beta), exact=False)
 
 
@@ -118,17 +118,17 @@ def _banker_exact(theta, g, q, kinks, support, beta_float) -> dict[Cell, Fractio
         if i in kinks:
             continue
         stand, draw = payoffs.banker(theta, cell, 0), payoffs.banker(theta, cell, 1)
-        gain = sum((d - s) * w for s, d, w in zip(stand, draw, q))
+        gain = sum((d - s) * w for s, d, w in zip(stand, draw, q, strict=True))
         banker[cell] = Fraction(int(gain > 0))
     if not kinks:
         return banker
     # unknowns: beta at the kinks, then the value v; for each pair k played: payoff_k(beta) = v
     base = [sum(payoffs.banker(theta, c, int(b))[k] for c, b in banker.items()) for k in range(4)]
-    rest = [theta * a + (1 - theta) * b for a, b in zip(exact_rest("first"), exact_rest("second"))]
+    rest = [theta * a + (1 - theta) * b for a, b in zip(exact_rest("first"), exact_rest("second"), strict=True)]
     rows, rhs = [], []
     for k in support:
         row = [payoffs.banker(theta, g.cells[i], 1)[k] - payoffs.banker(theta, g.cells[i], 0)[k] for i in kinks]
-        rows.append(row + [Fraction(-1)])
+        rows.append([*row, Fraction(-1)])
         rhs.append(-(base[k] + rest[k] + sum(payoffs.banker(theta, g.cells[i], 0)[k] for i in kinks)))
     guess = [float(np.clip(beta_float[i], 0, 1)) for i in kinks] + [0.0]
     # fix the kinks the LP put at a bound, so a one-parameter family yields its vertex
@@ -156,5 +156,5 @@ def upper_value(theta: Fraction, players: dict) -> Fraction:
     best = {}
     for cell in payoffs.cells():
         stand, draw = payoffs.banker(theta, cell, 0), payoffs.banker(theta, cell, 1)
-        best[cell] = Fraction(int(sum((d - s) * w for s, d, w in zip(stand, draw, q)) > 0))
+        best[cell] = Fraction(int(sum((d - s) * w for s, d, w in zip(stand, draw, q, strict=True)) > 0))
     return banker_value(theta, players, best)

@@ -23,6 +23,8 @@ class Solution:
     banker: dict[Cell, Fraction]
     value: Fraction | None
     exact: bool = True
+    #: Where the numbers are irrational: each Player's draw on 5 in closed form (quadratic surds).
+    closed_form: tuple[str, str] | None = None
 
     def draws_on_5(self, player: int) -> Fraction:
         """The probability that Player 1 or 2 draws on 5."""
@@ -58,7 +60,7 @@ def exact_rest(which: str) -> list[Fraction]:
     rest = [payoffs.constant] * 4
     for cell, (stand, _) in table.items():
         if cell not in decided:
-            rest = [r + s for r, s in zip(rest, stand)]
+            rest = [r + s for r, s in zip(rest, stand, strict=True)]
     return rest
 
 
@@ -87,10 +89,10 @@ def exact_values(theta: Fraction, players: dict, banker: dict[Cell, Fraction]) -
     out = []
     for which in ("first", "second"):
         table = getattr(payoffs, which)
-        total = sum((r * w for r, w in zip(exact_rest(which), q)), Fraction(0))
+        total = sum((r * w for r, w in zip(exact_rest(which), q, strict=True)), Fraction(0))
         for cell, draw in banker.items():
             stand, drawn = table[cell]
-            total += sum(((1 - draw) * s + draw * d) * w for s, d, w in zip(stand, drawn, q))
+            total += sum(((1 - draw) * s + draw * d) * w for s, d, w in zip(stand, drawn, q, strict=True))
         out.append(total)
     return out[0], out[1]
 
@@ -103,4 +105,6 @@ def banker_value(theta: Fraction, players: dict, banker: dict[Cell, Fraction]) -
 
 def exact_differences(theta: Fraction, cells: list[Cell]) -> dict[Cell, list[Fraction]]:
     payoffs = banque_payoffs()
-    return {c: [d - s for s, d in zip(payoffs.banker(theta, c, 0), payoffs.banker(theta, c, 1))] for c in cells}
+    return {
+        c: [d - s for s, d in zip(payoffs.banker(theta, c, 0), payoffs.banker(theta, c, 1), strict=True)] for c in cells
+    }

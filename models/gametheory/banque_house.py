@@ -43,7 +43,10 @@ def natural_compared(theta: Fraction, policy: DrawPolicy = DEFAULT_POLICY) -> Fr
     stake = 1 - theta if side == 1 else theta
     banker = policy_banker(theta, policy)
     p = Fraction(policy.punter_on_5).limit_denominator(10**6)
-    seen = {s: (1 - p) * sum(player_mass(0)[s].values(), Fraction(0)) + p * sum(player_mass(1)[s].values(), Fraction(0)) for s in player_mass(0)}
+    seen = {
+        s: (1 - p) * sum(player_mass(0)[s].values(), Fraction(0)) + p * sum(player_mass(1)[s].values(), Fraction(0))
+        for s in player_mass(0)
+    }
     naturals = {t: two_card()[t] for t in (8, 9)}
     gain = Fraction(0)
     for cell, draw in banker.items():
@@ -51,7 +54,11 @@ def natural_compared(theta: Fraction, policy: DrawPolicy = DEFAULT_POLICY) -> Fr
         if other != NATURAL or not draw:
             continue
         compared = sum(
-            (CARD[c] * w * (((cell.total + c) % 10 > t) - ((cell.total + c) % 10 < t)) for c in CARD for t, w in naturals.items()),
+            (
+                CARD[c] * w * (((cell.total + c) % 10 > t) - ((cell.total + c) % 10 < t))
+                for c in CARD
+                for t, w in naturals.items()
+            ),
             Fraction(0),
         )
         gain += two_card()[cell.total] * seen[mine] * draw * (compared + sum(naturals.values()))

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from models.gametheory import exact
-from models.gametheory.banque_game import NASH, Solution, exact_differences, exact_values, float_game, banker_value
+from models.gametheory.banque_game import NASH, Solution, banker_value, exact_differences, exact_values, float_game
 from models.gametheory.banque_payoffs import JOINT
 
 
@@ -127,8 +127,28 @@ def nash(theta: Fraction) -> Solution:
     banker = _exact_mix(theta, g, p1, p2, beta)
     if banker is not None and _is_nash(theta, g, p1, p2, banker):
         return Solution(NASH, True, players, banker, banker_value(theta, players, banker))
-    floats = {c: exact.snap(b) for c, b in zip(g.cells, beta)}
-    return Solution(NASH, True, players, floats, banker_value(theta, players, floats), exact=False)
+    floats = {c: exact.snap(b) for c, b in zip(g.cells, beta, strict=True)}
+    surds = _closed_form(theta, g, x, y)
+    return Solution(NASH, True, players, floats, banker_value(theta, players, floats), exact=False, closed_form=surds)
+
+
+def _closed_form(theta: Fraction, g, x: float, y: float) -> tuple[str, str] | None:
+    """(p1, p2) as surds: where two of the banker's exact indifference curves cross near (x, y)."""
+    import sympy
+
+    diff = g.banker[1] - g.banker[0]
+    d = diff @ _weights(x, y)
+    kinks = [c for c, v, s in zip(g.cells, d, np.abs(diff).max(axis=1), strict=True) if abs(v) <= 1e-9 * s]
+    X, Y = sympy.symbols("x y")
+    curves = []
+    for c in exact_differences(theta, kinks).values():
+        a0, a1, a2, a3 = (sympy.Rational(v.numerator, v.denominator) for v in _bilinear(c))
+        curves.append(a0 + a1 * X + a2 * Y + a3 * X * Y)
+    for e1, e2 in combinations(curves, 2):
+        for sx, sy in sympy.solve([e1, e2], [X, Y], dict=False) or []:
+            if abs(complex(sx) - x) < 1e-9 and abs(complex(sy) - y) < 1e-9:
+                return str(sympy.radsimp(sx)), str(sympy.radsimp(sy))
+    return None
 
 
 def _exact_mix(theta, g, p1, p2, beta) -> dict | None:
@@ -136,7 +156,7 @@ def _exact_mix(theta, g, p1, p2, beta) -> dict | None:
     players = {(a, b): (p1 if a else 1 - p1) * (p2 if b else 1 - p2) for a, b in JOINT}
     diffs = exact_differences(theta, g.cells)
     q = [players[pair] for pair in JOINT]
-    gain = {c: sum((d * w for d, w in zip(diffs[c], q)), Fraction(0)) for c in g.cells}
+    gain = {c: sum((d * w for d, w in zip(diffs[c], q, strict=True)), Fraction(0)) for c in g.cells}
     banker = {c: Fraction(int(gain[c] > 0)) for c in g.cells}
     kinks = [c for c in g.cells if gain[c] == 0]
     if not kinks:
@@ -152,16 +172,20 @@ def _exact_mix(theta, g, p1, p2, beta) -> dict | None:
                 step[c] = Fraction(1) - banker[c]
                 row.append((_incentive(theta, p1, p2, step, player) - base) * (1 if banker[c] == 0 else -1))
             rows.append(row)
-            rhs.append(-base + sum((r * banker[c] for r, c in zip(row, kinks)), Fraction(0)))
+            rhs.append(-base + sum((r * banker[c] for r, c in zip(row, kinks, strict=True)), Fraction(0)))
     for j, c in enumerate(kinks):  # the LP's bounds pin the rest of a family to its vertex
         b = beta[index[c]]
         if b < 1e-9 or b > 1 - 1e-9:
             rows.append([Fraction(int(m == j)) for m in range(len(kinks))])
             rhs.append(Fraction(round(float(b))))
-    mix = exact.solve(rows, rhs, [float(beta[index[c]]) for c in kinks]) if rows else [exact.snap(beta[index[c]]) for c in kinks]
+    mix = (
+        exact.solve(rows, rhs, [float(beta[index[c]]) for c in kinks])
+        if rows
+        else [exact.snap(beta[index[c]]) for c in kinks]
+    )
     if mix is None:
         return None
-    banker.update(zip(kinks, mix))
+    banker.update(zip(kinks, mix, strict=True))
     return banker
 
 
@@ -185,7 +209,7 @@ def _is_nash(theta, g, p1, p2, banker) -> bool:
     players = {(a, b): (p1 if a else 1 - p1) * (p2 if b else 1 - p2) for a, b in JOINT}
     diffs = exact_differences(theta, g.cells)
     for c in g.cells:
-        gain = sum((d * players[pair] for d, pair in zip(diffs[c], JOINT)), Fraction(0))
+        gain = sum((d * players[pair] for d, pair in zip(diffs[c], JOINT, strict=True)), Fraction(0))
         if (gain > 0 and banker[c] != 1) or (gain < 0 and banker[c] != 0):
             return False
     for player, p in ((1, p1), (2, p2)):

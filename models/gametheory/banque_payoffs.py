@@ -102,7 +102,9 @@ class BanquePayoffs:
 
     def banker(self, theta: Fraction, cell: Cell, draws: int) -> tuple[Fraction, ...]:
         """The cell's term in the banker's whole result, Player 1 staking theta and Player 2 1 - theta."""
-        return tuple(theta * a + (1 - theta) * b for a, b in zip(self.first[cell][draws], self.second[cell][draws]))
+        return tuple(
+            theta * a + (1 - theta) * b for a, b in zip(self.first[cell][draws], self.second[cell][draws], strict=True)
+        )
 
 
 def _constant() -> Fraction:

@@ -14,7 +14,7 @@ def snap(x: float, bound: int = 10**9) -> Fraction:
 def solve(rows: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction], guess: Sequence[float]) -> list[Fraction] | None:
     """A solution of rows @ x = rhs, free unknowns fixed at their snapped `guess`; None if inconsistent."""
     n = len(guess)
-    m = [list(map(Fraction, row)) + [Fraction(b)] for row, b in zip(rows, rhs)]
+    m = [[*list(map(Fraction, row)), Fraction(b)] for row, b in zip(rows, rhs, strict=True)]
     pivots: list[int] = []
     r = 0
     for col in range(n):
@@ -27,7 +27,7 @@ def solve(rows: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction], guess: Se
         for i in range(len(m)):
             if i != r and m[i][col] != 0:
                 factor = m[i][col]
-                m[i] = [a - factor * b for a, b in zip(m[i], m[r])]
+                m[i] = [a - factor * b for a, b in zip(m[i], m[r], strict=True)]
         pivots.append(col)
         r += 1
     if any(all(v == 0 for v in row[:n]) and row[n] != 0 for row in m[r:]):

@@ -46,7 +46,8 @@ def banker_value(theta, law, banker):
                             b = float(banker[Cell(j, s1, s2)])
                             stand = theta * _result(j, s1, f1) + (1 - theta) * _result(j, s2, f2)
                             draw = sum(
-                                CARD[c] * (theta * _result((j + c) % 10, s1, f1) + (1 - theta) * _result((j + c) % 10, s2, f2))
+                                CARD[c]
+                                * (theta * _result((j + c) % 10, s1, f1) + (1 - theta) * _result((j + c) % 10, s2, f2))
                                 for c in range(10)
                             )
                             total += w * r1 * r2 * ((1 - b) * stand + b * draw)
