@@ -59,7 +59,7 @@ def _polish(theta: Fraction, g: FloatGame, q_float: np.ndarray, beta_float: np.n
     q = exact.solve(rows, rhs, list(q_float))
     players = dict(zip(JOINT, q, strict=True)) if q else {}
     banker = _banker_exact(theta, g, q or [exact.snap(x) for x in q_float], kinks, support, beta_float)
-    if q and banker and min(q) >= 0:
+    if q and banker and min(q) >= 0 and all(0 <= b <= 1 for b in banker.values()):
         low, high = lower_value(theta, banker), upper_value(theta, players)
         if low == high:
             return Solution(CORRELATED, True, players, banker, high)
