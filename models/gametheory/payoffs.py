@@ -95,13 +95,18 @@ def _outcome_sums(weights: np.ndarray, model: Model, sign: int) -> Terms:
 
 
 def payoffs(model: Model, decks: int | None) -> Payoffs:
-    """The exact additive payoffs of Chemin de Fer under `model` with `decks` decks (None: endless).
-    Model A1 is the endless shoe by definition."""
-    shoe = Shoe.decks(None if model is Model.A1 else decks)
+    """The exact additive payoffs of Chemin de Fer under `model` with `decks` full decks (None: an endless
+    shoe). Model A1 is the endless shoe by definition."""
+    decks = None if model is Model.A1 else decks
+    return shoe_payoffs(model, Shoe.decks(decks), decks)
+
+
+def shoe_payoffs(model: Model, shoe: Shoe, decks: int | None = None) -> Payoffs:
+    """The same for any shoe, a part-dealt one (`Shoe.of(composition)`) among them."""
     weights = _class_weights(shoe)
     return Payoffs(
         model=model,
-        decks=None if model is Model.A1 else decks,
+        decks=decks,
         denominator=denominator(shoe, 6),
         win=_outcome_sums(weights, model, 1),
         lose=_outcome_sums(weights, model, -1),

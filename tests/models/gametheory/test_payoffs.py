@@ -48,3 +48,17 @@ def test_punto_banco_play_gives_the_projects_eight_deck_odds():
     lose = (p.lose.c + x @ p.lose.a + p.lose.b @ y.reshape(-1) + x @ p.lose.g @ y.reshape(-1)) / p.denominator
     assert win == pytest.approx(0.446246609, abs=1e-9)
     assert lose == pytest.approx(0.458597423, abs=1e-9)
+
+
+def test_a_part_dealt_shoe():
+    """What is left after four nines and four tens left one deck: its own equilibrium, exactly."""
+    from models.game.cards import Card
+    from models.game.shoe import Composition
+    from models.gametheory.equilibrium import solve
+    from models.gametheory.payoffs import shoe_payoffs
+
+    left = Composition.full(1).remove([Card.of(9)] * 4 + [Card.of(10)] * 4)
+    p = shoe_payoffs(Model.B2, Shoe.of(left))
+    assert p.denominator == 44 * 43 * 42 * 41 * 40 * 39
+    (eq,) = solve(p)
+    assert 0 <= eq.player["5"] <= 1
