@@ -146,3 +146,26 @@ def test_the_cli_shape(half):
 def test_theta_outside_zero_one_is_refused(text):
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
         parse_theta(text)
+
+
+def test_the_banker_tables_read_as_the_docs_say(half):
+    """Ours (docs/gametheory.md): under each solution at 1/2 the banker draws on 0-2 and stands on 7
+    everywhere; on 6 he draws only when each Player shows a natural, a stand, a 6 or a 7 and at least
+    one shows a 6 or 7, and he mixes only where a Player stood."""
+    states = ["N", "S", *map(str, range(10))]
+    for s in half.solutions:
+        if not s.exists:
+            continue
+        table = half.to_json()["solutions"][s.kind]["banker_table"]
+        assert all(set(row) <= {"D", "-"} for total in "012" for row in table[total])
+        assert all(set(row) <= {"S", "-"} for row in table["7"])
+        for first, row in zip(states, table["6"], strict=True):
+            for second, mark in zip(states, row, strict=True):
+                shown = {first, second}
+                draws = shown <= {"N", "S", "6", "7"} and shown & {"6", "7"}
+                if mark == "D":
+                    assert draws
+                elif mark == "*":
+                    assert "S" in shown
+                elif mark == "S":
+                    assert not draws or "S" in shown
