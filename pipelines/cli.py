@@ -32,6 +32,7 @@ COMMANDS = (
     "export",
     "verify",
     "odds",
+    "games",
     "systems",
     "dashboard",
     "users",

@@ -72,3 +72,9 @@ def test_sql_loads_the_reader_and_no_more(db):
 def test_odds_load_neither_frames_nor_tables_nor_the_apps_and_kept_odds_no_compiler():
     assert heavy(loaded("odds", "--decks", "7")) <= {"numba"}  # the kernel, when the odds are not kept yet
     assert not heavy(loaded("odds", "--decks", "7"))  # kept now: read back
+
+
+def test_games_solve_loads_numpy_and_no_more():
+    """The exact game solver needs numpy's integer arrays and Python's Fractions, nothing heavier."""
+    modules = loaded("games", "solve", "--model", "A1")
+    assert not heavy(modules) and "numpy" in modules and not {"duckdb", "scipy"} & modules
