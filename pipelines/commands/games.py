@@ -33,6 +33,17 @@ def _commission(text: str) -> Fraction:
     return value
 
 
+def _theta(text: str) -> Fraction:
+    from models.gametheory.banque import parse_theta
+
+    try:
+        return parse_theta(text)
+    except (ValueError, ZeroDivisionError) as error:
+        raise argparse.ArgumentTypeError(
+            str(error) if isinstance(error, ValueError) else f"not a share: {text}"
+        ) from None
+
+
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
     solve = actions.add_parser("solve", help="each side's equilibrium strategy and the value")
@@ -44,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
                        help="decks, 1..8, or inf for an endless shoe (default 6; A1 is endless)")  # fmt: skip
     solve.add_argument("--commission", type=_commission, default=Fraction(0),
                        help="commission on Banker's wins, 0..0.1 (default 0, the parlour game)")  # fmt: skip
+    solve.add_argument("--theta", type=_theta, default=Fraction(1, 2),
+                       help="Baccarat Banque: Player 1's share of the stakes, strictly between 0 and 1, e.g. 1/2 or "
+                       "0.75 (default 1/2)")  # fmt: skip
     solve.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -63,6 +77,18 @@ def _chemin_de_fer(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError("model A1 deals from an endless shoe: leave out --decks or give inf")
     decks = 6 if args.decks == _NOT_GIVEN else args.decks
     return solved(model, None if model is Model.A1 else decks, args.commission)
+
+
+def _baccarat_banque(args: argparse.Namespace) -> dict[str, Any]:
+    from models.gametheory.banque import solve_banque
+
+    return solve_banque(args.theta).to_json()
+
+
+def _banque_text(summary: dict[str, Any]) -> str:
+    from models.gametheory.banque import render as banque
+
+    return banque(summary)
 
 
 def _cell(p: float) -> str:
@@ -108,7 +134,8 @@ def render(summary: dict[str, Any]) -> str:
 
 
 #: The games `games solve` answers for: name -> (args -> JSON-ready summary, summary -> text). Another game
-#: joins with an entry here and its own flags in `add_arguments` (Baccarat Banque: --theta).
+#: joins with an entry here and its own flags in `add_arguments` (Baccarat Banque's: --theta).
 GAMES: dict[str, tuple[Callable[[argparse.Namespace], dict[str, Any]], Callable[[dict[str, Any]], str]]] = {
     "chemin_de_fer": (_chemin_de_fer, render),
+    "baccarat_banque": (_baccarat_banque, _banque_text),
 }

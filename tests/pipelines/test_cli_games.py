@@ -34,6 +34,16 @@ def test_tables_a_player_could_carry():
     assert "  0+6" in out and "stood" in out and "Player's expectation -0.0128" in out
 
 
+def test_baccarat_banque_at_even_stakes_draws_on_5_as_kemeny_and_snell():
+    result = banco("games", "solve", "--game", "baccarat_banque", "--theta", "1/2", "--json")
+    assert result.returncode == 0, result.stderr
+    solved = json.loads(result.stdout)
+    assert solved["game"] == "baccarat_banque" and solved["theta"] == "1/2"
+    assert set(solved["solutions"]) >= {"nash"} and "project_default" in solved
+    shown = banco("games", "solve", "--game", "baccarat_banque")  # theta 1/2 by default, as tables
+    assert "Player 1 draws on 5 with probability 9/11" in shown.stdout and "banker 4:" in shown.stdout
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -43,6 +53,8 @@ def test_tables_a_player_could_carry():
         (["--commission", "0.2"], "commission must be from 0 to 0.1"),
         (["--commission", "x"], "not a number"),
         (["--game", "banco"], "invalid choice: 'banco'"),
+        (["--game", "baccarat_banque", "--theta", "1"], "strictly between 0 and 1"),
+        (["--game", "baccarat_banque", "--theta", "1/0"], "not a share"),
     ],
 )
 def test_mistakes_are_one_line(args, message):
