@@ -22,7 +22,7 @@ from models.gaming_day import GamingDay, gaming_day
 from models.logs.hands import VALUES
 from models.metrics.coup_edges import compositions
 from models.metrics.streaks import coup_tenures
-from models.money_units import MONEY
+from models.money_units import MONEY, MONEY_SUM
 from models.odds.decisions import BANKER, NOT_LIVE, PUNTER, STOOD, decision_values
 
 SHOE = ["table_id", "shoe_id"]
@@ -36,6 +36,9 @@ COLUMNS = (
     "bank_holder", "tenure", "total", "cards", "facing", "choice", "ev_draw", "ev_stand", "better", "cost",
     "stake", "cost_money", "equilibrium_draw",
 )  # fmt: skip
+#: How the mart is sorted (a coup's banker before its punters), and its sums.
+ORDER = ("gaming_day", "table_id", "shoe_id", "round_no", "decider", "side")
+SUMMARY_ORDER = ("gaming_day", "table_id", "game", "decider", "player_id", "shoe_id", "tenure")
 #: A cost below this is rounding: the two choices are worth the same.
 _SAME = 1e-12
 _DAY = GamingDay()
@@ -57,7 +60,9 @@ def decisions(
     """
     coups = _in_shoe_order(rounds.filter(pl.col("game").cast(pl.String).is_in(GAMES)), day)
     both = pl.when(pl.col("player2_cards").is_null()).then(pl.col("player_cards"))
-    seen = coups.with_columns(player_cards=both.otherwise(pl.concat_str("player_cards", "player2_cards", separator=" ")))
+    seen = coups.with_columns(
+        player_cards=both.otherwise(pl.concat_str("player_cards", "player2_cards", separator=" "))
+    )
     kept, left, _ = compositions(seen)
     coups = coups.filter(pl.Series(kept))
     found = _found(coups, left)
@@ -84,7 +89,9 @@ def _values(coups: pl.DataFrame, hand: str) -> np.ndarray:
     """int (n, 3): the point values of a hand's cards in dealing order, -1 where none."""
     tokens = pl.col(hand).fill_null("").str.split(" ")
     card = {
-        str(k): tokens.list.get(k, null_on_oob=True).str.slice(0, 1).replace_strict(VALUES, default=-1, return_dtype=pl.Int64)
+        str(k): tokens.list.get(k, null_on_oob=True)
+        .str.slice(0, 1)
+        .replace_strict(VALUES, default=-1, return_dtype=pl.Int64)
         for k in range(3)
     }
     return coups.select(**card).fill_null(-1).to_numpy().astype(np.int64).reshape(-1, 3)
@@ -94,7 +101,10 @@ def _optional(game: Game) -> tuple[np.ndarray, np.ndarray]:
     """The tableau's free cells: the punter's by total (10,), the banker's by total and third card or STOOD (10, 11)."""
     punter = np.array([tableau(game, Hand.PLAYER, t) is Draw.OPTIONAL for t in range(10)])
     banker = np.array(
-        [[tableau(game, Hand.BANKER, t, None if x == STOOD else x) is Draw.OPTIONAL for x in range(11)] for t in range(10)]
+        [
+            [tableau(game, Hand.BANKER, t, None if x == STOOD else x) is Draw.OPTIONAL for x in range(11)]
+            for t in range(10)
+        ]
     )
     return punter, banker
 
@@ -169,17 +179,21 @@ def _frame(coups: pl.DataFrame, parts: list, hands: tuple[np.ndarray, ...]) -> p
         .otherwise(pl.col("player_cards"))
     )
     facing = pl.concat_str([_facing(hand) for hand in (0, 1)], separator=" / ", ignore_nulls=True)
-    return coups[index].with_columns(
-        _decider=pl.Series(column["_decider"], dtype=pl.Int8),
-        side=pl.Series(column["side"], dtype=pl.Int8),
-        total=pl.Series(column["total"], dtype=pl.Int8),
-        _drew=pl.Series(column["_drew"]),
-        _counts=pl.Series(counts, dtype=pl.Array(pl.Int64, 10)),
-        _thirds=pl.Series(thirds, dtype=pl.Array(pl.Int64, 2)),
-    ).with_columns(
-        cards=own.str.split(" ").list.head(2).list.join(" "),
-        facing=pl.when(pl.col("_decider") == BANKER).then(facing),
-        side=pl.when(pl.col("_decider") == PUNTER).then(pl.col("side")),
+    return (
+        coups[index]
+        .with_columns(
+            _decider=pl.Series(column["_decider"], dtype=pl.Int8),
+            side=pl.Series(column["side"], dtype=pl.Int8),
+            total=pl.Series(column["total"], dtype=pl.Int8),
+            _drew=pl.Series(column["_drew"]),
+            _counts=pl.Series(counts, dtype=pl.Array(pl.Int64, 10)),
+            _thirds=pl.Series(thirds, dtype=pl.Array(pl.Int64, 2)),
+        )
+        .with_columns(
+            cards=own.str.split(" ").list.head(2).list.join(" "),
+            facing=pl.when(pl.col("_decider") == BANKER).then(facing),
+            side=pl.when(pl.col("_decider") == PUNTER).then(pl.col("side")),
+        )
     )
 
 
@@ -187,7 +201,11 @@ def _facing(hand: int) -> pl.Expr:
     """What a banker saw of a Player hand: its third card's value, `stood`, or `natural` (the Banque's
     hand settled on a natural); nothing for Chemin de Fer's absent second hand."""
     third = pl.col("_thirds").arr.get(hand)
-    natural = pl.lit("natural") if hand == 0 else pl.when(pl.col("game") == Game.BACCARAT_BANQUE.value).then(pl.lit("natural"))
+    natural = (
+        pl.lit("natural")
+        if hand == 0
+        else pl.when(pl.col("game") == Game.BACCARAT_BANQUE.value).then(pl.lit("natural"))
+    )
     shown = pl.when(third == STOOD).then(pl.lit("stood")).when(third != NOT_LIVE).then(third.cast(pl.String))
     return shown.otherwise(natural)
 
@@ -232,30 +250,68 @@ def _rated(found: pl.DataFrame, paytable: PayTable, policy: DrawPolicy) -> pl.Da
     punter = pl.col("_decider") == PUNTER
     live = lambda hand: pl.col("_thirds").arr.get(hand) != NOT_LIVE  # noqa: E731
     stake = pl.when(punter & (pl.col("side") == 2)).then(pl.col("stake2")).when(punter).then(pl.col("stake1"))
-    both = pl.sum_horizontal(
-        pl.when(live(0)).then(pl.col("stake1")), pl.when(live(1)).then(pl.col("stake2"))
+    both = pl.when(pl.col("stake1").is_not_null() | pl.col("stake2").is_not_null()).then(
+        pl.sum_horizontal(pl.when(live(0)).then(pl.col("stake1")), pl.when(live(1)).then(pl.col("stake2")))
     )
     draw, stand = pl.col("ev_draw"), pl.col("ev_stand")
     chosen = pl.when(pl.col("_drew")).then(draw).otherwise(stand)
     cost = (pl.max_horizontal(draw, stand) - chosen).clip(lower_bound=0.0)
     return (
-        found.with_columns(ev_draw=pl.Series(values[:, 0], nan_to_null=True), ev_stand=pl.Series(values[:, 1], nan_to_null=True))
+        found.with_columns(
+            ev_draw=pl.Series(values[:, 0], nan_to_null=True), ev_stand=pl.Series(values[:, 1], nan_to_null=True)
+        )
         .with_columns(
             gaming_day=pl.col("shoe_day"),
             round_no=pl.col("round_no").cast(pl.Int32),
             decks=pl.col("decks").cast(pl.Int8),
             decider=pl.col("_decider").replace_strict(dict(enumerate(DECIDERS)), return_dtype=pl.String),
-            player_id=pl.when(punter & (pl.col("side") == 2)).then(pl.col("punter2"))
-            .when(punter).then(pl.col("punter1")).otherwise(pl.col("bank_player")),
+            player_id=pl.when(punter & (pl.col("side") == 2))
+            .then(pl.col("punter2"))
+            .when(punter)
+            .then(pl.col("punter1"))
+            .otherwise(pl.col("bank_player")),
             choice=pl.col("_drew").replace_strict(dict(enumerate(CHOICES)), return_dtype=pl.String),
-            better=pl.when(draw - stand > _SAME).then(pl.lit("draw")).when(stand - draw > _SAME).then(pl.lit("stand"))
-            .when(draw.is_not_null()).then(pl.col("_drew").replace_strict(dict(enumerate(CHOICES)), return_dtype=pl.String)),
+            better=pl.when(draw - stand > _SAME)
+            .then(pl.lit("draw"))
+            .when(stand - draw > _SAME)
+            .then(pl.lit("stand"))
+            .when(draw.is_not_null())
+            .then(pl.col("_drew").replace_strict(dict(enumerate(CHOICES)), return_dtype=pl.String)),
             cost=pl.when(cost > _SAME).then(cost).otherwise(0.0 * cost),
             stake=pl.when(punter).then(stake).otherwise(both).cast(MONEY),
             equilibrium_draw=pl.lit(None, pl.Float64),
-        )  # fmt: skip
+        )
         .with_columns(cost_money=(pl.col("stake").cast(pl.Float64) * pl.col("cost")).round(4).cast(MONEY))
         .select(COLUMNS)
+        .sort(ORDER)
+    )
+
+
+def decision_summary(rated: pl.DataFrame) -> pl.DataFrame:
+    """marts.decision_summary: per punter's day at a table, and per bank tenure (its shoe, tenure,
+    seat and player), the decisions rated, those that left the better choice (`deviations`), and their
+    expected cost per unit summed (`cost`) and in money (`cost_money`), beside the stake decided on."""
+    punter = pl.col("decider") == "punter"
+    keys = ("gaming_day", "table_id", "game", "decider", "player_id", "shoe_id", "tenure", "bank_holder")
+    return (
+        rated.with_columns(
+            shoe_id=pl.when(~punter).then(pl.col("shoe_id")),
+            tenure=pl.when(~punter).then(pl.col("tenure")),
+            bank_holder=pl.when(~punter).then(pl.col("bank_holder")),
+            # a tenure's player is whoever its rows name (a Banque bank places no wager)
+            player_id=pl.when(punter)
+            .then(pl.col("player_id"))
+            .otherwise(pl.col("player_id").drop_nulls().first().over("table_id", "shoe_id", "tenure", "decider")),
+        )
+        .group_by(keys)
+        .agg(
+            decisions=pl.len().cast(pl.UInt32),
+            deviations=(pl.col("cost") > 0).sum().cast(pl.UInt32),
+            cost=pl.col("cost").sum(),
+            stake=pl.col("stake").sum().cast(MONEY_SUM),
+            cost_money=pl.col("cost_money").sum().cast(MONEY_SUM),
+        )
+        .sort(SUMMARY_ORDER)
     )
 
 
