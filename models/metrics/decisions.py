@@ -58,18 +58,22 @@ def decisions(
     (player2_cards may be absent) and `shoe_day`, else `gaming_day`, else `started_at`. `bets`:
     table_id, shoe_id, round_no, bet, amount, player_id and `side` (absent: one Player hand).
     """
+    found = choices(rounds, bets, day)
+    return _empty() if found.height == 0 else _rated(found, paytable, policy)
+
+
+def choices(rounds: pl.DataFrame, bets: pl.DataFrame, day: GamingDay = _DAY) -> pl.DataFrame:
+    """The decisions of `decisions`, unrated: each coup's row with `_decider` (PUNTER, BANKER), `side`,
+    `total`, `_drew`, what the decider saw (`_counts`: the cards by value; `_thirds`: for a banker,
+    each hand's third card, STOOD or NOT_LIVE), each hand's stake and punter, and the bank's player."""
     coups = _in_shoe_order(rounds.filter(pl.col("game").cast(pl.String).is_in(GAMES)), day)
     both = pl.when(pl.col("player2_cards").is_null()).then(pl.col("player_cards"))
     seen = coups.with_columns(
         player_cards=both.otherwise(pl.concat_str("player_cards", "player2_cards", separator=" "))
     )
     kept, left, _ = compositions(seen)
-    coups = coups.filter(pl.Series(kept))
-    found = _found(coups, left)
-    if found.height == 0:
-        return _empty()
-    found = found.join(_stakes(bets), on=[*SHOE, "round_no"], how="left", maintain_order="left")
-    return _rated(found, paytable, policy)
+    found = _found(coups.filter(pl.Series(kept)), left)
+    return found.join(_stakes(bets), on=[*SHOE, "round_no"], how="left", maintain_order="left")
 
 
 def _in_shoe_order(rounds: pl.DataFrame, day: GamingDay) -> pl.DataFrame:
