@@ -152,7 +152,7 @@ def _found(coups: pl.DataFrame, left: np.ndarray) -> pl.DataFrame:
         _take(counts, np.where(live[rows], hand[rows, 2], -1)[:, None])
     thirds = np.stack([np.where(live1[rows], third1[rows], NOT_LIVE), np.where(live2[rows], third2[rows], NOT_LIVE)], 1)
     parts.append((rows, BANKER, 0, bt[rows], b[rows, 2] >= 0, counts, thirds))
-    return _frame(coups, parts, (p, b, q))
+    return _frame(coups, parts)
 
 
 def _take(counts: np.ndarray, cards: np.ndarray) -> None:
@@ -161,8 +161,8 @@ def _take(counts: np.ndarray, cards: np.ndarray) -> None:
     np.add.at(counts, (rows, cards[rows, k]), -1)
 
 
-def _frame(coups: pl.DataFrame, parts: list, hands: tuple[np.ndarray, ...]) -> pl.DataFrame:
-    """The decisions found, one frame in shoe order (a coup's punters before its banker)."""
+def _frame(coups: pl.DataFrame, parts: list) -> pl.DataFrame:
+    """The decisions found (`parts`: rows, decider, side, total, drew, counts, thirds), one frame in shoe order."""
     index = np.concatenate([rows for rows, *_ in parts])
     column = {
         "_decider": np.concatenate([np.full(len(rows), who) for rows, who, *_ in parts]),
