@@ -32,12 +32,12 @@ HANDS = ("player_cards", "banker_cards", "player2_cards")
 DECIDERS = ("punter", "banker")
 CHOICES = ("stand", "draw")
 COLUMNS = (
-    "gaming_day", "table_id", "shoe_id", "round_no", "game", "decks", "decider", "side", "player_id",
+    "gaming_day", "table_id", "shoe_id", "round_no", "game", "decks", "decider", "hand", "player_id",
     "bank_holder", "tenure", "total", "cards", "facing", "choice", "ev_draw", "ev_stand", "better", "cost",
     "stake", "cost_money", "equilibrium_draw",
 )  # fmt: skip
 #: How the mart is sorted (a coup's banker before its punters), and its sums.
-ORDER = ("gaming_day", "table_id", "shoe_id", "round_no", "decider", "side")
+ORDER = ("gaming_day", "table_id", "shoe_id", "round_no", "decider", "hand")
 SUMMARY_ORDER = ("gaming_day", "table_id", "game", "decider", "player_id", "shoe_id", "tenure")
 #: A cost below this is rounding: the two choices are worth the same.
 _SAME = 1e-12
@@ -63,7 +63,7 @@ def decisions(
 
 
 def choices(rounds: pl.DataFrame, bets: pl.DataFrame, day: GamingDay = _DAY) -> pl.DataFrame:
-    """The decisions of `decisions`, unrated: each coup's row with `_decider` (PUNTER, BANKER), `side`,
+    """The decisions of `decisions`, unrated: each coup's row with `_decider` (PUNTER, BANKER), `hand`,
     `total`, `_drew`, what the decider saw (`_counts`: the cards by value; `_thirds`: for a banker,
     each hand's third card, STOOD or NOT_LIVE), each hand's stake and punter, and the bank's player."""
     coups = _in_shoe_order(rounds.filter(pl.col("game").cast(pl.String).is_in(GAMES)), day)
@@ -166,7 +166,7 @@ def _frame(coups: pl.DataFrame, parts: list) -> pl.DataFrame:
     index = np.concatenate([rows for rows, *_ in parts])
     column = {
         "_decider": np.concatenate([np.full(len(rows), who) for rows, who, *_ in parts]),
-        "side": np.concatenate([np.full(len(rows), side) for rows, _, side, *_ in parts]),
+        "hand": np.concatenate([np.full(len(rows), hand) for rows, _, hand, *_ in parts]),
         "total": np.concatenate([part[3] for part in parts]),
         "_drew": np.concatenate([part[4] for part in parts]),
     }
@@ -178,7 +178,7 @@ def _frame(coups: pl.DataFrame, parts: list) -> pl.DataFrame:
     own = (
         pl.when(pl.col("_decider") == BANKER)
         .then(pl.col("banker_cards"))
-        .when(pl.col("side") == 2)
+        .when(pl.col("hand") == 2)
         .then(pl.col("player2_cards"))
         .otherwise(pl.col("player_cards"))
     )
@@ -187,7 +187,7 @@ def _frame(coups: pl.DataFrame, parts: list) -> pl.DataFrame:
         coups[index]
         .with_columns(
             _decider=pl.Series(column["_decider"], dtype=pl.Int8),
-            side=pl.Series(column["side"], dtype=pl.Int8),
+            hand=pl.Series(column["hand"], dtype=pl.Int8),
             total=pl.Series(column["total"], dtype=pl.Int8),
             _drew=pl.Series(column["_drew"]),
             _counts=pl.Series(counts, dtype=pl.Array(pl.Int64, 10)),
@@ -196,7 +196,7 @@ def _frame(coups: pl.DataFrame, parts: list) -> pl.DataFrame:
         .with_columns(
             cards=own.str.split(" ").list.head(2).list.join(" "),
             facing=pl.when(pl.col("_decider") == BANKER).then(facing),
-            side=pl.when(pl.col("_decider") == PUNTER).then(pl.col("side")),
+            hand=pl.when(pl.col("_decider") == PUNTER).then(pl.col("hand")),
         )
     )
 
@@ -253,7 +253,7 @@ def _rated(found: pl.DataFrame, paytable: PayTable, policy: DrawPolicy) -> pl.Da
             )  # fmt: skip
     punter = pl.col("_decider") == PUNTER
     live = lambda hand: pl.col("_thirds").arr.get(hand) != NOT_LIVE  # noqa: E731
-    stake = pl.when(punter & (pl.col("side") == 2)).then(pl.col("stake2")).when(punter).then(pl.col("stake1"))
+    stake = pl.when(punter & (pl.col("hand") == 2)).then(pl.col("stake2")).when(punter).then(pl.col("stake1"))
     both = pl.when(pl.col("stake1").is_not_null() | pl.col("stake2").is_not_null()).then(
         pl.sum_horizontal(pl.when(live(0)).then(pl.col("stake1")), pl.when(live(1)).then(pl.col("stake2")))
     )
@@ -269,7 +269,7 @@ def _rated(found: pl.DataFrame, paytable: PayTable, policy: DrawPolicy) -> pl.Da
             round_no=pl.col("round_no").cast(pl.Int32),
             decks=pl.col("decks").cast(pl.Int8),
             decider=pl.col("_decider").replace_strict(dict(enumerate(DECIDERS)), return_dtype=pl.String),
-            player_id=pl.when(punter & (pl.col("side") == 2))
+            player_id=pl.when(punter & (pl.col("hand") == 2))
             .then(pl.col("punter2"))
             .when(punter)
             .then(pl.col("punter1"))
@@ -323,7 +323,7 @@ def _empty() -> pl.DataFrame:
     """No decisions: the mart's columns and types."""
     types = {
         "gaming_day": pl.Date, "table_id": pl.String, "shoe_id": pl.String, "round_no": pl.Int32,
-        "game": pl.String, "decks": pl.Int8, "decider": pl.String, "side": pl.Int8, "player_id": pl.String,
+        "game": pl.String, "decks": pl.Int8, "decider": pl.String, "hand": pl.Int8, "player_id": pl.String,
         "bank_holder": pl.String, "tenure": pl.Int32, "total": pl.Int8, "cards": pl.String, "facing": pl.String,
         "choice": pl.String, "ev_draw": pl.Float64, "ev_stand": pl.Float64, "better": pl.String,
         "cost": pl.Float64, "stake": MONEY, "cost_money": MONEY, "equilibrium_draw": pl.Float64,

@@ -115,7 +115,7 @@ def test_a_chemin_de_fer_shoe_has_a_row_per_free_choice():
     punter = rated.row(1, named=True)
     plain = punter_values(_left("2H 3D"), Game.CHEMIN_DE_FER, 5)
     assert (punter["ev_draw"], punter["ev_stand"]) == pytest.approx([float(x) for x in plain], abs=1e-12)
-    assert (punter["player_id"], punter["stake"], punter["cards"], punter["side"]) == ("PL2", Decimal(400), "2H 3D", 1)
+    assert (punter["player_id"], punter["stake"], punter["cards"], punter["hand"]) == ("PL2", Decimal(400), "2H 3D", 1)
     # the banker at coup 4 saw the earlier coups, his own two cards and the punter's third
     banker = rated.row(2, named=True)
     seen = _left(*coups[0], *coups[1], *coups[2], "2C 3H", "4D")
@@ -135,7 +135,7 @@ def test_a_banque_banker_sees_a_natural_turned_over():
     coups = [("2H 3D", "AH 2S 4C", "KC 9D")]  # hand 1 stands on 5, hand 2 has a natural, the banker draws on 3
     bets = [(1, "1", "player", 200, "PL1", 1), (1, "2", "player", 500, "PL2", 2)]
     rated = decisions(*_shoe(coups, "baccarat_banque", bets))
-    assert rated.select("decider", "side", "facing", "choice", "stake").rows() == [
+    assert rated.select("decider", "hand", "facing", "choice", "stake").rows() == [
         ("banker", None, "stood / natural", "draw", Decimal(200)),
         ("punter", 1, None, "stand", Decimal(200)),
     ]
@@ -195,7 +195,7 @@ def test_the_built_mart_has_a_row_per_free_choice_and_no_negative_cost(choice_wa
         summary = con.sql("SELECT * FROM marts.decision_summary").pl()
     assert set(rated["game"]) == {"chemin_de_fer", "baccarat_banque"}
     assert set(rated["decider"]) == {"punter", "banker"}
-    keys = set(rated.select("table_id", "shoe_id", "round_no", "decider", "side").rows())
+    keys = set(rated.select("table_id", "shoe_id", "round_no", "decider", "hand").rows())
     assert keys == _free_choices(rounds) and len(keys) == rated.height
     assert rated["cost"].null_count() == 0 and (rated["cost"] >= 0).all()
     assert (rated["cost_money"] >= 0).all() and rated["equilibrium_draw"].null_count() == rated.height
