@@ -18,6 +18,8 @@ import polars as pl
 
 from models.metrics.count_room import DAY_ORDER as COUNT_DAY_ORDER
 from models.metrics.count_room import SHIFT_ORDER
+from models.metrics.decisions import ORDER as DECISIONS_ORDER
+from models.metrics.decisions import SUMMARY_ORDER
 from models.metrics.money import commission_totals
 from models.metrics.pace import ORDER as PACE_ORDER
 from models.metrics.pace import dealer_pace_combined
@@ -77,6 +79,9 @@ COMBINED: dict[str, tuple[Combining, tuple[str, ...]]] = {
     # the house median pace is over every table of the day
     schema.MARTS_DEALER_PACE: (dealer_pace_combined, PACE_ORDER),
     schema.MARTS_COUP_EDGES: (concatenated, ("table_id", "shoe_id", "round_no")),
+    # a decision, a punter's day at a table and a bank tenure are local to a table
+    schema.MARTS_DECISIONS: (concatenated, DECISIONS_ORDER),
+    schema.MARTS_DECISION_SUMMARY: (concatenated, SUMMARY_ORDER),
     schema.MARTS_SURVEILLANCE_SESSIONS: (concatenated, ("table_id", "player_id", "session")),
     # the count room's: a shift and a table's day are local to a table
     schema.MARTS_TABLE_SHIFT: (concatenated, SHIFT_ORDER),

@@ -18,10 +18,11 @@ from models.warehouse import schema, settlement, views
 ROUND_COLUMNS = (
     "table_id", "shoe_id", "round_no", "started_at", "game", "decks", "dealer_id", "bank_holder", "outcome",
     "player_total", "banker_total", "banker_third", "natural", "player_pair", "banker_pair", "cards_used",
-    "player_cards", "banker_cards",
+    "player_cards", "banker_cards", "player2_cards",
 )  # fmt: skip
 BET_COLUMNS = (
     "table_id", "shoe_id", "round_no", "game", "bet", "amount", "house_net", "commission", "theo", "player_id",
+    "side",
 )  # fmt: skip
 KEY = ("table_id", "shoe_id", "round_no")
 #: Player ids as categories, for the ratings (read from the files' dictionaries as they are scanned).

@@ -18,6 +18,8 @@ from models.metrics.count_room import count_room, shift_wagers, table_shifts
 from models.metrics.coup_edges import coup_edges
 from models.metrics.coups import Coups, number
 from models.metrics.dealer_errors import SCHEMA as ERRORS_SCHEMA
+from models.metrics.decisions import GAMES as CHOICE_GAMES
+from models.metrics.decisions import decision_summary, decisions
 from models.metrics.money import (
     commission_per_unit,
     commission_sums,
@@ -110,6 +112,12 @@ def each_mart(
     yield schema.MARTS_DEALER_PACE, dealer_pace(lazy, errors, config.pace_break_minutes, in_order=True)
     # the ratings before the marts of shoes and ties: their rows are stored while those are computed
     yield from _rating_marts(bets, coups, lazy, variance, config, edges)
+    # every free draw of the player-banked games with choices, rated
+    rated = decisions(
+        lazy.filter(pl.col("game").cast(pl.String).is_in(CHOICE_GAMES)).collect(), bets, config.paytable, config.day
+    )
+    yield schema.MARTS_DECISIONS, rated
+    yield schema.MARTS_DECISION_SUMMARY, decision_summary(rated)
     yield schema.MARTS_SHOE_SUMMARY, shoe_summary(lazy, shoes.lazy(), runs.lazy())
     yield (
         schema.MARTS_TIE_FREQUENCY_BY_SHOE,

@@ -34,15 +34,7 @@ def bank_tenures(rounds: pl.LazyFrame, in_order: bool = False) -> pl.LazyFrame:
     A tenure cut by the end of its shoe is `shoe_end` (censored). `in_order`: the rows already hold
     each shoe's coups together by round_no (saves a sort).
     """
-    ordered = _in_shoe_order(rounds, in_order).with_columns(
-        _observed=pl.col("bank_holder").is_not_null().all().over("_shoe"),
-        _passes=PASSES,
-        _tie=pl.col("outcome") == "T",
-    )
-    changed = pl.col("bank_holder") != _previous("bank_holder")
-    # the rule's passes always start a tenure (a lone player may take the shoe straight back);
-    # with observed holders, a change of holder without one is a withdrawal
-    start = (_previous("_passes") | (pl.col("_observed") & changed)).fill_null(True)
+    ordered, start = _tenure_starts(rounds, in_order)
     tenures = _spans(
         ordered.with_columns(_ties=pl.col("_tie").cum_sum()),
         start,
@@ -74,6 +66,27 @@ def bank_tenures(rounds: pl.LazyFrame, in_order: bool = False) -> pl.LazyFrame:
         )
         .select(*leading, *TENURE_FACTS)
     )
+
+
+def _tenure_starts(rounds: pl.LazyFrame, in_order: bool) -> tuple[pl.LazyFrame, pl.Expr]:
+    """The rounds in shoe order with `_observed`, `_passes` and `_tie`, and where a tenure starts."""
+    ordered = _in_shoe_order(rounds, in_order).with_columns(
+        _observed=pl.col("bank_holder").is_not_null().all().over("_shoe"),
+        _passes=PASSES,
+        _tie=pl.col("outcome") == "T",
+    )
+    changed = pl.col("bank_holder") != _previous("bank_holder")
+    # the rule's passes always start a tenure (a lone player may take the shoe straight back);
+    # with observed holders, a change of holder without one is a withdrawal
+    return ordered, (_previous("_passes") | (pl.col("_observed") & changed)).fill_null(True)
+
+
+def coup_tenures(rounds: pl.LazyFrame, in_order: bool = False) -> pl.LazyFrame:
+    """Each coup's bank tenure, numbered in its shoe as `bank_tenures` numbers them: the rounds'
+    table_id, shoe_id and round_no, with `tenure`. `in_order`: as `bank_tenures`'."""
+    ordered, start = _tenure_starts(rounds, in_order)
+    begins = (start | pl.col("_first")).cast(pl.Int32)
+    return ordered.select(*SHOE, "round_no", tenure=begins.cum_sum().over("_shoe").cast(pl.Int32))
 
 
 #: The tenure mart's columns after its leading ones, in the contract's order.

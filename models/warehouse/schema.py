@@ -182,6 +182,10 @@ MARTS_COUP_EDGES = "marts.coup_edges"
 MARTS_SURVEILLANCE_SESSIONS = "marts.surveillance_sessions"
 MARTS_SURVEILLANCE_PLAYER_DAY = "marts.surveillance_player_day"
 MARTS_SURVEILLANCE_FLAGS = "marts.surveillance_flags"
+#: Every discretionary decision of Chemin de Fer and Baccarat Banque rated exactly (docs/metrics.md), and
+#: the sums by punter and by bank tenure.
+MARTS_DECISIONS = "marts.decisions"
+MARTS_DECISION_SUMMARY = "marts.decision_summary"
 #: A view, not a table: every wager of core.bets with its player_edge at that coup (marts.coup_edges).
 MARTS_WAGER_EDGES = "marts.wager_edges"
 #: The count room (docs/metrics.md): each table-shift's count beside its wagers, each table's gaming

@@ -36,6 +36,10 @@ DESCRIPTIONS = {
     "the dealer's quarantined rows by reason.",
     schema.MARTS_COUP_EDGES: "Surveillance: the exact house edge of every bet before each coup of a shoe whose "
     "cards are logged, given the cards dealt before it, with the player's best bet.",
+    schema.MARTS_DECISIONS: "Every free draw of Chemin de Fer and Baccarat Banque (the punter on 5, the banker's "
+    "optional draws): what the decider saw, the exact worth of drawing and of standing, and the cost of the choice.",
+    schema.MARTS_DECISION_SUMMARY: "Per punter's day at a table and per bank tenure: free decisions, deviations from "
+    "the better choice and their expected cost in money.",
     schema.MARTS_SURVEILLANCE_SESSIONS: "Surveillance per rating: wagers at an advantage against the share "
     "expected by chance, edge won, a permutation test of betting when the edge is high, and Zender's pattern.",
     schema.MARTS_SURVEILLANCE_PLAYER_DAY: "Surveillance per player and gaming day: the ratings' evidence summed, "
