@@ -10,7 +10,7 @@ from pipelines.cli import main
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["bench", "nosuch"], "unknown benchmark nosuch: choose from cli, dashboard, decisions, edges, ingest, marts, odds"),
+        (["bench", "nosuch"], "unknown benchmark nosuch: choose from cli, dashboard, decisions, edges, ingest, marts"),
         (["bench", "odds", "--record"], "--record and --strict go with --quick"),
         (["bench", "--strict"], "--record and --strict go with --quick"),
         (["bench", "odds", "--quick", "--against", "HEAD"], "choose one"),
