@@ -111,6 +111,17 @@ def test_a_refused_mail_server_fails_no_run_and_is_recorded(warehouse, instance,
     assert not mail.mails()
 
 
+def failure_context(instance, failed, warehouse: Warehouse):
+    """What the run-failure sensor is given for the failed run `failed`, as the daemon gives it."""
+    return dg.build_run_status_sensor_context(
+        sensor_name="alert_on_run_failure",
+        dagster_instance=instance,
+        dagster_run=failed.dagster_run,
+        dagster_event=failed.get_run_failure_event(),
+        resources={"warehouse": warehouse},
+    ).for_run_failure()
+
+
 def test_a_failed_blocking_check_is_emailed_once_naming_it(instance, mail, tmp_path):
     warehouse = Warehouse(db=str(tmp_path / "warehouse" / "banco.duckdb"), landing=str(tmp_path / "landing"))
     warehouse.landing_path.mkdir(parents=True)
@@ -122,13 +133,7 @@ def test_a_failed_blocking_check_is_emailed_once_naming_it(instance, mail, tmp_p
     job = defs.resolve_job_def("ingest_landing")
     failed = job.execute_in_process(instance=instance, resources={"warehouse": warehouse}, raise_on_error=False)
     assert not failed.success
-    context = dg.build_run_status_sensor_context(
-        sensor_name="alert_on_run_failure",
-        dagster_instance=instance,
-        dagster_run=failed.dagster_run,
-        dagster_event=failed.get_run_failure_event(),
-        resources={"warehouse": warehouse},
-    ).for_run_failure()
+    context = failure_context(instance, failed, warehouse)
     alert_on_run_failure(context)
     alert_on_run_failure(context)  # the sensor ticks again over the same run: nothing sent twice
     (message,) = mail.mails()
@@ -147,13 +152,7 @@ def test_unreadable_rules_and_no_warehouse_still_send_a_failed_run(instance, mai
     warehouse = Warehouse(db=str(tmp_path / "warehouse" / "banco.duckdb"), landing=str(tmp_path / "landing"))
     failed = send(dg.RunRequest(), warehouse, instance, raise_on_error=False)
     assert not failed.success  # the rules file is not TOML: the run fails with its one line
-    context = dg.build_run_status_sensor_context(
-        sensor_name="alert_on_run_failure",
-        dagster_instance=instance,
-        dagster_run=failed.dagster_run,
-        dagster_event=failed.get_run_failure_event(),
-        resources={"warehouse": warehouse},
-    ).for_run_failure()
+    context = failure_context(instance, failed, warehouse)
     alert_on_run_failure(context)
     (message,) = mail.mails()
     assert message["Subject"] == "[critical] run-failed: send_alerts failed" and message["To"] == "floor@casino.test"
