@@ -22,6 +22,22 @@ CREATE INDEX IF NOT EXISTS failures_last ON failures (last);
 """
 
 
+def _prepare(con: sqlite3.Connection, deadline: float) -> None:
+    """WAL and the table, retried until `deadline`: a file's first switch to WAL can meet another
+    connection's and fail at once with "database is locked", without waiting out the busy timeout."""
+    while True:
+        try:
+            # a count lost to a power cut costs little; a commit that waits for the disk, every try
+            if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                con.execute("PRAGMA journal_mode = WAL")
+            con.executescript("PRAGMA synchronous = NORMAL;" + SCHEMA)
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def beside(users_file: Path) -> Path:
     """Where the failed sign-ins against `users_file` are counted: users.toml -> users.failures.sqlite."""
     return users_file.with_name(f"{users_file.stem}.failures.sqlite")
@@ -53,8 +69,7 @@ class Throttle:
         except (OSError, sqlite3.Error) as error:
             raise AccessError(f"failed sign-ins cannot be counted in {self.path}: {error}") from None
         try:
-            # a count lost to a power cut costs little; a commit that waits for the disk, every try
-            con.executescript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;" + SCHEMA)
+            _prepare(con, deadline=time.monotonic() + 10.0)
             con.execute("BEGIN IMMEDIATE")
             try:
                 yield con
