@@ -1,0 +1,56 @@
+"""The solved games as card-indexed arrays: each free cell is the solver's probability, each forced
+cell the tableau's, and Banque's theta is solved on its grid."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from models.game.games import Game
+from models.game.tableau import Draw, Hand, tableau
+from models.gametheory.banque_nash import nash
+from models.gametheory.banque_payoffs import STOOD as BANQUE_STOOD
+from models.gametheory.banque_payoffs import Cell
+from models.gametheory.equilibrium import solve
+from models.gametheory.models import STOOD, Model
+from models.gametheory.payoffs import payoffs
+from models.gametheory.strategy import SHOWN_STOOD, baccarat_banque, chemin_de_fer, rounded_theta
+
+
+@pytest.mark.parametrize("model", list(Model))
+def test_chemin_de_fer_cells_are_the_solvers_where_free_and_the_tableaus_where_forced(model):
+    strategy = chemin_de_fer(6, Fraction(1, 20), model)
+    (equilibrium,) = solve(payoffs(model, 6), Fraction(1, 20))
+    assert np.array_equal(strategy.punter, strategy.punter.T)
+    assert np.array_equal(strategy.banker, strategy.banker.transpose(1, 0, 2))
+    on_5 = {"A1": ("5", 0, 5), "B2": ("5", 1, 4), "B3": ("1+4", 1, 4)}[model.value]
+    assert strategy.punter[on_5[1], on_5[2]] == float(equilibrium.player[on_5[0]])
+    assert strategy.punter[2, 2] == 1.0 and strategy.punter[3, 3] == 0.0 and strategy.punter[4, 5] == 0.0
+    row = "6" if model is Model.A1 else "0+6"
+    for column in range(11):
+        third = None if column == STOOD else column
+        rule = tableau(Game.CHEMIN_DE_FER, Hand.BANKER, 6, third)
+        expected = float(equilibrium.banker[row][column]) if rule is Draw.OPTIONAL else float(rule)
+        assert strategy.banker[0, 6, column] == expected
+
+
+def test_the_b3_punter_on_5_draws_by_his_cards():
+    strategy = chemin_de_fer(8, Fraction(1, 20))
+    assert strategy.punter[0, 5] == 1.0 and strategy.punter[2, 3] == 0.0 and 0 < strategy.punter[1, 4] < 1
+
+
+def test_banque_is_the_nash_solution_at_theta_on_its_grid():
+    assert rounded_theta(0.47) == Fraction(1, 2) and rounded_theta(0.01) == Fraction(1, 10)
+    strategy = baccarat_banque(Fraction(47, 100))
+    solution = nash(Fraction(1, 2))
+    assert strategy.theta == Fraction(1, 2)
+    assert strategy.punters[0, 1, 4] == float(solution.draws_on_5(1)) == float(Fraction(9, 11))
+    assert strategy.banker[6, SHOWN_STOOD, SHOWN_STOOD] == float(solution.banker[Cell(6, BANQUE_STOOD, BANQUE_STOOD)])
+    assert strategy.banker[3, 9, 9] == float(solution.banker.get(Cell(3, 9, 9), 1))
+
+
+def test_an_unknown_banque_solution_is_refused_in_words():
+    with pytest.raises(ValueError, match="unknown Baccarat Banque solution 'best'"):
+        baccarat_banque(Fraction(1, 2), "best")
