@@ -36,7 +36,9 @@ def _cards(found: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def _stakes(found: pl.DataFrame) -> np.ndarray:
     """Each hand's stake in ten-thousandths (int (n, 2), 0 where none)."""
     return (
-        found.select((pl.col(c).cast(pl.Float64) * 10_000).round().fill_null(0).cast(pl.Int64) for c in ("stake1", "stake2"))
+        found.select(
+            (pl.col(c).cast(pl.Float64) * 10_000).round().fill_null(0).cast(pl.Int64) for c in ("stake1", "stake2")
+        )
         .to_numpy()
         .reshape(-1, 2)
     )

@@ -152,7 +152,10 @@ def test_a_banque_banker_sees_a_natural_turned_over():
     assert tuple(rated.row(1)[15:17]) == pytest.approx([float(x) for x in plain], abs=1e-12)
     # theta = 200 / 700 rounds to 3/10; the banker (on 3) saw hand 1 stand and hand 2's natural
     solved = baccarat_banque(Fraction(3, 10))
-    assert rated["equilibrium_draw"].to_list() == [solved.banker[3, SHOWN_STOOD, SHOWN_NATURAL], solved.punters[0, 2, 3]]
+    assert rated["equilibrium_draw"].to_list() == [
+        solved.banker[3, SHOWN_STOOD, SHOWN_NATURAL],
+        solved.punters[0, 2, 3],
+    ]
     # the house answers the larger stake, hand 2, whose natural settles it: the banker stands
     assert rated["house_draw"].to_list() == [0.0, 1.0]
 
@@ -253,10 +256,14 @@ def test_the_built_mart_holds_the_equilibrium_of_each_information_set(choice_war
             "SELECT table_id, shoe_id, round_no, coalesce(side, 1) AS side, sum(amount) AS stake FROM core.bets "
             "WHERE bet = 'player' GROUP BY ALL"
         ).pl()
+        styles = con.sql("SELECT * FROM marts.decision_styles").pl()
     stakes = {key[:4]: key[4] for key in bets.rows()}
     plain = [_plain_equilibrium(row, stakes) for row in rated.iter_rows(named=True)]
     assert rated["equilibrium_draw"].to_list() == plain
     assert rated["house_draw"].null_count() == 0
+    # every decision naming a player is in one player's style row
+    assert styles["decisions"].sum() == rated["player_id"].count()
+    assert styles["cost_money"].sum() == rated.filter(pl.col("player_id").is_not_null())["cost_money"].sum()
 
 
 def test_the_summary_sums_by_punter_and_by_tenure():
