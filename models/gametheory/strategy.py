@@ -16,6 +16,7 @@ import numpy as np
 
 from models.game.games import Game
 from models.game.tableau import Draw, Hand, tableau
+from models.gametheory import banque_grid
 from models.gametheory.banque_cooperative import correlated, independent
 from models.gametheory.banque_game import CORRELATED, INDEPENDENT, NASH
 from models.gametheory.banque_nash import nash
@@ -109,13 +110,26 @@ def rounded_theta(theta: float | Fraction) -> Fraction:
 
 @lru_cache(maxsize=32)
 def baccarat_banque(theta: Fraction, kind: str = NASH) -> BanqueStrategy:
-    """Ethier and Lee's solution `kind` (nash, independent, correlated) at theta, rounded to the grid."""
+    """Ethier and Lee's solution `kind` (nash, independent, correlated) at theta, rounded to the grid:
+    read from the stored grid (models/gametheory/banque_grid.json), solved where it holds none."""
     if kind not in SOLUTIONS:
         raise ValueError(f"unknown Baccarat Banque solution {kind!r}: choose one of {', '.join(SOLUTIONS)}")
     theta = rounded_theta(theta)
+    found = banque_grid.arrays(kind, theta)
+    if found is False:
+        found = solved_banque(theta, kind)
+    if found is None:
+        raise ValueError(f"Baccarat Banque has no {kind} solution at theta {theta}")
+    punters, banker = found
+    _frozen(punters, banker)
+    return BanqueStrategy(kind, theta, punters, banker)
+
+
+def solved_banque(theta: Fraction, kind: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(punters, banker) of `BanqueStrategy` solved now at theta; None where the solution does not exist."""
     solution = {NASH: nash, INDEPENDENT: independent, CORRELATED: correlated}[kind](theta)
     if not solution.exists:
-        raise ValueError(f"Baccarat Banque has no {kind} solution at theta {theta}")
+        return None
     punters, banker = np.zeros((2, 10, 10)), np.zeros((10, SHOWN, SHOWN))
     for i in range(2):
         on_5 = float(solution.draws_on_5(i + 1))
@@ -130,5 +144,4 @@ def baccarat_banque(theta: Fraction, kind: str = NASH) -> BanqueStrategy:
                 # a cell the solution leaves out is one where drawing and standing are worth the same
                 p = solution.banker.get(Cell(total, first, second))
                 banker[total, i, j] = float(total <= 5) if p is None else float(p)
-    _frozen(punters, banker)
-    return BanqueStrategy(kind, theta, punters, banker)
+    return punters, banker

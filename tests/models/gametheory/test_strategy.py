@@ -10,13 +10,22 @@ import pytest
 
 from models.game.games import Game
 from models.game.tableau import Draw, Hand, tableau
+from models.gametheory import banque_grid
 from models.gametheory.banque_nash import nash
 from models.gametheory.banque_payoffs import STOOD as BANQUE_STOOD
 from models.gametheory.banque_payoffs import Cell
 from models.gametheory.equilibrium import solve
 from models.gametheory.models import STOOD, Model
 from models.gametheory.payoffs import payoffs
-from models.gametheory.strategy import SHOWN_STOOD, baccarat_banque, chemin_de_fer, rounded_theta
+from models.gametheory.strategy import (
+    SHOWN_STOOD,
+    SOLUTIONS,
+    THETA_STEP,
+    baccarat_banque,
+    chemin_de_fer,
+    rounded_theta,
+    solved_banque,
+)
 
 
 @pytest.mark.parametrize("model", list(Model))
@@ -54,3 +63,29 @@ def test_banque_is_the_nash_solution_at_theta_on_its_grid():
 def test_an_unknown_banque_solution_is_refused_in_words():
     with pytest.raises(ValueError, match="unknown Baccarat Banque solution 'best'"):
         baccarat_banque(Fraction(1, 2), "best")
+
+
+@pytest.mark.parametrize("kind", ["nash", "correlated"])
+def test_the_stored_grid_is_the_solvers_at_even_stakes(kind):
+    punters, banker = banque_grid.arrays(kind, Fraction(1, 2))
+    solved_punters, solved_banker = solved_banque(Fraction(1, 2), kind)
+    assert np.array_equal(punters, solved_punters) and np.array_equal(banker, solved_banker)
+
+
+@pytest.mark.slow
+def test_the_stored_grid_is_the_solvers_everywhere():
+    kept = banque_grid.stored()
+    assert len(kept) == len(SOLUTIONS) * 9
+    for kind in SOLUTIONS:
+        for step in range(1, 10):
+            theta = step * THETA_STEP
+            solved = solved_banque(theta, kind)
+            found = banque_grid.arrays(kind, theta)
+            assert (found is None) == (solved is None), (kind, theta)
+            if solved is not None:
+                assert all(np.array_equal(a, b) for a, b in zip(found, solved, strict=True)), (kind, theta)
+
+
+def test_a_solution_that_does_not_exist_at_theta_is_said():
+    with pytest.raises(ValueError, match="no independent solution at theta 1/2"):
+        baccarat_banque(Fraction(1, 2), "independent")
