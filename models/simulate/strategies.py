@@ -26,6 +26,7 @@ import numpy as np
 
 from models.game.games import Game
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy, draw_table
+from models.gametheory.banque_game import CORRELATED
 from models.gametheory.strategy import SHOWN, SHOWN_NATURAL, SHOWN_STOOD, SOLUTIONS, baccarat_banque, chemin_de_fer
 
 #: The word the CLI takes for "play the equilibrium" in place of a probability.
@@ -100,7 +101,12 @@ def _equilibria(game: Game, play: TablePlay, decks: int, commission: Fraction, t
         return [(np.broadcast_to(solved.punter, (2, 10, 10)), banker)] * thetas
     out = []
     for theta in THETAS[:thetas]:
-        solved = baccarat_banque(theta, play.banque_solution)
+        try:
+            solved = baccarat_banque(theta, play.banque_solution)
+        except ValueError:
+            # the independent solution exists only at some thetas (3/10, 2/5, 3/5, 7/10 on the grid);
+            # elsewhere the correlated one, which Ethier and Lee's independent one is the special case of
+            solved = baccarat_banque(theta, CORRELATED)
         out.append((solved.punters, solved.banker[_totals()]))
     return out
 
