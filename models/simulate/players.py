@@ -27,6 +27,8 @@ POOL_STREAM = 19
 ADVANTAGE_STREAM = 20
 #: The stream that picks the strategy players, apart from both.
 STRATEGY_STREAM = 21
+#: A strategy player's home unit is at least this quantile of the pool's.
+STRATEGY_STAKE_QUANTILE = 0.9
 #: Clips on a player's mean session, in minutes: nobody sits down for less, nobody stays longer.
 SESSION_MINUTES = (10.0, 480.0)
 #: The shape of the occasional players' monthly visit rates (gamma, mean `occasional_visits`).
@@ -159,6 +161,11 @@ def draw_players(sim: Simulation) -> Players:
     # habit, only by their count (the kernel); a strategy player comes as often, to be seen deciding
     regular |= kind != ORDINARY
     daily_chance = np.where(regular, people.regular_visit_chance, np.minimum(occasional, 1.0))
+    # a strategy player stakes high, as one who wants the Player hand does: the largest stake holds it
+    strategist = kind >= KINDS.index(STRATEGY_KINDS[0])
+    if strategist.any():
+        high = _chip(np.array([np.quantile(unit_cents, STRATEGY_STAKE_QUANTILE)]), lowest)[0]
+        unit_cents = np.where(strategist, np.minimum(np.maximum(unit_cents, high), highest), unit_cents)
     side_rate = np.where(kind == ORDINARY, side_rate, 0.0)
     return Players(regular, unit_cents, shares, side_rate, minutes * 60, daily_chance, kind)
 

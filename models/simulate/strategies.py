@@ -18,6 +18,10 @@ needed, or when the game has one Player hand).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import tempfile
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -28,6 +32,7 @@ from models.game.games import Game
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy, draw_table
 from models.gametheory.banque_game import CORRELATED
 from models.gametheory.strategy import SHOWN, SHOWN_NATURAL, SHOWN_STOOD, SOLUTIONS, baccarat_banque, chemin_de_fer
+from models.kernel_cache import use_kernel_cache
 
 #: The word the CLI takes for "play the equilibrium" in place of a probability.
 EQUILIBRIUM = "equilibrium"
@@ -115,7 +120,28 @@ def _equilibria(game: Game, play: TablePlay, decks: int, commission: Fraction, t
 def draws(game: Game, play: TablePlay, decks: int, commission: Fraction, players_play: bool = False) -> Draws:
     """The arrays for `game` at a table playing `play`; `players_play`: strategy players may sit there.
 
-    Only Chemin de Fer and Baccarat Banque have free cells; elsewhere every style is the tableau."""
+    Only Chemin de Fer and Baccarat Banque have free cells; elsewhere every style is the tableau. Worked
+    out once for this version of the code and kept beside its compiled kernels: Baccarat Banque's five
+    thetas take seconds each to solve."""
+    key = hashlib.sha256(repr((game, play, decks, commission, players_play)).encode()).hexdigest()[:32]
+    kept = use_kernel_cache() / "draws" / f"{key}.npz"
+    with contextlib.suppress(OSError, ValueError, KeyError), np.load(kept) as arrays:
+        return _frozen(arrays["punter"], arrays["banker"])
+    found = _solved(game, play, decks, commission, players_play)
+    with contextlib.suppress(OSError):  # a folder that cannot be written: worked out every time
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=kept.parent, suffix=".npz", delete=False) as out:
+            np.savez(out, punter=found.punter, banker=found.banker)
+        os.replace(out.name, kept)  # whole or not at all: another run may be reading it
+    return found
+
+
+def _frozen(punter: np.ndarray, banker: np.ndarray) -> Draws:
+    punter.flags.writeable = banker.flags.writeable = False
+    return Draws(punter, banker)
+
+
+def _solved(game: Game, play: TablePlay, decks: int, commission: Fraction, players_play: bool) -> Draws:
     punter_fixed, banker_fixed = by_total(game, play.policy)
     free = game in (Game.CHEMIN_DE_FER, Game.BACCARAT_BANQUE)
     wanted = free and (players_play or play.punter_equilibrium or play.banker_equilibrium)
@@ -135,5 +161,4 @@ def draws(game: Game, play: TablePlay, decks: int, commission: Fraction, players
         on_5 = _totals() == 5
         for style, drawn in ((DRAWS_ON_5, 1.0), (STANDS_ON_5, 0.0)):
             punter[style, :, :, on_5] = drawn
-    punter.flags.writeable = banker.flags.writeable = False
-    return Draws(punter, banker)
+    return _frozen(punter, banker)
