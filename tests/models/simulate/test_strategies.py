@@ -150,3 +150,31 @@ def test_strategy_players_play_their_own_draw_on_5_when_they_hold_the_player_han
     assert by_kind["stands_on_5"].len() >= 5 and not by_kind["stands_on_5"].any()
     assert by_kind["ordinary"].all()  # the table's fixed play: draw on 5
     assert by_kind["equilibrium_player"].len() >= 5  # on 1 + 4 he mixes, on 0 + 5 draws, on 2 + 3 stands
+
+
+def test_the_equilibrium_player_plays_the_solved_fives_and_holds_the_bank_by_the_solution():
+    sim = Simulation(shoes=400, seed=8, games=(Game.CHEMIN_DE_FER,), tables=2, shoes_per_day=8,
+                     population=Population(strategy_players=2))  # fmt: skip
+    on_5 = _punters_on_5(sim).filter(pl.col("kind") == "equilibrium_player")
+    cards = pl.col("player_cards").str.split(" ").list
+    first, second = (cards.get(i).str.head(1).replace_strict(POINTS) for i in range(2))
+    chance = on_5.select(first.alias("a"), second.alias("b")).rows()
+    wanted = [SOLVED.punter[a, b] for a, b in chance]
+    assert all(drew == (p == 1) for drew, p in zip(on_5["drew"], wanted, strict=True) if p in (0, 1))
+    # as the bank's holder (his `banker` wager) the solution's cells, anyone else the table's tableau
+    chunks = list(simulate(sim))
+    kinds = draw_players(sim).frame().select("player_id", "kind")
+    holders = pl.concat([c.bets for c in chunks]).filter(pl.col("bet") == "banker").join(kinds, on="player_id")
+    coups = pl.concat([c.rounds for c in chunks]).join(holders, on=["table_id", "shoe_id", "round_no"])
+    fixed = by_total(Game.CHEMIN_DE_FER)[1]
+    checked = {False: 0, True: 0}
+    for player, banker, kind in coups.select("player_cards", "banker_cards", "kind").iter_rows():
+        p, b = ([POINTS[card[0]] for card in hand.split(" ")] for hand in (player, banker))
+        if (p[0] + p[1]) % 10 >= 8 or (b[0] + b[1]) % 10 >= 8:
+            continue
+        column = p[2] if len(p) == 3 else SHOWN_STOOD
+        solved = kind == "equilibrium_player"
+        chance = SOLVED.banker[b[0], b[1], column] if solved else fixed[b[0], b[1], column, SHOWN_STOOD]
+        assert (len(b) == 3) == (chance == 1), (player, banker, kind)
+        checked[solved] += 1
+    assert checked[True] >= 50 and checked[False] >= 1000
