@@ -178,3 +178,12 @@ def test_the_equilibrium_player_plays_the_solved_fives_and_holds_the_bank_by_the
         assert (len(b) == 3) == (chance == 1), (player, banker, kind)
         checked[solved] += 1
     assert checked[True] >= 50 and checked[False] >= 1000
+
+
+def test_theta_is_the_larger_hands_share_on_the_grid_and_one_half_when_nobody_bet():
+    from models.simulate.kernels import _theta_slot
+
+    assert [_theta_slot(large, small, 5) for large, small in ((0, 0), (50, 50), (66, 34), (100, 0), (84, 16))] == [
+        0, 0, 2, 4, 3,
+    ]  # fmt: skip
+    assert _theta_slot(100, 0, 1) == 0  # one slot: Chemin de Fer, or no solution needed
