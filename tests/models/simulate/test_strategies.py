@@ -187,3 +187,32 @@ def test_theta_is_the_larger_hands_share_on_the_grid_and_one_half_when_nobody_be
         0, 0, 2, 4, 3,
     ]  # fmt: skip
     assert _theta_slot(100, 0, 1) == 0  # one slot: Chemin de Fer, or no solution needed
+
+
+def test_banque_punters_under_nash_draw_on_5_with_the_solutions_chance():
+    sim = Simulation(shoes=600, seed=4, games=(Game.BACCARAT_BANQUE,), tables=2, shoes_per_day=10,
+                     punter_equilibrium=True)  # fmt: skip
+    chunks = list(simulate(sim))
+    stakes = (
+        pl.concat([c.bets for c in chunks])
+        .group_by("table_id", "shoe_id", "round_no")
+        .agg(*(pl.col("amount").filter(pl.col("side") == s).sum().cast(pl.Float64).alias(f"s{s}") for s in (1, 2)))
+        .with_columns(theta=pl.max_horizontal("s1", "s2") / (pl.col("s1") + pl.col("s2")))
+    )
+    coups = pl.concat([c.rounds for c in chunks]).join(stakes, on=["table_id", "shoe_id", "round_no"])
+    coups = coups.filter(pl.col("theta") < 0.85, _two_card_total("banker_cards") < 8)  # 9/11 for both up to 8/10
+    drew = pl.concat(
+        coups.filter(_two_card_total(hand) == 5).select(drew=pl.col(hand).str.split(" ").list.len() == 3)
+        for hand in ("player_cards", "player2_cards")
+    )["drew"]
+    p = baccarat_banque(Fraction(1, 2)).punters[0, 1, 4]
+    assert p == pytest.approx(9 / 11)
+    n = drew.len()
+    assert n > 1200 and abs(drew.sum() - n * p) < 4 * np.sqrt(n * p * (1 - p)), (n, drew.mean(), p)
+
+
+def test_a_simulation_refuses_an_unknown_solution_and_a_negative_count_of_strategy_players():
+    with pytest.raises(ValueError, match="unknown Baccarat Banque solution 'best'"):
+        Simulation(shoes=1, banque_solution="best")
+    with pytest.raises(ValueError, match="strategy_players must be 0 or more"):
+        Population(strategy_players=-1)
