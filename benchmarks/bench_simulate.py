@@ -15,12 +15,12 @@ import numba
 
 from benchmarks.report import Row, figure, publish, quick_requested
 from models.game.games import Game
-from models.game.tableau import draw_table
 from models.simulate.config import Simulation
 from models.simulate.dealing import new_deck
 from models.simulate.kernels import count_outcomes
 from models.simulate.reference import reference_shoe
 from models.simulate.run import write_simulation
+from models.simulate.strategies import by_total
 
 ROOT = Path(__file__).resolve().parents[1]
 MEMORY_COUPS = 100_000_000
@@ -45,12 +45,12 @@ QUICK = Sizes(40_000, 20_000, 30, 2_000, 3, 500_000, 5)
 
 def outcomes_kernel(shoes: int, repeat: int = 3) -> list[float]:
     """Coups per second of the outcomes-only kernel, `repeat` runs (shared machines are noisy)."""
-    table = draw_table(Game.PUNTO_BANCO)
-    count_outcomes(1, 0, 100, new_deck(8), table.player, table.banker, False)  # compile / load
+    draws = by_total(Game.PUNTO_BANCO)
+    count_outcomes(1, 0, 100, new_deck(8), *draws, False)  # compile / load
     rates = []
     for _ in range(repeat):
         start = time.perf_counter()
-        counts = count_outcomes(1, 0, shoes, new_deck(8), table.player, table.banker, False)
+        counts = count_outcomes(1, 0, shoes, new_deck(8), *draws, False)
         rates.append(counts[:, :3].sum() / (time.perf_counter() - start))
     return rates
 

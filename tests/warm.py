@@ -45,17 +45,17 @@ def odds_and_systems() -> None:
     """The exact-odds, the betting-systems and the outcome-tally kernels."""
     from models.game.games import Game
     from models.game.shoe import Composition
-    from models.game.tableau import draw_table
     from models.odds.exact import exact_odds
     from models.simulate.dealing import new_deck
     from models.simulate.kernels import count_outcomes
+    from models.simulate.strategies import by_total
     from models.systems import lab
     from models.systems.rules import Limits
 
     for game in Game:
         exact_odds(Composition.full(8), game)
-        table = draw_table(game)
-        count_outcomes(1, 0, 2, new_deck(8), table.player, table.banker, game.second_player_hand)
+        draws = by_total(game)
+        count_outcomes(1, 0, 2, new_deck(8), *draws, game.second_player_hand)
     for system in ("flat", "martingale", "follow-column"):
         question = lab.Question(system, "banker", Limits(coups=12, bankroll=Decimal(500)))
         lab.exact_or_note(question, max_states=100_000)

@@ -13,9 +13,13 @@ import numpy as np
 
 from models.game.cards import RANKS
 
-KINDS = ("ordinary", "dragon7_counter", "panda8_counter", "perfect_player", "wonger")
-ORDINARY, DRAGON7_COUNTER, PANDA8_COUNTER, PERFECT_PLAYER, WONGER = range(len(KINDS))
-ADVANTAGE_KINDS = KINDS[1:]
+ADVANTAGE_KINDS = ("dragon7_counter", "panda8_counter", "perfect_player", "wonger")
+#: Players who play the free draws their own way (models/simulate/strategies.py); they bet as anyone.
+STRATEGY_KINDS = ("draws_on_5", "stands_on_5", "equilibrium_player")
+KINDS = ("ordinary", *ADVANTAGE_KINDS, *STRATEGY_KINDS)
+ORDINARY, DRAGON7_COUNTER, PANDA8_COUNTER, PERFECT_PLAYER, WONGER, DRAWS_ON_5, STANDS_ON_5, EQUILIBRIUM_PLAYER = range(
+    len(KINDS)
+)
 
 #: Eliot Jacobson's Dragon 7 count, tags for A, 2, ..., 9, T (ten-value cards: T, J, Q, K).
 DRAGON7_TAGS = (0, 0, 0, -1, -1, -1, -1, 2, 2, 0)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 
 from models.game.games import Game
 from models.game.paytable import DEFAULT_PAYTABLE, EGALITE_BETS, SIDE_BETS, PayTable
 from models.game.shoe import MAX_DECKS
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy
+from models.gametheory.strategy import SOLUTIONS
 from models.gaming_day import GamingDay
 from models.settings import DEFAULTS
 from models.simulate.advantage import ADVANTAGE_KINDS
+from models.simulate.strategies import Draws, TablePlay, draws
 
 MAX_SEATS = 14
 #: `banco simulate`'s ceilings: past them one run would hold more than 4 GB or take more than a minute on
@@ -68,6 +71,8 @@ class Population:
     # advantage players (models/simulate/advantage.py): their share of the pool, 0 = none, and their kinds
     advantage_share: float = 0.0
     advantage_mix: dict[str, float] = field(default_factory=lambda: dict.fromkeys(ADVANTAGE_KINDS, 1.0))
+    # strategy players (advantage.STRATEGY_KINDS): this many of each kind, 0 = none
+    strategy_players: int = 0
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= MAX_SEATS:
@@ -107,6 +112,8 @@ class Population:
         if self.occasional_visits < 0 or self.occasional_visits > 30 or self.max_wait_minutes < 0:
             raise ValueError("occasional_visits is 0 to 30 a month and max_wait_minutes 0 or more")
         self._check_advantage()
+        if self.strategy_players < 0:
+            raise ValueError(f"strategy_players must be 0 or more, got {self.strategy_players}")
 
     def _check_advantage(self) -> None:
         if not 0.0 <= self.advantage_share <= 1.0:
@@ -139,8 +146,13 @@ class Simulation:
     population: Population = field(default_factory=Population)
     paytable: PayTable = DEFAULT_PAYTABLE
     policy: DrawPolicy = DEFAULT_POLICY
+    # the free cells played by the solved game instead of `policy` (models/simulate/strategies.py)
+    punter_equilibrium: bool = False
+    banker_equilibrium: bool = False
+    banque_solution: str = SOLUTIONS[0]
 
     def __post_init__(self) -> None:
+        self.play  # noqa: B018 - a known Baccarat Banque solution
         if self.shoes < 1:
             raise ValueError(f"shoes must be at least 1, got {self.shoes}")
         if not 1 <= self.decks <= MAX_DECKS:
@@ -177,6 +189,16 @@ class Simulation:
     def open_seconds(self) -> float:
         """About how long a table deals each gaming day: its shoes one after the other."""
         return self.shoes_per_day * self.expected_shoe_seconds
+
+    @property
+    def play(self) -> TablePlay:
+        """How the tables play the free cells."""
+        return TablePlay(self.policy, self.punter_equilibrium, self.banker_equilibrium, self.banque_solution)
+
+    def draws(self, game: Game) -> Draws:
+        """What the dealing kernel reads for `game`: the table's play and the strategy players'."""
+        commission = Fraction(self.paytable.commission)
+        return draws(game, self.play, self.decks, commission, self.population.strategy_players > 0)
 
     def game_of_table(self, table: int) -> Game:
         return self.games[table % len(self.games)]

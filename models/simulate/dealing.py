@@ -5,7 +5,8 @@ uniform shuffle), the first card is turned and that many cards burned (ten-value
 the cut card stands 16 cards from the back: when it comes out the coup in progress is finished and
 one more is dealt; if it comes out before a coup's first card, that coup is the last.
 
-Drawing decisions read the arrays `models.game.tableau.draw_table()` builds from the one tableau.
+Drawing decisions read the card-indexed arrays of models/simulate/strategies.py: the one tableau's
+`draw_table()` filled out by total, or a solved game's strategy.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from models.gametheory.strategy import SHOWN_NATURAL, SHOWN_STOOD
 from models.simulate.rng import bounded, uniform
 
 CUT_CARD_FROM_BACK = 16
@@ -67,12 +69,22 @@ def _decide(state, probability):
 
 
 @njit(inline="always", cache=True)
-def deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, side, row):
+def _shown(row, first, two_card):
+    """What a Player hand shows the banker: its third card's value, that it stood, or its natural."""
+    if row[first + 2] != NO_CARD:
+        return CARD_VALUE[row[first + 2]]
+    return SHOWN_NATURAL if two_card >= 8 else SHOWN_STOOD
+
+
+@njit(inline="always", cache=True)
+def deal_coup(state, deck, pos, p_draw, q_draw, banker_draw, three_hands, side, row):
     """Deal one coup into `row` (CARD_SLOTS codes, NO_CARD where none).
 
-    Returns the next position and the final totals of the Player, the Banker and the second Player
-    hand. With `three_hands` (baccarat_banque) two Player hands are dealt and the banker draws
-    against `side` (1 or 2), the side with the larger stake.
+    `p_draw[a, b]` and `q_draw[a, b]`: the first and second Player hand's punters' chances of drawing
+    on their cards; `banker_draw[a, b, large, small]`: the banker's, by what the Player hand with the
+    larger stake (`side`, 1 or 2) and the other showed (models/simulate/strategies.py). Returns the
+    next position and the final totals of the Player, the Banker and the second Player hand; with
+    `three_hands` (baccarat_banque) two Player hands are dealt.
     """
     row[P1 + 2] = NO_CARD
     row[B1 + 2] = NO_CARD
@@ -95,25 +107,23 @@ def deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, side, row
     second = (CARD_VALUE[row[Q1]] + CARD_VALUE[row[Q1 + 1]]) % 10 if three_hands else 0
     if banker >= 8 or (player >= 8 and not three_hands):
         return pos, player, banker, second
-    third = 10
-    if player < 8 and _decide(state, player_draw[player]):
+    player_two = player
+    if player < 8 and _decide(state, p_draw[CARD_VALUE[row[P1]], CARD_VALUE[row[P1 + 1]]]):
         row[P1 + 2] = draw(state, deck, pos)
         pos += 1
-        third = CARD_VALUE[row[P1 + 2]]
-        player = (player + third) % 10
+        player = (player + CARD_VALUE[row[P1 + 2]]) % 10
+    large = _shown(row, P1, player_two)
+    small = SHOWN_STOOD
     if three_hands:
-        two_card = second
-        if second < 8 and _decide(state, player_draw[second]):
+        second_two = second
+        if second < 8 and _decide(state, q_draw[CARD_VALUE[row[Q1]], CARD_VALUE[row[Q1 + 1]]]):
             row[Q1 + 2] = draw(state, deck, pos)
             pos += 1
             second = (second + CARD_VALUE[row[Q1 + 2]]) % 10
+        small = _shown(row, Q1, second_two)
         if side == 2:
-            third = 10 if row[Q1 + 2] == NO_CARD else CARD_VALUE[row[Q1 + 2]]
-            if two_card >= 8:
-                return pos, player, banker, second
-        elif row[P1 + 2] == NO_CARD and player >= 8:
-            return pos, player, banker, second
-    if _decide(state, banker_draw[banker, third]):
+            large, small = small, large
+    if _decide(state, banker_draw[CARD_VALUE[row[B1]], CARD_VALUE[row[B1 + 1]], large, small]):
         row[B1 + 2] = draw(state, deck, pos)
         pos += 1
         banker = (banker + CARD_VALUE[row[B1 + 2]]) % 10

@@ -179,6 +179,7 @@ def _batches(sim: Simulation, chunk: list[tuple[int, int, range]]) -> Iterator[S
 def deal_batch(sim: Simulation, batch: ShoeBatch, slots: Slots | None = None, crowd: Crowd | None = None):
     """Run the compiled kernel over one batch of shoes of one game (whole table-days, in order)."""
     table = draw_table(batch.game, sim.policy)
+    dealing = sim.draws(batch.game)
     coups, bets = (slots or Slots(sim)).take(len(batch.shoes))
     crowd = crowd or Crowd(sim)
     group_first, seat_first, sessions = crowd.sessions(batch)
@@ -189,6 +190,8 @@ def deal_batch(sim: Simulation, batch: ShoeBatch, slots: Slots | None = None, cr
         new_deck(sim.decks),
         table.player,
         table.banker,
+        dealing.punter,
+        dealing.banker,
         int(batch.game.passing),
         batch.game.second_player_hand,
         population_vector(sim),

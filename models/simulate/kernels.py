@@ -22,6 +22,7 @@ from models.simulate.advantage import (
     DRAGON7_AT,
     DRAGON7_COUNTER,
     DRAGON7_ROW,
+    DRAWS_ON_5,
     ORDINARY,
     PANDA8_AT,
     PANDA8_COUNTER,
@@ -42,6 +43,7 @@ from models.simulate.dealing import (
     start_shoe,
 )
 from models.simulate.rng import CARDS, PACE, POPULATION, bounded, seed_stream, uniform
+from models.simulate.strategies import PLAYS_EQUILIBRIUM
 
 # How each game moves the bank (`Game.passing`), as the plain ints the kernel compiles in.
 HOUSE_BANK, CHEMIN_DE_FER = int(BankPassing.HOUSE), int(BankPassing.CHEMIN_DE_FER)
@@ -83,8 +85,10 @@ def _last_coup(pos, cut, last):
 
 
 @njit(parallel=True, cache=True)
-def count_outcomes(seed, first_shoe, n_shoes, template, player_draw, banker_draw, three_hands):
-    """Banker, Player, Tie counts and cards dealt per shoe, cards never leaving the kernel."""
+def count_outcomes(seed, first_shoe, n_shoes, template, punter_draw, banker_draw, three_hands):
+    """Banker, Player, Tie counts and cards dealt per shoe, cards never leaving the kernel.
+
+    punter_draw (2, 10, 10) and banker_draw (10, 10, 12, 12): `strategies.Draws.fixed()`."""
     counts = np.zeros((n_shoes, 4), np.int64)
     n = template.shape[0]
     cut = n - CUT_CARD_FROM_BACK
@@ -99,7 +103,9 @@ def count_outcomes(seed, first_shoe, n_shoes, template, player_draw, banker_draw
         last = False
         while pos + need <= n:
             last = _last_coup(pos, cut, last)
-            pos, player, banker, _ = deal_coup(state, deck, pos, player_draw, banker_draw, three_hands, 1, row)
+            pos, player, banker, _ = deal_coup(
+                state, deck, pos, punter_draw[0], punter_draw[1], banker_draw, three_hands, 1, row
+            )
             counts[i, compiled_outcome_code(player, banker)] += 1
             if last:
                 break
@@ -117,6 +123,20 @@ def _next_seat(occupied, seat):
         if occupied[candidate]:
             return candidate
     return seat
+
+
+@njit(inline="always", cache=True)
+def _style(kind):
+    """A player's punter style (strategies: 0 the table's play, then advantage.STRATEGY_KINDS in order)."""
+    return kind - DRAWS_ON_5 + 1 if kind >= DRAWS_ON_5 else 0
+
+
+@njit(inline="always", cache=True)
+def _theta_slot(large, small, slots):
+    """The theta grid slot (1/2, 6/10, ... 9/10) of the larger stake's share; 1/2 when nobody bet."""
+    if slots == 1 or large + small == 0:
+        return 0
+    return min(max(np.int64(np.rint(10.0 * large / (large + small))) - 5, 0), slots - 1)
 
 
 @njit(inline="always", cache=True)
@@ -243,7 +263,9 @@ def deal_table_days(
     shoes,
     group_first,
     template,
-    player_draw,
+    edge_player,
+    edge_banker,
+    punter_draw,
     banker_draw,
     bank_kind,
     three_hands,
@@ -267,7 +289,10 @@ def deal_table_days(
     `habits` and `kinds` are the pool's (players.Players.kernel_arrays). `bank_kind` is the game's
     `BankPassing` code, `three_hands` whether it deals a second Player hand; `net_units[bet, cell,
     pair]` is the settlement grid (models.game.paytable) in integer units. `tags` and `thresholds`
-    are the advantage players' counts (advantage.kernel_counts).
+    are the advantage players' counts (advantage.kernel_counts). `edge_player` and `edge_banker` are
+    the table's play by total (tableau.draw_table) for the exact side-bet edges; `punter_draw` and
+    `banker_draw` what the dealing reads (strategies.Draws): the punter of a Player hand, its largest
+    stake (the first placed of equals), plays his own style, and so does the bank's holder.
     Fills per-coup slots (cards, outcome against the first Player hand, seconds from the shoe's
     start, bank holder seat) and per-bet slots (round index, seat, bet code, amount in cents, player
     number, side, payout in cents x grid units); returns the number of coups and bets each shoe
@@ -330,6 +355,8 @@ def deal_table_days(
                     bank_size = np.int64(pop[INITIAL_BANK])
                 holder[i, k] = seat_of_bank
                 stake_right, stake_left = np.int64(0), np.int64(0)  # baccarat_banque's two sides
+                top_right, top_left = np.int64(0), np.int64(0)  # the largest stake on each hand, and whose
+                punter_right, punter_left = -1, -1
                 covered = np.int64(0)
                 first_bet = b
                 edges_known = False
@@ -338,7 +365,7 @@ def deal_table_days(
                         continue
                     plays = uniform(people) < pop[BET_PROBABILITY]
                     who = player[seat]
-                    if kinds[who] != ORDINARY and bank_kind == HOUSE_BANK:
+                    if ORDINARY < kinds[who] < DRAWS_ON_5 and bank_kind == HOUSE_BANK:
                         # an advantage player: the main game as anyone (the wonger not at all), side bets by count
                         kind = kinds[who]
                         if plays and kind != WONGER:
@@ -354,7 +381,7 @@ def deal_table_days(
                                 b = _place(bets, i, b, k, seat, PANDA8_BET, side_max, who)
                         elif kind == PERFECT_PLAYER:
                             if not edges_known:
-                                _side_edges(full, seen, player_draw, banker_draw, net_units, edges)
+                                _side_edges(full, seen, edge_player, edge_banker, net_units, edges)
                                 edges_known = True
                             # the best positive side bets, as many as a seat places
                             order = np.argsort(-edges)
@@ -391,6 +418,12 @@ def deal_table_days(
                             stake_right += amount
                         else:
                             stake_left += amount
+                    if code == PLAYER_BET:
+                        if side == 2:
+                            if amount > top_left:
+                                top_left, punter_left = amount, who
+                        elif amount > top_right:
+                            top_right, punter_right = amount, who
                     bet_round[i, b] = k
                     bet_seat[i, b] = seat
                     bet_code[i, b] = code
@@ -429,9 +462,22 @@ def deal_table_days(
                     bet_side[i, b] = 0
                     b += 1
                 side = 2 if stake_left > stake_right else 1
+                slot = _theta_slot(max(stake_left, stake_right), min(stake_left, stake_right), punter_draw.shape[1])
+                style_right = _style(kinds[punter_right]) if punter_right >= 0 else 0
+                style_left = _style(kinds[punter_left]) if punter_left >= 0 else 0
+                role_right = 0 if side == 1 else 1
+                bank_style = 1 if _style(kinds[player[seat_of_bank]]) == PLAYS_EQUILIBRIUM else 0
                 row = cards[i, k]
                 pos, player_total, banker_total, second_total = deal_coup(
-                    deck_state, deck, pos, player_draw, banker_draw, three_hands, side, row
+                    deck_state,
+                    deck,
+                    pos,
+                    punter_draw[style_right, slot, role_right],
+                    punter_draw[style_left, slot, 1 - role_right],
+                    banker_draw[bank_style, slot],
+                    three_hands,
+                    side,
+                    row,
                 )
                 result = compiled_outcome_code(player_total, banker_total)
                 outcomes[i, k] = result

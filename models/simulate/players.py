@@ -4,7 +4,8 @@ Each player has a home unit (log-normal across players, within the table limits,
 a style (Banker, Player and Tie shares drawn around the population's mix), a side-bet rate (many
 never, a few often), a mean session length, and a daily chance of coming: a few regulars come most
 days, the rest a few times a month. A share `advantage_share` of them are advantage players
-(models/simulate/advantage.py), picked from a stream of their own so the others keep their habits.
+(models/simulate/advantage.py), picked from a stream of their own so the others keep their habits, and
+`strategy_players` of each strategy kind play the free draws their own way (strategies.py).
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ import numpy as np
 import polars as pl
 
 from models.money_units import CENTS
-from models.simulate.advantage import ADVANTAGE_KINDS, KINDS, ORDINARY
+from models.simulate.advantage import ADVANTAGE_KINDS, KINDS, ORDINARY, STRATEGY_KINDS
 from models.simulate.config import Population, Simulation
 
 #: Mixed into the seed so the pool's draws share nothing with the kernels' streams.
 POOL_STREAM = 19
 #: The stream that picks the advantage players, apart from the habits' draws.
 ADVANTAGE_STREAM = 20
+#: The stream that picks the strategy players, apart from both.
+STRATEGY_STREAM = 21
+#: A strategy player's home unit is at least this quantile of the pool's.
+STRATEGY_STAKE_QUANTILE = 0.9
 #: Clips on a player's mean session, in minutes: nobody sits down for less, nobody stays longer.
 SESSION_MINUTES = (10.0, 480.0)
 #: The shape of the occasional players' monthly visit rates (gamma, mean `occasional_visits`).
@@ -34,7 +39,7 @@ DAYS_A_MONTH = 30.0
 
 POOL_SCHEMA = {
     "player_id": pl.String,
-    "kind": pl.String,  # ordinary, or the advantage player's kind (advantage.KINDS)
+    "kind": pl.String,  # ordinary, or the advantage or strategy player's kind (advantage.KINDS)
     "visitor": pl.String,  # regular or occasional
     "home_unit": CENTS,
     "banker_share": pl.Float64,
@@ -151,11 +156,16 @@ def draw_players(sim: Simulation) -> Players:
     median = math.log(people.session_median_minutes)
     minutes = np.clip(np.exp(median + people.session_sigma * rng.standard_normal(n)), *SESSION_MINUTES)
     occasional = rng.gamma(OCCASIONAL_SHAPE, people.occasional_visits / OCCASIONAL_SHAPE, size=n) / DAYS_A_MONTH
-    kind = _advantage_kinds(sim, n)
+    kind = _strategy_kinds(sim, _advantage_kinds(sim, n))
     # an advantage player makes a living of it: a regular, on most days; and places no side bet by
-    # habit, only by their count (the kernel)
+    # habit, only by their count (the kernel); a strategy player comes as often, to be seen deciding
     regular |= kind != ORDINARY
     daily_chance = np.where(regular, people.regular_visit_chance, np.minimum(occasional, 1.0))
+    # a strategy player stakes high, as one who wants the Player hand does: the largest stake holds it
+    strategist = kind >= KINDS.index(STRATEGY_KINDS[0])
+    if strategist.any():
+        high = _chip(np.array([np.quantile(unit_cents, STRATEGY_STAKE_QUANTILE)]), lowest)[0]
+        unit_cents = np.where(strategist, np.minimum(np.maximum(unit_cents, high), highest), unit_cents)
     side_rate = np.where(kind == ORDINARY, side_rate, 0.0)
     return Players(regular, unit_cents, shares, side_rate, minutes * 60, daily_chance, kind)
 
@@ -172,3 +182,17 @@ def _advantage_kinds(sim: Simulation, n: int) -> np.ndarray:
     weights = np.array([people.advantage_mix.get(name, 0.0) for name in ADVANTAGE_KINDS])
     picks = rng.choice(len(ADVANTAGE_KINDS), size=n, p=weights / weights.sum()) + 1
     return np.where(chosen, picks, ORDINARY).astype(np.int8)
+
+
+def _strategy_kinds(sim: Simulation, kind: np.ndarray) -> np.ndarray:
+    """`strategy_players` ordinary players of each strategy kind, picked at random (none, and no
+    draw, when it is 0; as many as there are ordinary players when the pool is small)."""
+    each = sim.population.strategy_players
+    ordinary = np.flatnonzero(kind == ORDINARY)
+    if each <= 0 or not len(ordinary):
+        return kind
+    rng = np.random.default_rng([sim.seed, STRATEGY_STREAM])
+    picked = rng.permutation(ordinary)[: each * len(STRATEGY_KINDS)]
+    kind = kind.copy()
+    kind[picked] = KINDS.index(STRATEGY_KINDS[0]) + np.arange(len(picked)) % len(STRATEGY_KINDS)
+    return kind

@@ -1,18 +1,23 @@
 """The reference simulator: plain Python, the same random streams, the tableau function itself.
 
-It deals a shoe card by card through `models.game.coup.deal_coup`, so the compiled kernels can be
+It deals a shoe card by card through `models.game.coup.deal_coup` (or by card-indexed chances, as
+an equilibrium plays, through `deal_by_cards`), so the compiled kernels can be
 checked against it coup by coup: same seed and shoe number, same cards. It is the tests' oracle and
 the benchmarks' baseline; it deals the two-hand games (everything but baccarat_banque).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from models.game.cards import SUITS, Card
+import numpy as np
+
+from models.game.cards import SUITS, Card, hand_total
 from models.game.coup import deal_coup
 from models.game.games import Game
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy
+from models.gametheory.strategy import SHOWN_STOOD
 from models.simulate.dealing import CUT_CARD_FROM_BACK
 from models.simulate.rng import CARDS
 
@@ -83,10 +88,39 @@ class Shoe:
         return card_of(self.cards[self.pos - 1])
 
 
+def _decide(probability: float, stream: Stream) -> bool:
+    return probability >= 1.0 or (probability > 0.0 and stream.random() < probability)
+
+
+def deal_by_cards(
+    draw_card: Callable[[], Card], punter: np.ndarray, banker: np.ndarray, stream: Stream
+) -> tuple[list[Card], list[Card]]:
+    """One two-hand coup by card-indexed chances: punter[a, b], banker[a, b, shown, SHOWN_STOOD]."""
+    player = [draw_card()]
+    banker_hand = [draw_card()]
+    player.append(draw_card())
+    banker_hand.append(draw_card())
+    if hand_total(c.value for c in player) >= 8 or hand_total(c.value for c in banker_hand) >= 8:
+        return player, banker_hand
+    shown = SHOWN_STOOD
+    if _decide(punter[player[0].value, player[1].value], stream):
+        player.append(draw_card())
+        shown = player[2].value
+    if _decide(banker[banker_hand[0].value, banker_hand[1].value, shown, SHOWN_STOOD], stream):
+        banker_hand.append(draw_card())
+    return player, banker_hand
+
+
 def reference_shoe(
-    seed: int, shoe: int, decks: int = 8, game: Game = Game.PUNTO_BANCO, policy: DrawPolicy = DEFAULT_POLICY
+    seed: int,
+    shoe: int,
+    decks: int = 8,
+    game: Game = Game.PUNTO_BANCO,
+    policy: DrawPolicy = DEFAULT_POLICY,
+    cards: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[tuple[list[Card], list[Card]]]:
-    """Every coup of one shoe as (player cards, banker cards)."""
+    """Every coup of one shoe as (player cards, banker cards): by the tableau under `policy`, or by
+    `cards`, a punter's (10, 10) and a banker's (10, 10, 12, 12) chances (strategies.py) when given."""
     if game.second_player_hand:
         raise ValueError("the reference simulator deals the two-hand games only")
     stream = Stream(seed, shoe, CARDS)
@@ -98,7 +132,10 @@ def reference_shoe(
     coups, last = [], False
     while deck.pos + 6 <= len(deck.cards):
         last = last or deck.pos >= cut
-        coups.append(deal_coup(deck.draw, game, policy, stream))
+        if cards is None:
+            coups.append(deal_coup(deck.draw, game, policy, stream))
+        else:
+            coups.append(deal_by_cards(deck.draw, *cards, stream))
         if last:
             break
         last = deck.pos > cut

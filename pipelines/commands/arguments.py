@@ -52,5 +52,29 @@ def whole(low: int | None = None, high: int | None = None, *, ceiling: str = "")
     return parse
 
 
+#: The words a free draw's argument takes besides a probability of drawing.
+DRAW_WORDS = {"draw": 1.0, "stand": 0.0, "mixed": 0.5}
+#: The word for "as the solved game plays it" (models/simulate/strategies.py).
+EQUILIBRIUM = "equilibrium"
+
+
+def draw_chance(text: str, words: str = "draw, stand, mixed") -> float:
+    """draw, stand, mixed, or a probability of drawing."""
+    if text in DRAW_WORDS:
+        return DRAW_WORDS[text]
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: use {words} or a probability") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a probability is between 0 and 1")
+    return value
+
+
+def draw_or_equilibrium(text: str) -> float | str:
+    """As `draw_chance`, or `equilibrium`: the simulator's free draws."""
+    return EQUILIBRIUM if text == EQUILIBRIUM else draw_chance(text, f"draw, stand, mixed, {EQUILIBRIUM}")
+
+
 def demo_days(text: str) -> int:
     return whole(1, MAX_DEMO_DAYS, ceiling="docs/simulator.md#ceilings")(text)

@@ -20,27 +20,12 @@ from models.kernel_cache import use_kernel_cache
 from models.settings import Settings
 from pipelines.commands import arguments
 
-_CHOICES = {"draw": 1.0, "stand": 0.0, "mixed": 0.5}
-
 
 def _decimal(text: str) -> Decimal:
     try:
         return Decimal(text)
     except InvalidOperation:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-
-
-def _choice(text: str) -> float:
-    """draw, stand, mixed, or a probability of drawing."""
-    if text in _CHOICES:
-        return _CHOICES[text]
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: use draw, stand, mixed or a probability") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a probability is between 0 and 1")
-    return value
 
 
 def _egalite(text: str) -> tuple[Decimal, ...]:
@@ -80,13 +65,13 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
     )
     parser.add_argument(
         "--punter-on-5",
-        type=_choice,
+        type=arguments.draw_chance,
         default=1.0,
         help="chemin_de_fer / baccarat_banque punter on 5: draw, stand, mixed or p",
     )
     parser.add_argument(
         "--banker-optional",
-        type=_choice,
+        type=arguments.draw_chance,
         default=None,
         help="banker's optional cells: draw, stand, mixed or p (default: as Punto Banco)",
     )

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from models.contract import latest
 from models.game.games import Game
+from models.game.tableau import DrawPolicy
+from models.gametheory.strategy import SOLUTIONS
 from models.settings import DEFAULTS, Settings
 from models.simulate.config import MAX_ADVANTAGE_SHOES, MAX_SEATS, MAX_SHOES, MAX_TABLES, Population, Simulation
 from models.simulate.output import FORMATS
@@ -17,6 +19,8 @@ from models.warehouse.shards import MAX_SHARDS, Sharding
 from pipelines.commands import arguments
 from pipelines.progress import bars
 
+#: Strategy players of each kind at most: they are a handful to be found, not a crowd.
+MAX_STRATEGY_PLAYERS = 100
 #: Where each ceiling's measurement is written.
 CEILINGS = "docs/simulator.md#ceilings"
 
@@ -79,6 +83,32 @@ def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
         "labelled in _players/ (default 0: none)",
     )
     parser.add_argument(
+        "--punter-on-5",
+        type=arguments.draw_or_equilibrium,
+        default=1.0,
+        help="chemin_de_fer / baccarat_banque punter on 5: draw, stand, mixed, a probability, or equilibrium "
+        "(the solved game's play by his two cards; default draw)",
+    )
+    parser.add_argument(
+        "--banker-optional",
+        type=arguments.draw_or_equilibrium,
+        default=None,
+        help="the banker's optional cells: draw, stand, mixed, a probability, or equilibrium (default: as Punto Banco)",
+    )
+    parser.add_argument(
+        "--banque-solution",
+        choices=SOLUTIONS,
+        default=SOLUTIONS[0],
+        help="baccarat_banque's equilibrium: Ethier and Lee's nash, independent or correlated (default nash)",
+    )
+    parser.add_argument(
+        "--strategy-players",
+        type=arguments.whole(0, MAX_STRATEGY_PLAYERS),
+        default=0,
+        help="this many players of each strategy kind: always draws on 5, always stands on 5, plays the "
+        "equilibrium, labelled in _players/ (default 0: none)",
+    )
+    parser.add_argument(
         "--shards",
         type=_shards,
         default=None,
@@ -118,7 +148,16 @@ def run(args: argparse.Namespace) -> int:
         timezone=args.timezone,
         day_start_hour=args.day_start_hour,
         bets=not args.no_bets,
-        population=Population(seats=args.seats, advantage_share=args.advantage_share),
+        population=Population(
+            seats=args.seats, advantage_share=args.advantage_share, strategy_players=args.strategy_players
+        ),
+        policy=DrawPolicy(
+            punter_on_5=1.0 if args.punter_on_5 == arguments.EQUILIBRIUM else args.punter_on_5,
+            banker_optional=None if args.banker_optional == arguments.EQUILIBRIUM else args.banker_optional,
+        ),
+        punter_equilibrium=args.punter_on_5 == arguments.EQUILIBRIUM,
+        banker_equilibrium=args.banker_optional == arguments.EQUILIBRIUM,
+        banque_solution=args.banque_solution,
     )
     sharding = Sharding(args.shards) if args.shards else None
     with bars() as progress:

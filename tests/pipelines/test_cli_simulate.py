@@ -80,6 +80,10 @@ def test_rounds_only(tmp_path):
         (["--shoes", "3", "--format", "xlsx"], "invalid choice"),
         (["--shoes", "3", "--seats", "20"], "seats"),
         (["--shoes", "3", "--timezone", "Nowhere/Town"], "time zone"),
+        (["--shoes", "3", "--punter-on-5", "sometimes"], "'sometimes': use draw, stand, mixed, equilibrium or a"),
+        (["--shoes", "3", "--banker-optional", "1.5"], "'1.5': a probability is between 0 and 1"),
+        (["--shoes", "3", "--banque-solution", "best"], "invalid choice: 'best'"),
+        (["--shoes", "3", "--strategy-players", "-1"], "a whole number from 0"),
     ],
 )
 def test_bad_arguments(tmp_path, args, message):
@@ -87,6 +91,21 @@ def test_bad_arguments(tmp_path, args, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_simulate_plays_the_equilibrium_with_strategy_players_labelled(tmp_path):
+    result = banco(
+        "simulate", "--shoes", "16", "--game", "chemin_de_fer,baccarat_banque", "--tables", "2",
+        "--shoes-per-day", "8", "--punter-on-5", "equilibrium", "--banker-optional", "equilibrium",
+        "--banque-solution", "correlated", "--strategy-players", "2", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    kinds = pl.read_parquet(next(tmp_path.glob("_players/players_seed0.parquet")))["kind"].value_counts()
+    counts = dict(zip(kinds["kind"], kinds["count"], strict=True))
+    assert {kind: counts.get(kind) for kind in ("draws_on_5", "stands_on_5", "equilibrium_player")} == dict.fromkeys(
+        ("draws_on_5", "stands_on_5", "equilibrium_player"), 2
+    )
 
 
 @pytest.mark.slow

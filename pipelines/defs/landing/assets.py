@@ -24,8 +24,8 @@ landing_files = dg.AssetSpec(
 
 
 class SimulatedShoesConfig(dg.Config):
-    """What to deal: by default a month of six tables, every game, bets, a few misdeals and a few
-    advantage players (docs/simulator.md)."""
+    """What to deal: by default a month of six tables, every game, bets, a few misdeals, a few
+    advantage players and a few strategy players (docs/simulator.md)."""
 
     games: list[str] = Field(default_factory=lambda: [game.value for game in Game])
     tables: int = 6
@@ -41,6 +41,12 @@ class SimulatedShoesConfig(dg.Config):
         ge=0.0,
         le=1.0,
         description="share of the players who are advantage players (card counters, a perfect player, a wonger), "
+        "labelled in the pool file `_players/`",
+    )
+    strategy_players: int = Field(
+        default=3,
+        ge=0,
+        description="players of each strategy kind (always draws on 5, always stands on 5, plays the equilibrium), "
         "labelled in the pool file `_players/`",
     )
     count_fault_rate: float = Field(
@@ -73,7 +79,7 @@ class SimulatedShoesConfig(dg.Config):
             timezone=day.timezone,
             day_start_hour=day.start_hour,
             bets=self.bets,
-            population=Population(advantage_share=self.advantage_share),
+            population=Population(advantage_share=self.advantage_share, strategy_players=self.strategy_players),
         )
 
 

@@ -8,7 +8,7 @@ import pytest
 from models.game.coup import tableau_violation
 from models.game.games import Game
 from models.game.shoe import Composition
-from models.game.tableau import DrawPolicy, draw_table
+from models.game.tableau import DrawPolicy
 from models.odds.exact import exact_odds
 from models.simulate.config import Simulation
 from models.simulate.dealing import NO_CARD, new_deck
@@ -16,6 +16,7 @@ from models.simulate.engine import deal_batch
 from models.simulate.frames import ShoeBatch
 from models.simulate.kernels import count_outcomes
 from models.simulate.reference import card_of, reference_shoe
+from models.simulate.strategies import by_total
 
 TWO_HAND_GAMES = [game for game in Game if not game.second_player_hand]
 
@@ -68,10 +69,10 @@ def test_every_coup_passes_the_tableau_and_every_shoe_holds_its_composition(game
 @pytest.mark.parametrize("game", list(Game))
 @pytest.mark.parametrize("decks", [1, 6, 8])
 def test_win_and_tie_frequencies_match_the_exact_odds(game, decks):
-    table = draw_table(game)
+    draws = by_total(game)
     cards_per_coup = 7.5 if game.second_player_hand else 4.94
     shoes = int(1_050_000 / ((52 * decks - 22) / cards_per_coup + 1))
-    counts = count_outcomes(2026, 0, shoes, new_deck(decks), table.player, table.banker, game.second_player_hand)
+    counts = count_outcomes(2026, 0, shoes, new_deck(decks), *draws, game.second_player_hand)
     coups = counts[:, :3].sum()
     assert coups >= 1_000_000
     odds = exact_odds(Composition.full(decks), game)
@@ -85,8 +86,7 @@ def test_win_and_tie_frequencies_match_the_exact_odds(game, decks):
 
 
 def test_outcome_tally_equals_the_full_kernel():
-    table = draw_table(Game.PUNTO_BANCO)
-    counts = count_outcomes(11, 0, 30, new_deck(8), table.player, table.banker, False)
+    counts = count_outcomes(11, 0, 30, new_deck(8), *by_total(Game.PUNTO_BANCO), False)
     dealt = _deal(Game.PUNTO_BANCO, 8, list(range(30)))
     assert (counts[:, :3].sum(axis=1) == dealt.n_coups).all()
     assert np.bincount(dealt.outcomes, minlength=3).tolist() == counts[:, :3].sum(axis=0).tolist()
