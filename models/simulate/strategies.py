@@ -18,10 +18,6 @@ needed, or when the game has one Player hand).
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
-import tempfile
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -32,7 +28,6 @@ from models.game.games import Game
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy, draw_table
 from models.gametheory.banque_game import CORRELATED
 from models.gametheory.strategy import SHOWN, SHOWN_NATURAL, SHOWN_STOOD, SOLUTIONS, baccarat_banque, chemin_de_fer
-from models.kernel_cache import use_kernel_cache
 
 #: The word the CLI takes for "play the equilibrium" in place of a probability.
 EQUILIBRIUM = "equilibrium"
@@ -120,20 +115,9 @@ def _equilibria(game: Game, play: TablePlay, decks: int, commission: Fraction, t
 def draws(game: Game, play: TablePlay, decks: int, commission: Fraction, players_play: bool = False) -> Draws:
     """The arrays for `game` at a table playing `play`; `players_play`: strategy players may sit there.
 
-    Only Chemin de Fer and Baccarat Banque have free cells; elsewhere every style is the tableau. Worked
-    out once for this version of the code and kept beside its compiled kernels: Baccarat Banque's five
-    thetas take seconds each to solve."""
-    key = hashlib.sha256(repr((game, play, decks, commission, players_play)).encode()).hexdigest()[:32]
-    kept = use_kernel_cache() / "draws" / f"{key}.npz"
-    with contextlib.suppress(OSError, ValueError, KeyError), np.load(kept) as arrays:
-        return _frozen(arrays["punter"], arrays["banker"])
-    found = _solved(game, play, decks, commission, players_play)
-    with contextlib.suppress(OSError):  # a folder that cannot be written: worked out every time
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=kept.parent, suffix=".npz", delete=False) as out:
-            np.savez(out, punter=found.punter, banker=found.banker)
-        os.replace(out.name, kept)  # whole or not at all: another run may be reading it
-    return found
+    Only Chemin de Fer and Baccarat Banque have free cells; elsewhere every style is the tableau.
+    Baccarat Banque's solutions are read from the stored grid; Chemin de Fer's solve takes under a second."""
+    return _solved(game, play, decks, commission, players_play)
 
 
 def _frozen(punter: np.ndarray, banker: np.ndarray) -> Draws:
