@@ -11,6 +11,8 @@ policy would have made it. docs/metrics.md tells the columns.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import polars as pl
 
@@ -21,6 +23,7 @@ from models.game.tableau import DEFAULT_POLICY, Draw, DrawPolicy, Hand, draw_tab
 from models.gaming_day import GamingDay, gaming_day
 from models.logs.hands import VALUES
 from models.metrics.coup_edges import compositions
+from models.metrics.decision_draws import equilibrium_draws, house_draws
 from models.metrics.streaks import coup_tenures
 from models.money_units import MONEY, MONEY_SUM
 from models.odds.decisions import BANKER, NOT_LIVE, PUNTER, STOOD, decision_values
@@ -34,7 +37,7 @@ CHOICES = ("stand", "draw")
 COLUMNS = (
     "gaming_day", "table_id", "shoe_id", "round_no", "game", "decks", "decider", "hand", "player_id",
     "bank_holder", "tenure", "total", "cards", "facing", "choice", "ev_draw", "ev_stand", "better", "cost",
-    "stake", "cost_money", "equilibrium_draw",
+    "stake", "cost_money", "equilibrium_draw", "house_draw",
 )  # fmt: skip
 #: How the mart is sorted (a coup's banker before its punters), and its sums.
 ORDER = ("gaming_day", "table_id", "shoe_id", "round_no", "decider", "hand")
@@ -283,12 +286,19 @@ def _rated(found: pl.DataFrame, paytable: PayTable, policy: DrawPolicy) -> pl.Da
             .then(pl.col("_drew").replace_strict(dict(enumerate(CHOICES)), return_dtype=pl.String)),
             cost=pl.when(cost > _SAME).then(cost).otherwise(0.0 * cost),
             stake=pl.when(punter).then(stake).otherwise(both).cast(MONEY),
-            equilibrium_draw=pl.lit(None, pl.Float64),
+            equilibrium_draw=pl.Series(equilibrium_draws(found, _commission(paytable)), nan_to_null=True),
+            house_draw=pl.Series(house_draws(found, policy), nan_to_null=True),
         )
         .with_columns(cost_money=(pl.col("stake").cast(pl.Float64) * pl.col("cost")).round(4).cast(MONEY))
         .select(COLUMNS)
         .sort(ORDER)
     )
+
+
+def _commission(paytable: PayTable) -> Fraction:
+    """The house's levy on a Chemin de Fer bank's wins, as the solved game takes it."""
+    win = bet_result(Game.CHEMIN_DE_FER, paytable, "banker", Coup(player_total=0, banker_total=9)).net
+    return 1 - Fraction(win)
 
 
 def decision_summary(rated: pl.DataFrame) -> pl.DataFrame:
@@ -327,5 +337,6 @@ def _empty() -> pl.DataFrame:
         "bank_holder": pl.String, "tenure": pl.Int32, "total": pl.Int8, "cards": pl.String, "facing": pl.String,
         "choice": pl.String, "ev_draw": pl.Float64, "ev_stand": pl.Float64, "better": pl.String,
         "cost": pl.Float64, "stake": MONEY, "cost_money": MONEY, "equilibrium_draw": pl.Float64,
+        "house_draw": pl.Float64,
     }  # fmt: skip
     return pl.DataFrame(schema={name: types[name] for name in COLUMNS})

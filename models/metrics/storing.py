@@ -1,6 +1,6 @@
 """Writing a build's marts into the warehouse, in one transaction: each mart's rows of the days (or
 all), then what is taken again over every stored day (the tenure fit of the months, the players'
-totals, the statistical report)."""
+totals, the statistical report, the players' decision styles)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import polars as pl
 
+from models.metrics.decision_styles import decision_styles
 from models.metrics.players import PLAYER_COLUMNS, players, players_of_totals, players_sql
 from models.metrics.statistical_report import statistical_report
 from models.metrics.streaks import tenure_fit
@@ -29,7 +30,9 @@ _MARTS = (
 
 #: What `store_marts` and `store_totals` take again over every stored day: each store's rows of these
 #: are the whole of them, not more rows.
-TOTALS = (schema.MARTS_TENURE_FIT, schema.MARTS_PLAYERS, schema.MARTS_STATISTICAL_REPORT)
+TOTALS = (
+    schema.MARTS_TENURE_FIT, schema.MARTS_PLAYERS, schema.MARTS_STATISTICAL_REPORT, schema.MARTS_DECISION_STYLES,
+)  # fmt: skip
 
 
 def store_marts(
@@ -89,6 +92,8 @@ def store_marts(
             fitted[schema.MARTS_PLAYERS] = _rerate(con, comp_rate, every, touched)
         if name == schema.MARTS_COUNT_ROOM:
             fitted[schema.MARTS_STATISTICAL_REPORT] = _report(con, report_rules)
+        if name == schema.MARTS_DECISIONS:
+            fitted[schema.MARTS_DECISION_STYLES] = _styles(con)
         return frame.height
 
     stored = {name for (name,) in con.sql(f"{_MARTS} SELECT name FROM marts").fetchall()}
@@ -132,6 +137,8 @@ def store_totals(
         fit = _refit(con, days, None, schema.MARTS_TENURE_FIT in stored)
         rows = {schema.MARTS_TENURE_FIT: fit.height, schema.MARTS_PLAYERS: _rerate(con, comp_rate)}
         rows[schema.MARTS_STATISTICAL_REPORT] = _report(con, report_rules)
+        if schema.MARTS_DECISIONS in stored:
+            rows[schema.MARTS_DECISION_STYLES] = _styles(con)
     return rows
 
 
@@ -193,6 +200,17 @@ def _report(con, rules: Sequence[str]) -> int:
     con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_STATISTICAL_REPORT} AS SELECT * FROM mart_frame")
     con.unregister("mart_frame")
     return report.height
+
+
+def _styles(con) -> int:
+    """marts.decision_styles taken again over every stored decision (a player's style is all time);
+    the rows written."""
+    columns = "game, decider, player_id, choice, cost, cost_money, equilibrium_draw, house_draw"
+    styles = decision_styles(con.sql(f"SELECT {columns} FROM {schema.MARTS_DECISIONS}").pl().lazy())
+    con.register("mart_frame", styles)
+    con.execute(f"CREATE OR REPLACE TABLE {schema.MARTS_DECISION_STYLES} AS SELECT * FROM mart_frame")
+    con.unregister("mart_frame")
+    return styles.height
 
 
 def _players_kept(con) -> bool:

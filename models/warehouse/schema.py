@@ -186,6 +186,9 @@ MARTS_SURVEILLANCE_FLAGS = "marts.surveillance_flags"
 #: the sums by punter and by bank tenure.
 MARTS_DECISIONS = "marts.decisions"
 MARTS_DECISION_SUMMARY = "marts.decision_summary"
+#: All time, not by gaming day: each player's style of play on the free decisions, taken again from
+#: marts.decisions whenever that is stored.
+MARTS_DECISION_STYLES = "marts.decision_styles"
 #: A view, not a table: every wager of core.bets with its player_edge at that coup (marts.coup_edges).
 MARTS_WAGER_EDGES = "marts.wager_edges"
 #: The count room (docs/metrics.md): each table-shift's count beside its wagers, each table's gaming

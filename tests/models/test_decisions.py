@@ -14,6 +14,9 @@ import pytest
 from models.game.games import Game
 from models.game.shoe import Composition
 from models.game.tableau import DEFAULT_POLICY, Draw, Hand, draw_table, tableau
+from models.gametheory.models import Model
+from models.gametheory.strategy import SHOWN_NATURAL, SHOWN_STOOD, baccarat_banque, chemin_de_fer, rounded_theta
+from models.metrics.decision_draws import theta_steps
 from models.metrics.decisions import COLUMNS, decision_summary, decisions
 from models.odds.decisions import BANKER, NOT_LIVE, PUNTER, STOOD, decision_values
 from tests.models.naive_decisions import banker_values, punter_values
@@ -127,8 +130,11 @@ def test_a_chemin_de_fer_shoe_has_a_row_per_free_choice():
         made = row["ev_draw"] if row["choice"] == "draw" else row["ev_stand"]
         assert row["cost"] == pytest.approx(best - made, abs=1e-12) and row["cost"] >= 0
         assert row["better"] == ("draw" if row["ev_draw"] > row["ev_stand"] else "stand")
-        assert row["equilibrium_draw"] is None
     assert abs(float(rated["cost_money"][1]) - punter["cost"] * 400) <= 5e-5
+    # the equilibrium at each information set (8 decks, the house's 5 % on the bank's wins), and the house
+    solved = chemin_de_fer(8, Fraction(1, 20), Model.B3)
+    assert rated["equilibrium_draw"].to_list() == [solved.banker[3, 0, 9], solved.punter[2, 3], solved.banker[2, 3, 4]]
+    assert rated["house_draw"].to_list() == [1.0, 1.0, 1.0]  # Punto Banco's banker draws on 3 v 9 and 5 v 4
 
 
 def test_a_banque_banker_sees_a_natural_turned_over():
@@ -144,6 +150,24 @@ def test_a_banque_banker_sees_a_natural_turned_over():
     # the punter saw the other hand's natural too
     plain = punter_values(_left("2H 3D", "KC 9D"), Game.BACCARAT_BANQUE, 5)
     assert tuple(rated.row(1)[15:17]) == pytest.approx([float(x) for x in plain], abs=1e-12)
+    # theta = 200 / 700 rounds to 3/10; the banker (on 3) saw hand 1 stand and hand 2's natural
+    solved = baccarat_banque(Fraction(3, 10))
+    assert rated["equilibrium_draw"].to_list() == [
+        solved.banker[3, SHOWN_STOOD, SHOWN_NATURAL],
+        solved.punters[0, 2, 3],
+    ]
+    # the house answers the larger stake, hand 2, whose natural settles it: the banker stands
+    assert rated["house_draw"].to_list() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("stakes", "steps"),
+    [((0, 0), 5), ((35, 65), 4), ((25, 75), 2), ((1, 999), 1), ((999, 1), 9), ((200, 500), 3), ((15, 85), 2)],
+)
+def test_theta_rounds_on_the_solvers_grid(stakes, steps):
+    assert theta_steps(np.array([stakes])).tolist() == [steps]
+    if sum(stakes):
+        assert rounded_theta(Fraction(stakes[0], sum(stakes))) == Fraction(steps, 10)
 
 
 def _free_choices(rounds: pl.DataFrame) -> set:
@@ -198,13 +222,48 @@ def test_the_built_mart_has_a_row_per_free_choice_and_no_negative_cost(choice_wa
     keys = set(rated.select("table_id", "shoe_id", "round_no", "decider", "hand").rows())
     assert keys == _free_choices(rounds) and len(keys) == rated.height
     assert rated["cost"].null_count() == 0 and (rated["cost"] >= 0).all()
-    assert (rated["cost_money"] >= 0).all() and rated["equilibrium_draw"].null_count() == rated.height
+    assert (rated["cost_money"] >= 0).all() and rated["equilibrium_draw"].null_count() == 0
     assert rated.filter(pl.col("choice") != pl.col("better"))["cost"].min() > 0
     # the sums: every decision once, by punter or by bank tenure
     assert summary["decisions"].sum() == rated.height
     assert summary["deviations"].sum() == (rated["cost"] > 0).sum()
     assert summary["cost_money"].sum() == rated["cost_money"].sum()
     assert summary.filter(pl.col("decider") == "banker")["tenure"].null_count() == 0
+
+
+def _plain_equilibrium(row: dict, stakes: dict) -> float:
+    """The equilibrium's draw at a rated row, looked up one row at a time from its cards and what it faced."""
+    value = lambda token: 0 if token[0] in "TJQK" else 1 if token[0] == "A" else int(token[0])  # noqa: E731
+    a, b = (value(token) for token in row["cards"].split())
+    if row["game"] == "chemin_de_fer":
+        solved = chemin_de_fer(row["decks"], Fraction(1, 20), Model.B3)
+        if row["decider"] == "punter":
+            return solved.punter[a, b]
+        return solved.banker[a, b, STOOD if row["facing"] == "stood" else int(row["facing"])]
+    one, two = (stakes.get((row["table_id"], row["shoe_id"], row["round_no"], side), 0) for side in (1, 2))
+    solved = baccarat_banque(Fraction(one) / Fraction(one + two) if one + two else Fraction(1, 2))
+    if row["decider"] == "punter":
+        return solved.punters[row["hand"] - 1, a, b]
+    code = {"stood": SHOWN_STOOD, "natural": SHOWN_NATURAL}
+    first, second = (code[shown] if shown in code else int(shown) for shown in row["facing"].split(" / "))
+    return solved.banker[row["total"], first, second]
+
+
+def test_the_built_mart_holds_the_equilibrium_of_each_information_set(choice_warehouse):
+    with duckdb.connect(str(choice_warehouse), read_only=True) as con:
+        rated = con.sql("SELECT * FROM marts.decisions").pl()
+        bets = con.sql(
+            "SELECT table_id, shoe_id, round_no, coalesce(side, 1) AS side, sum(amount) AS stake FROM core.bets "
+            "WHERE bet = 'player' GROUP BY ALL"
+        ).pl()
+        styles = con.sql("SELECT * FROM marts.decision_styles").pl()
+    stakes = {key[:4]: key[4] for key in bets.rows()}
+    plain = [_plain_equilibrium(row, stakes) for row in rated.iter_rows(named=True)]
+    assert rated["equilibrium_draw"].to_list() == plain
+    assert rated["house_draw"].null_count() == 0
+    # every decision naming a player is in one player's style row
+    assert styles["decisions"].sum() == rated["player_id"].count()
+    assert styles["cost_money"].sum() == rated.filter(pl.col("player_id").is_not_null())["cost_money"].sum()
 
 
 def test_the_summary_sums_by_punter_and_by_tenure():

@@ -40,6 +40,9 @@ DESCRIPTIONS = {
     "optional draws): what the decider saw, the exact worth of drawing and of standing, and the cost of the choice.",
     schema.MARTS_DECISION_SUMMARY: "Per punter's day at a table and per bank tenure: free decisions, deviations from "
     "the better choice and their expected cost in money.",
+    schema.MARTS_DECISION_STYLES: "Per player over all time, in each game and role: the free decisions' "
+    "log-likelihood under always drawing, always standing, the equilibrium and the house's policy, and the "
+    "best-fitting style with its evidence.",
     schema.MARTS_SURVEILLANCE_SESSIONS: "Surveillance per rating: wagers at an advantage against the share "
     "expected by chance, edge won, a permutation test of betting when the edge is high, and Zender's pattern.",
     schema.MARTS_SURVEILLANCE_PLAYER_DAY: "Surveillance per player and gaming day: the ratings' evidence summed, "

@@ -23,7 +23,7 @@ from models.warehouse.store import read, write
 
 SIM = Simulation(shoes=60, tables=2, shoes_per_day=5, seed=41, games=(Game.PUNTO_BANCO, Game.CHEMIN_DE_FER))
 #: The marts a build stores again over every day: not a day's rows, compared apart.
-TOTALS = {"tenure_fit", "players", "statistical_report"}
+TOTALS = {"tenure_fit", "players", "statistical_report", "decision_styles"}
 
 
 def _marts(db: Path) -> dict[str, pl.DataFrame]:

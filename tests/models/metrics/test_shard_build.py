@@ -25,11 +25,11 @@ MARTS = {
     "banker_streaks", "commission", "commission_by_dealer", "commission_per_unit", "dealer_day", "decision_runs",
     "shoe_summary", "table_day", "tenure_fit", "tie_frequency", "tie_frequency_by_dealer", "tie_frequency_by_shoe",
     "ties_by_total", "player_sessions", "player_day", "player_bets", "players", "side_bets", "dealer_pace",
-    "decisions", "decision_summary", "coup_edges", "surveillance_sessions", "surveillance_player_day",
-    "surveillance_flags", "table_shift", "count_room", "statistical_report",
+    "decisions", "decision_summary", "decision_styles", "coup_edges", "surveillance_sessions",
+    "surveillance_player_day", "surveillance_flags", "table_shift", "count_room", "statistical_report",
 }  # fmt: skip
-#: The marts not kept by gaming day: the tenure fit (by month) and the players (all time).
-UNDATED = {"tenure_fit", "players"}
+#: The marts not kept by gaming day: the tenure fit (by month), the players and their decision styles (all time).
+UNDATED = {"tenure_fit", "players", "decision_styles"}
 ROOT = Path(__file__).parents[3]
 #: Two days whose coups include those of shoes begun the day before; November's tenures are refitted.
 DAYS = [dt.date(2026, 11, 1), dt.date(2026, 11, 2)]
