@@ -8,7 +8,7 @@ import polars as pl
 from dashboards import filters, query
 from models.warehouse import schema
 
-MARTS = (schema.MARTS_DECISIONS, schema.MARTS_DECISION_SUMMARY)
+MARTS = (schema.MARTS_DECISIONS, schema.MARTS_DECISION_SUMMARY, schema.MARTS_DECISION_STYLES)
 #: The deciders a page may keep: the punter (his draw or stand on 5), the bank (its optional draws).
 DECIDERS = ("punter", "banker")
 #: The chart's players: the most expected cost given up, at most this many.
@@ -32,10 +32,20 @@ EQUILIBRIUM = (
     "::BIGINT AS followed, count(equilibrium_draw)::BIGINT AS rated "
     f"FROM {schema.MARTS_DECISIONS} WHERE list_contains($deciders, decider) AND {{where}}"
 )
+#: Each player's sums within the filters, beside the style that best fits all their decisions (all time).
 PLAYERS = (
-    f"SELECT player_id, game, decider, {SUMS} FROM {schema.MARTS_DECISION_SUMMARY} "
-    "WHERE player_id IS NOT NULL AND list_contains($deciders, decider) AND {where} "
-    "GROUP BY ALL ORDER BY expected_cost DESC, deviations DESC, player_id, game, decider"
+    f"SELECT * FROM (SELECT player_id, game, decider, {SUMS} FROM {schema.MARTS_DECISION_SUMMARY} "
+    "WHERE player_id IS NOT NULL AND list_contains($deciders, decider) AND {where} GROUP BY ALL) "
+    f"LEFT JOIN (SELECT game, decider, player_id, style, evidence FROM {schema.MARTS_DECISION_STYLES}) "
+    "USING (game, decider, player_id) ORDER BY expected_cost DESC, deviations DESC, player_id, game, decider"
+)
+#: The style of a player with too few decisions to name one.
+TOO_FEW = "too_few_decisions"
+#: Players by the style that best fits their decisions, per game and decider (marts.decision_styles: all time).
+STYLES = (
+    f"SELECT game, decider, coalesce(style, '{TOO_FEW}') AS style, count(*)::BIGINT AS players, "
+    f"sum(decisions)::BIGINT AS decisions FROM {schema.MARTS_DECISION_STYLES} "
+    "WHERE list_contains($deciders, decider) AND {where} GROUP BY ALL ORDER BY game, decider, players DESC, style"
 )
 COSTLIEST = (
     "WITH per AS (SELECT player_id, decider, sum(cost_money)::DOUBLE AS expected_cost "
@@ -75,6 +85,13 @@ def players(f: filters.Filters, deciders: tuple[str, ...]) -> pl.DataFrame:
 def costliest(f: filters.Filters, deciders: tuple[str, ...]) -> pl.DataFrame:
     """The CHARTED players whose choices gave up the most in money, their cost per decider."""
     return _frame(f, COSTLIEST, "table_day", deciders)
+
+
+def styles(f: filters.Filters, deciders: tuple[str, ...]) -> pl.DataFrame:
+    """Players per game, decider and best-fitting style, of the filtered games (the styles are all time)."""
+    where = "list_contains($games, game)" if f.games else "TRUE"
+    params = {"deciders": list(deciders)} | ({"games": list(f.games)} if f.games else {})
+    return query.frame(STYLES.format(where=where), params)
 
 
 def banks(f: filters.Filters) -> pl.DataFrame:

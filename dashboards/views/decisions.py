@@ -11,11 +11,14 @@ from dashboards import charts, filters, fmt, query
 from dashboards.layout import metric_row
 from dashboards.queries import decisions
 from dashboards.signin import analysts_only
+from models.metrics.decision_styles import MIN_DECISIONS, TREMBLE
 
 analysts_only()  # names each player and what their choices cost: the navigation offers this page to analysts alone
 
 #: The deciders the page can keep, as the radio names them.
 DECIDERS = {"Punters and bankers": decisions.DECIDERS, "Punters": ("punter",), "Bankers": ("banker",)}
+#: The players' table's columns read as names (Punter, Chemin de Fer, Equilibrium) and the evidence as a number.
+KINDS = {"decider": "name", "style": "name", "evidence": "number"}
 #: The punter plays the Player hand and the banker the Banker's: the sides' colours of every page.
 SIDES = alt.Scale(domain=["banker", "punter"], range=[charts.OUTCOME_COLORS.range[0], charts.OUTCOME_COLORS.range[1]])
 RATED = (
@@ -54,12 +57,14 @@ def render() -> None:
     if costliest["expected_cost"].sum() > 0:
         charts.show(given_up(costliest))
     st.subheader("Players")
-    fmt.table(decisions.players(f, deciders), hide_index=True, kinds={"decider": "name"})
+    fmt.table(decisions.players(f, deciders), hide_index=True, kinds=KINDS)
     st.caption(
         "Per player, game and decider within the filters: the days they decided on, their decisions, the "
         "deviations among them, the stakes the choices moved and the expectation given up in money. A Chemin de "
-        "Fer bank is its banker wager's player's; a Baccarat Banque bank names no player (see the tenures)."
+        "Fer bank is its banker wager's player's; a Baccarat Banque bank names no player (see the tenures). "
+        "Style: the way of playing that best explains all their decisions, whatever the filters (below)."
     )
+    styles(f, deciders)
     if "banker" in deciders:
         st.subheader("Bank tenures")
         fmt.table(decisions.banks(f), hide_index=True)
@@ -87,6 +92,45 @@ def headline(f: filters.Filters, deciders: tuple[str, ...], totals: dict) -> Non
     )
     if not equilibrium["rated"]:
         st.caption("The equilibrium's choices are not in this warehouse's marts.decisions yet (equilibrium_draw).")
+
+
+def styles(f: filters.Filters, deciders: tuple[str, ...]) -> None:
+    st.subheader("Who plays the equilibrium?")
+    fitted = decisions.styles(f, deciders)
+    named = fitted.filter(pl.col("style") != decisions.TOO_FEW)
+    few = int(fitted.filter(pl.col("style") == decisions.TOO_FEW)["players"].sum())
+    if named.is_empty():
+        st.info(f"No player in the filtered games has the {MIN_DECISIONS} decisions a style needs.")
+    else:
+        charts.show(by_style(named), stretch=False)
+    st.caption(
+        "Each player's decisions (all time, per game and decider) scored under four styles: always draw, always "
+        "stand, the game's equilibrium, and the house's tableau. Each style gives each choice a probability "
+        f"(at least {TREMBLE:g}: one slip of the hand rules no style out); the style under which their choices were "
+        "likeliest is theirs, and its evidence is the log-likelihood ratio over the runner-up (2.3 = ten times "
+        "likelier). Where the styles agree on every cell a player met, they are named together. "
+        f"{fmt.count(few)} of {fmt.count(int(fitted['players'].sum()))} players have fewer than {MIN_DECISIONS} "
+        "decisions: too few to name a style."
+    )
+
+
+def by_style(named: pl.DataFrame) -> alt.Chart:
+    """Players per best-fitting style, punters and bankers side by side, a panel per game."""
+    return (
+        alt.Chart(named, title="Which way of playing best explains each player's choices?")
+        .mark_bar()
+        .encode(
+            x=alt.X("players:Q", title="Players", axis=alt.Axis(format=",d", tickMinStep=1)),
+            y=alt.Y(
+                "style:N", title="Best-fitting style", axis=alt.Axis(labelExpr=charts.names_expr(), labelLimit=240)
+            ),
+            yOffset="decider:N",
+            color=alt.Color("decider:N", scale=SIDES, legend=charts.named("As")),
+            column=alt.Column("game:N", title=None, header=alt.Header(labelExpr=charts.names_expr("datum.value"))),
+            tooltip=["game", "decider", "style", alt.Tooltip("players:Q", format=","), "decisions"],
+        )
+        .properties(width=300)
+    )
 
 
 def given_up(costliest: pl.DataFrame) -> alt.Chart:
