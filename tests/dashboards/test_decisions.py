@@ -10,6 +10,7 @@ import duckdb
 import polars as pl
 
 from dashboards import fmt
+from tests.dashboards.charts_data import assert_plots, layer, layers
 from tests.dashboards.test_pages import metric, open_app, read, scalar
 
 #: Every decision the snapshot rated, with whether it cost anything.
@@ -21,7 +22,7 @@ def test_the_page_says_what_is_rated_and_that_one_deviation_is_no_evidence(wareh
     assert at.title[0].value == "Decisions"
     assert "exact expected result of drawing and of standing" in at.markdown[0].value
     assert "for the cards left in the shoe at that moment" in at.markdown[0].value
-    (caution,) = at.info
+    caution = at.info[0]
     assert caution.value.startswith("**A single deviation is no evidence.**")
     assert "The cost is an expectation" in caution.value and "luck dominates" in caution.value
 
@@ -39,9 +40,11 @@ def test_the_headline_counts_and_sums_the_rated_decisions(warehouse, monkeypatch
     assert metric(at, "Followed the equilibrium") == share
 
 
-def test_each_player_is_their_decisions_summed(warehouse, monkeypatch):
+def test_each_player_is_their_decisions_summed_beside_their_style(warehouse, monkeypatch):
     at = open_app(warehouse, monkeypatch, "decisions")
     (listed,) = [table.value for table in at.dataframe if "decider" in table.value.columns]
+    styles = read(warehouse, "SELECT game, decider, player_id, style, evidence FROM marts.decision_styles")
+    assert styles.height
     expected = (
         read(warehouse, RATED)
         .filter(pl.col("player_id").is_not_null())
@@ -53,12 +56,14 @@ def test_each_player_is_their_decisions_summed(warehouse, monkeypatch):
             stake=pl.col("stake").sum().cast(pl.Float64),
             expected_cost=pl.col("cost_money").sum().cast(pl.Float64),
         )
-        .with_columns(pl.col("game", "decider").map_elements(fmt.name, return_dtype=pl.String))
+        .join(styles, on=["game", "decider", "player_id"], how="left")
+        .with_columns(pl.col("game", "decider", "style").map_elements(fmt.name, return_dtype=pl.String))
     )
     shown = pl.from_pandas(listed).with_columns(pl.col("stake", "expected_cost").cast(pl.Float64))
-    columns = ["player_id", "game", "decider", "days", "decisions", "deviations", "stake", "expected_cost"]
+    by_player = ["player_id", "game", "decider"]
+    columns = [*by_player, "days", "decisions", "deviations", "stake", "expected_cost", "style", "evidence"]
     assert shown.columns == columns
-    assert shown.sort(columns[:3]).to_dicts() == expected.select(columns).sort(columns[:3]).to_dicts()
+    assert shown.sort(by_player).to_dicts() == expected.select(columns).sort(by_player).to_dicts()
     assert shown["expected_cost"].to_list() == sorted(shown["expected_cost"], reverse=True)  # costliest first
 
 
@@ -93,6 +98,35 @@ def test_a_game_without_choices_says_so(warehouse, monkeypatch):
     at.multiselect(key="games").set_value(["punto_banco"]).run()
     assert not at.exception and not at.metric and not at.dataframe
     assert any(info.value.startswith("No rated decisions in the filters") for info in at.info)
+
+
+def test_players_per_style_are_the_styles_mart_counted(warehouse, tmp_path, monkeypatch):
+    """The chart counts the players of each named style per game and decider; the caption those too few to
+    name one. The shared warehouse's players decide too seldom for a style: a copy names some."""
+    db = tmp_path / "banco.duckdb"
+    shutil.copyfile(warehouse.with_name("banco.serving.duckdb"), db.with_name("banco.serving.duckdb"))
+    con = duckdb.connect(str(db.with_name("banco.serving.duckdb")))
+    con.execute(
+        "UPDATE marts.decision_styles SET style = CASE hash(player_id) % 3 WHEN 0 THEN 'equilibrium' "
+        "WHEN 1 THEN 'always_stand' END, evidence = CASE WHEN hash(player_id) % 3 < 2 THEN 2.5 END"
+    )
+    con.close()
+    at = open_app(db, monkeypatch, "decisions")
+    styles = read(db, "SELECT * FROM marts.decision_styles")
+    counted = (
+        styles.filter(pl.col("style").is_not_null())
+        .group_by("game", "decider", "style")
+        .agg(players=pl.len(), decisions=pl.col("decisions").sum())
+    )
+    assert counted["style"].n_unique() == 2
+    title = "Which way of playing best explains each player's choices?"
+    bars = layer(layers(at), "bar", title, x="players")
+    assert_plots(bars.data, counted)
+    assert bars.encoding["y"]["title"] == "Best-fitting style" and bars.encoding["x"]["title"] == "Players"
+    few, players = styles["style"].null_count(), styles.height
+    assert any(f"{fmt.count(few)} of {fmt.count(players)} players have fewer than 20" in c.value for c in at.caption)
+    (listed,) = [table.value for table in at.dataframe if "style" in table.value.columns]
+    assert set(listed["style"].dropna()) == {"Equilibrium", "Always stand"}
 
 
 def test_the_share_that_followed_the_equilibrium(warehouse, tmp_path, monkeypatch):
