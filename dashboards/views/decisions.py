@@ -91,7 +91,7 @@ def headline(f: filters.Filters, deciders: tuple[str, ...], totals: dict) -> Non
         help="Of the decisions where the game's equilibrium draws or stands for sure, the share that made its choice",
     )
     if not equilibrium["rated"]:
-        st.caption("The equilibrium's choices are not in this warehouse's marts.decisions yet (equilibrium_draw).")
+        st.caption("This warehouse was built before the equilibrium's choices were rated: `banco build` adds them.")
 
 
 def styles(f: filters.Filters, deciders: tuple[str, ...]) -> None:
