@@ -145,3 +145,14 @@ def test_the_share_that_followed_the_equilibrium(warehouse, tmp_path, monkeypatc
     at = open_app(db, monkeypatch, "decisions")
     assert 0 < followed < pure.height < decided.height
     assert metric(at, "Followed the equilibrium") == fmt.percent(followed / pure.height, "share")
+
+
+def test_before_the_equilibrium_is_rated_the_share_is_missing(warehouse, tmp_path, monkeypatch):
+    db = tmp_path / "banco.duckdb"
+    shutil.copyfile(warehouse.with_name("banco.serving.duckdb"), db.with_name("banco.serving.duckdb"))
+    con = duckdb.connect(str(db.with_name("banco.serving.duckdb")))  # as a build before the solver stored it
+    con.execute("UPDATE marts.decisions SET equilibrium_draw = NULL")
+    con.close()
+    at = open_app(db, monkeypatch, "decisions")
+    assert metric(at, "Followed the equilibrium") == fmt.MISSING
+    assert any("`banco build` adds them" in caption.value for caption in at.caption)
