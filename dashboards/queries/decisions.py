@@ -39,6 +39,15 @@ PLAYERS = (
     f"LEFT JOIN (SELECT game, decider, player_id, style, evidence FROM {schema.MARTS_DECISION_STYLES}) "
     "USING (game, decider, player_id) ORDER BY expected_cost DESC, deviations DESC, player_id, game, decider"
 )
+#: The cells (a decider's total against what he faced) whose choices gave up the most, at most this many.
+CELLS_SHOWN = 15
+CELLS = (
+    "SELECT game, decider, total, facing, (CASE decider WHEN 'punter' THEN 'Punter' ELSE 'Banker' END) || ' on ' "
+    "|| total || coalesce(' against ' || facing, '') AS cell, count(*)::BIGINT AS decisions, "
+    "count(*) FILTER (cost > 0)::BIGINT AS deviations, sum(cost_money)::DOUBLE AS expected_cost "
+    f"FROM {schema.MARTS_DECISIONS} WHERE list_contains($deciders, decider) AND {{where}} GROUP BY ALL "
+    f"HAVING sum(cost_money) > 0 ORDER BY expected_cost DESC, game, cell LIMIT {CELLS_SHOWN}"
+)
 #: The style of a player with too few decisions to name one.
 TOO_FEW = "too_few_decisions"
 #: Players by the style that best fits their decisions, per game and decider (marts.decision_styles: all time).
@@ -75,6 +84,11 @@ def equilibrium(f: filters.Filters, deciders: tuple[str, ...]) -> dict:
     """How many decisions have the equilibrium's probability (`rated`), how many a pure one, and how many of
     those made its choice (`followed`)."""
     return _frame(f, EQUILIBRIUM, "shoe", deciders).row(0, named=True)
+
+
+def cells(f: filters.Filters, deciders: tuple[str, ...]) -> pl.DataFrame:
+    """The CELLS_SHOWN cells whose choices gave up the most in money: decisions, deviations, expected cost."""
+    return _frame(f, CELLS, "shoe", deciders)
 
 
 def players(f: filters.Filters, deciders: tuple[str, ...]) -> pl.DataFrame:

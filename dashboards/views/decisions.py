@@ -56,6 +56,13 @@ def render() -> None:
     costliest = decisions.costliest(f, deciders)
     if costliest["expected_cost"].sum() > 0:
         charts.show(given_up(costliest))
+    where = decisions.cells(f, deciders)
+    if not where.is_empty():
+        charts.show(by_cell(where))
+        st.caption(
+            "A cell is the decider's two-card total against what he faced: a punter, the bank's hidden cards; a "
+            "banker, each Player hand's third card, `stood` or `natural` (a Banque bank faces two hands)."
+        )
     st.subheader("Players")
     fmt.table(decisions.players(f, deciders), hide_index=True, kinds=KINDS)
     st.caption(
@@ -130,6 +137,26 @@ def by_style(named: pl.DataFrame) -> alt.Chart:
             tooltip=["game", "decider", "style", alt.Tooltip("players:Q", format=","), "decisions"],
         )
         .properties(width=300)
+    )
+
+
+def by_cell(where: pl.DataFrame) -> alt.Chart:
+    """The cells whose choices gave up the most, a colour per game."""
+    return (
+        alt.Chart(where, title="Where did the choices give up the most?")
+        .mark_bar()
+        .encode(
+            x=alt.X("expected_cost:Q", title=charts.money_axis("Expected cost given up")),
+            y=alt.Y("cell:N", title="Decider's total against what he faced", sort="-x", axis=alt.Axis(labelLimit=300)),
+            color=alt.Color("game:N", legend=charts.named("Game")),
+            tooltip=[
+                "game",
+                "cell",
+                alt.Tooltip("decisions:Q", format=","),
+                alt.Tooltip("deviations:Q", format=","),
+                alt.Tooltip("expected_cost:Q", format=",.2f"),
+            ],
+        )
     )
 
 

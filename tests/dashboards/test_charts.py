@@ -377,6 +377,15 @@ def test_decisions(drawn, warehouse):
     assert_plots(bars.data, top)
     assert bars.encoding["x"]["title"] == f"Expected cost of their choices ({Settings.from_env().currency})"
     assert bars.encoding["y"]["sort"] == {"field": "expected_cost", "op": "sum", "order": "descending"}
+    cells = read(
+        warehouse,
+        "SELECT game, decider, total, facing, count(*) AS decisions, count(*) FILTER (cost > 0) AS deviations, "
+        "sum(cost_money)::DOUBLE AS expected_cost FROM marts.decisions GROUP BY ALL",
+    )
+    ranked = cells.filter(pl.col("expected_cost") > 0).sort("expected_cost", descending=True)["expected_cost"]
+    assert ranked.len() > 15 and ranked[14] > ranked[15]  # the 15 costliest, no tie at the cut
+    where = layer(drawn["decisions"], "bar", "Where did the choices give up the most?", x="expected_cost")
+    assert_plots(where.data, cells.filter(pl.col("expected_cost") >= ranked[14]))
 
 
 def test_integrity(drawn, warehouse):
