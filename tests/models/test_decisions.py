@@ -260,7 +260,10 @@ def test_the_built_mart_holds_the_equilibrium_of_each_information_set(choice_war
     stakes = {key[:4]: key[4] for key in bets.rows()}
     plain = [_plain_equilibrium(row, stakes) for row in rated.iter_rows(named=True)]
     assert rated["equilibrium_draw"].to_list() == plain
-    assert rated["house_draw"].null_count() == 0
+    # the simulator's bankers play the house's policy: house_draw says what each did
+    bankers = rated.filter(pl.col("decider") == "banker")
+    assert bankers.height and bankers["house_draw"].is_in([0.0, 1.0]).all()
+    assert ((bankers["choice"] == "draw") == (bankers["house_draw"] == 1.0)).all()
     # every decision naming a player is in one player's style row
     assert styles["decisions"].sum() == rated["player_id"].count()
     assert styles["cost_money"].sum() == rated.filter(pl.col("player_id").is_not_null())["cost_money"].sum()
