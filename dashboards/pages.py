@@ -16,6 +16,7 @@ PAGES = (
     ("ties.py", "Ties", ":material/balance:"),
     ("tables.py", "Tables and dealers", ":material/table_restaurant:"),
     ("players.py", "Players", ":material/groups:"),
+    ("decisions.py", "Decisions", ":material/psychology:"),
     ("surveillance.py", "Surveillance", ":material/visibility:"),
     ("count_room.py", "Count room", ":material/point_of_sale:"),
     ("shoe.py", "Shoe explorer", ":material/style:"),
@@ -28,8 +29,9 @@ PAGES = (
 #: Pages only an analyst sees: the SQL console reads anything the snapshot holds, every wager of every player;
 #: the players page shows each named player's play and worth to the house; surveillance, the suspicion on them;
 #: the count room, the tables whose chips went missing and the report filed with the regulator; the alerts, the
-#: flagged players and unreconciled tables each message names, and who was told of them.
-ANALYSTS_ONLY = frozenset({"sql.py", "players.py", "surveillance.py", "count_room.py", "alerts.py"})
+#: flagged players and unreconciled tables each message names, and who was told of them; the decisions, what each
+#: named player's choices cost.
+ANALYSTS_ONLY = frozenset({"sql.py", "players.py", "decisions.py", "surveillance.py", "count_room.py", "alerts.py"})
 
 
 def visible(role: Role) -> tuple[tuple[str, str, str], ...]:

@@ -29,7 +29,18 @@ from tests.dashboards.charts_data import assert_plots, describe, layer, layers
 from tests.dashboards.test_pages import open_app, read, rows
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py")
-PAGES = ("overview", "streaks", "commission", "ties", "tables", "surveillance", "count_room", "shoe", "integrity")
+PAGES = (
+    "overview",
+    "streaks",
+    "commission",
+    "ties",
+    "tables",
+    "decisions",
+    "surveillance",
+    "count_room",
+    "shoe",
+    "integrity",
+)
 
 
 class Drawn(dict):
@@ -346,6 +357,35 @@ def test_shoe_roads(drawn, warehouse):
     assert shapes["small_road"]["shape"] == "circle" and shapes["small_road"]["filled"] is True  # dots
     slash = shapes["cockroach_pig"]["shape"]  # an SVG path from bottom left to top right
     assert slash.startswith("M -") and " L " in slash and shapes["cockroach_pig"]["filled"] is False
+
+
+def test_decisions(drawn, warehouse):
+    """The 20 named players whose choices gave up the most in money (ties by id), each one's cost as punter and
+    as banker, summed from marts.decisions."""
+    per = read(
+        warehouse,
+        "SELECT player_id, decider, coalesce(sum(cost_money), 0)::DOUBLE AS expected_cost FROM marts.decisions "
+        "WHERE player_id IS NOT NULL GROUP BY ALL",
+    )
+    totals = (
+        per.group_by("player_id")
+        .agg(pl.col("expected_cost").sum())
+        .sort(["expected_cost", "player_id"], descending=[True, False])
+    )
+    top = per.filter(pl.col("player_id").is_in(totals["player_id"].head(20).to_list()))
+    bars = layer(drawn["decisions"], "bar", "Who gave up the most by their choices?", x="expected_cost")
+    assert_plots(bars.data, top)
+    assert bars.encoding["x"]["title"] == f"Expected cost of their choices ({Settings.from_env().currency})"
+    assert bars.encoding["y"]["sort"] == {"field": "expected_cost", "op": "sum", "order": "descending"}
+    cells = read(
+        warehouse,
+        "SELECT game, decider, total, facing, count(*) AS decisions, count(*) FILTER (cost > 0) AS deviations, "
+        "sum(cost_money)::DOUBLE AS expected_cost FROM marts.decisions GROUP BY ALL",
+    )
+    ranked = cells.filter(pl.col("expected_cost") > 0).sort("expected_cost", descending=True)["expected_cost"]
+    assert ranked.len() > 15 and ranked[14] > ranked[15]  # the 15 costliest, no tie at the cut
+    where = layer(drawn["decisions"], "bar", "Where did the choices give up the most?", x="expected_cost")
+    assert_plots(where.data, cells.filter(pl.col("expected_cost") >= ranked[14]))
 
 
 def test_integrity(drawn, warehouse):

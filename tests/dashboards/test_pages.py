@@ -406,6 +406,7 @@ def test_a_mart_built_before_its_newest_column_asks_for_a_build(warehouse, tmp_p
         "ties",
         "tables",
         "players",
+        "decisions",
         "surveillance",
         "count_room",
         "shoe",

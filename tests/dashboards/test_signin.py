@@ -121,7 +121,13 @@ def test_a_viewer_is_never_offered_the_console(app):
 
 
 @pytest.mark.parametrize(
-    ("page", "title"), [("players.py", "Players"), ("surveillance.py", "Surveillance"), ("alerts.py", "Alerts")]
+    ("page", "title"),
+    [
+        ("players.py", "Players"),
+        ("decisions.py", "Decisions"),
+        ("surveillance.py", "Surveillance"),
+        ("alerts.py", "Alerts"),
+    ],
 )
 def test_a_viewer_cannot_open_a_page_that_names_players(app, page, title):
     assert page in ANALYSTS_ONLY
@@ -133,7 +139,7 @@ def test_a_viewer_cannot_open_a_page_that_names_players(app, page, title):
     assert not at.exception and at.title[0].value == title and not at.warning and not at.error
 
 
-@pytest.mark.parametrize("page", ["players.py", "surveillance.py", "count_room.py", "alerts.py"])
+@pytest.mark.parametrize("page", ["players.py", "decisions.py", "surveillance.py", "count_room.py", "alerts.py"])
 @pytest.mark.parametrize("name", ["vic", None])
 def test_a_page_that_names_players_itself_refuses_anyone_but_an_analyst(app, users_file, name, page):
     at = AppTest.from_file(str(VIEWS / page), default_timeout=120)  # run directly, past the navigation
