@@ -114,9 +114,9 @@ def styles(f: filters.Filters, deciders: tuple[str, ...]) -> None:
         "Each player's decisions (all time, per game and decider) scored under four styles: always draw, always "
         "stand, the game's equilibrium, and the house's tableau. Each style gives each choice a probability "
         f"(at least {TREMBLE:g}: one slip of the hand rules no style out); the style under which their choices were "
-        "likeliest is theirs, and its evidence is the log-likelihood ratio over the runner-up (2.3 = ten times "
-        "likelier; a style named with less is a guess). Where the styles agree on every cell a player met, they "
-        "are named together. "
+        "likeliest is theirs, named with every style their choices cannot tell from it (less than 20 times "
+        "likelier), and its evidence is the log-likelihood ratio over the best style told apart (3.0 = 20 times "
+        "likelier, 4.6 = 100 times). "
         f"{fmt.count(few)} of {fmt.count(int(fitted['players'].sum()))} players have fewer than {MIN_DECISIONS} "
         "decisions: too few to name a style."
     )

@@ -2,11 +2,14 @@
 
 Every choice of marts.decisions is scored under each candidate style by the probability that style
 gives it, floored at a tremble (one slip does not rule a style out); a player's log-likelihood under a
-style is the sum of the logs. The best style is named with its evidence, the log-likelihood ratio over
-the runner-up. docs/metrics.md tells the columns and why the minimum.
+style is the sum of the logs. The best style is named, together with every style the choices cannot
+tell from it (a likelihood within a factor of `MARGIN`'s), with its evidence: the log-likelihood ratio
+over the best style told apart. docs/metrics.md tells the columns and why the minimum and the margin.
 """
 
 from __future__ import annotations
+
+import math
 
 import polars as pl
 
@@ -21,15 +24,16 @@ STYLES = {
 }
 #: The least probability a style gives any choice: a slip of the hand, not a change of style.
 TREMBLE = 0.01
-#: Fewer decisions than this name no style: below it a single slip can outweigh the rest.
-MIN_DECISIONS = 20
+#: Fewer decisions than this name no style: a single deviation is no evidence.
+MIN_DECISIONS = 10
+#: Styles whose likelihoods are within this log-ratio of the best are not told apart: ln 20, a likelihood
+#: ratio of 20 to 1 ("strong" evidence on Kass and Raftery's scale) is needed to rule a style out.
+MARGIN = math.log(20)
 KEYS = ("game", "decider", "player_id")
 COLUMNS = (
     *KEYS, "decisions", "drew", "deviations", "cost_money",
     *(f"loglik_{name}" for name in STYLES), "style", "evidence",
 )  # fmt: skip
-#: Log-likelihoods closer than this are equal: the styles predicted the same.
-_SAME = 1e-9
 
 
 def choice_logliks(decisions: pl.LazyFrame, tremble: float = TREMBLE) -> pl.LazyFrame:
@@ -44,7 +48,8 @@ def choice_logliks(decisions: pl.LazyFrame, tremble: float = TREMBLE) -> pl.Lazy
 
 def decision_styles(decisions: pl.LazyFrame, tremble: float = TREMBLE, minimum: int = MIN_DECISIONS) -> pl.DataFrame:
     """One row per game, decider and player over `decisions` (marts.decisions' rows with a player):
-    COLUMNS, the style null below `minimum` decisions; sorted by KEYS."""
+    COLUMNS, the style null below `minimum` decisions, the evidence null where no style is told apart
+    from the best; sorted by KEYS."""
     logliks = [f"loglik_{name}" for name in STYLES]
     per_player = (
         choice_logliks(decisions.filter(pl.col("player_id").is_not_null()), tremble)
@@ -58,7 +63,7 @@ def decision_styles(decisions: pl.LazyFrame, tremble: float = TREMBLE, minimum: 
         )
         .with_columns(_best=pl.max_horizontal(logliks))
     )
-    tied = [pl.col(name) >= pl.col("_best") - _SAME for name in logliks]
+    tied = [pl.col(name) >= pl.col("_best") - MARGIN for name in logliks]
     runner_up = pl.max_horizontal(pl.when(~tie).then(pl.col(name)) for tie, name in zip(tied, logliks, strict=True))
     enough = pl.col("decisions") >= minimum
     named = pl.concat_str(

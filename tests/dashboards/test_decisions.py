@@ -10,6 +10,7 @@ import duckdb
 import polars as pl
 
 from dashboards import fmt
+from models.metrics.decision_styles import MIN_DECISIONS
 from tests.dashboards.charts_data import assert_plots, layer, layers
 from tests.dashboards.test_pages import metric, open_app, read, scalar
 
@@ -124,7 +125,8 @@ def test_players_per_style_are_the_styles_mart_counted(warehouse, tmp_path, monk
     assert_plots(bars.data, counted)
     assert bars.encoding["y"]["title"] == "Best-fitting style" and bars.encoding["x"]["title"] == "Players"
     few, players = styles["style"].null_count(), styles.height
-    assert any(f"{fmt.count(few)} of {fmt.count(players)} players have fewer than 20" in c.value for c in at.caption)
+    caption = f"{fmt.count(few)} of {fmt.count(players)} players have fewer than {MIN_DECISIONS}"
+    assert any(caption in c.value for c in at.caption)
     (listed,) = [table.value for table in at.dataframe if "style" in table.value.columns]
     assert set(listed["style"].dropna()) == {"Equilibrium", "Always stand"}
 

@@ -1,5 +1,5 @@
 """Each player's style on the free decisions: hand-made players of each style are found, a slip is
-forgiven, too few decisions name none, and styles that predict the same are named together."""
+forgiven, too few decisions name none, and styles the choices cannot tell apart are named together."""
 
 import math
 from decimal import Decimal
@@ -7,7 +7,7 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from models.metrics.decision_styles import COLUMNS, MIN_DECISIONS, TREMBLE, decision_styles
+from models.metrics.decision_styles import COLUMNS, MARGIN, MIN_DECISIONS, TREMBLE, decision_styles
 
 #: The information sets a player meets in turn: the equilibrium's draw there and the house's.
 CELLS = [(1.0, 1.0), (0.0, 1.0), (0.63, 1.0), (1.0, 0.0), (0.0, 0.0)]
@@ -83,6 +83,18 @@ def test_styles_that_predict_the_same_are_named_together():
     assert got["style"] == "always_draw or house"
     assert got["loglik_always_draw"] == got["loglik_house"] == 0.0
     assert got["evidence"] == pytest.approx(-30 * math.log(0.63))  # over the equilibrium, the runner-up
+
+
+def test_styles_within_the_margin_are_not_told_apart():
+    # eleven draws where every style but standing draws, and one draw where the equilibrium mixes
+    got = _styles(_decisions("P", ["draw"] * 12, [(1.0, 1.0)] * 11 + [(0.63, 1.0)]))["P"]
+    assert got["loglik_equilibrium"] == pytest.approx(math.log(0.63)) and math.log(0.63) > -MARGIN
+    assert got["style"] == "always_draw or equilibrium or house"
+    assert got["evidence"] == pytest.approx(-12 * math.log(TREMBLE))  # over always standing, told apart
+    # the same player meeting the mixed cell nine times more: the equilibrium is now told apart
+    more = _styles(_decisions("P", ["draw"] * 21, [(1.0, 1.0)] * 11 + [(0.63, 1.0)] * 10))["P"]
+    assert more["style"] == "always_draw or house"
+    assert more["evidence"] == pytest.approx(-10 * math.log(0.63))
 
 
 def test_a_decision_without_a_player_is_left_out():
