@@ -378,7 +378,7 @@ def deal_table_days(
                 first_bet = b
                 edges_known = False
                 claim[0], claim[1] = -1, -1
-                if bank_kind == CHEMIN_DE_FER or bank_kind == BANQUE:
+                if bank_kind in (CHEMIN_DE_FER, BANQUE):
                     # a strategy player takes the hand: he calls it first (in Chemin de Fer the bank's
                     # first share is his, "banco" when he covers it all) and nobody stakes as much on it
                     _claimants(occupied, player, kinds, seat_of_bank, three_hands, claim)

@@ -3,10 +3,11 @@
 The plan depends on (seed, day) alone, so it is the same however the run is split into chunks. Each
 player of the pool comes with their daily chance, arrives at a uniform moment of the day shifted
 back by a visit's length (those who would have come before the doors opened arrive in its first
-minutes, so the tables are full from the opening and empty towards the close), takes a free seat at a random table and
-plays one session (a strategy player only at a table of a game with a free draw on 5, when the run has one); leaving, they move to another table after a break or go home. A player finding
-every seat taken waits for the first to free, for a while, then goes. Players are seated one request
-at a time in time order, so nobody is ever at two tables at once.
+minutes, so the tables are full from the opening and empty towards the close), takes a free seat at
+a random table (a strategy player only at a table of a game with a free draw on 5, when the run has
+one) and plays one session; leaving, they move to another table after a break or go home. A player
+finding every seat taken waits for the first to free, for a while, then goes. Players are seated one
+request at a time in time order, so nobody is ever at two tables at once.
 """
 
 from __future__ import annotations
