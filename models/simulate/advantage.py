@@ -14,7 +14,8 @@ import numpy as np
 from models.game.cards import RANKS
 
 ADVANTAGE_KINDS = ("dragon7_counter", "panda8_counter", "perfect_player", "wonger")
-#: Players who play the free draws their own way (models/simulate/strategies.py); they bet as anyone.
+#: Players who play the free draws their own way (strategies.py), regulars of the games with them who
+#: take the Player hand there (seating.py, kernels.py); elsewhere they bet as anyone.
 STRATEGY_KINDS = ("draws_on_5", "stands_on_5", "equilibrium_player")
 KINDS = ("ordinary", *ADVANTAGE_KINDS, *STRATEGY_KINDS)
 ORDINARY, DRAGON7_COUNTER, PANDA8_COUNTER, PERFECT_PLAYER, WONGER, DRAWS_ON_5, STANDS_ON_5, EQUILIBRIUM_PLAYER = range(

@@ -132,6 +132,21 @@ def _style(kind):
 
 
 @njit(inline="always", cache=True)
+def _claimants(occupied, player, kinds, seat_of_bank, three_hands, claim):
+    """Each Player hand's claimant: the first seated strategy player from the bank's right (seat
+    numbers ascending from the holder's), the holder aside. claim[0] the seat claiming side 1's hand
+    (or the only one), claim[1] side 2's; -1 where none sits."""
+    seats = occupied.shape[0]
+    claim[0], claim[1] = -1, -1
+    for step in range(1, seats):
+        seat = (seat_of_bank + step) % seats
+        if occupied[seat] and kinds[player[seat]] >= DRAWS_ON_5:
+            hand = seat % 2 if three_hands else 0  # the seat's `side` less 1, as deal_table_days places it
+            if claim[hand] < 0:
+                claim[hand] = seat
+
+
+@njit(inline="always", cache=True)
 def _theta_slot(large, small, slots):
     """The theta grid slot (1/2, 6/10, ... 9/10) of the larger stake's share; 1/2 when nobody bet."""
     if slots == 1 or large + small == 0:
@@ -325,6 +340,8 @@ def deal_table_days(
         deck = np.empty(n, np.int16)
         seen = np.zeros(RANK_COUNT, np.int64)  # ranks dealt in the shoe's coups so far (burned unseen)
         edges = np.empty(SIDE_BETS)
+        claim = np.empty(2, np.int64)  # each Player hand's claimant seat (strategy players), and stake
+        claim_cents = np.zeros(2, np.int64)
         day_clock = 0.0  # the shoe's start, in seconds from the day's opening (as frames derives it)
         change = -np.inf  # when a seat next changes hands
         for i in range(group_first[g], group_first[g + 1]):
@@ -360,6 +377,17 @@ def deal_table_days(
                 covered = np.int64(0)
                 first_bet = b
                 edges_known = False
+                claim[0], claim[1] = -1, -1
+                if bank_kind in (CHEMIN_DE_FER, BANQUE):
+                    # a strategy player takes the hand: he calls it first (in Chemin de Fer the bank's
+                    # first share is his, "banco" when he covers it all) and nobody stakes as much on it
+                    _claimants(occupied, player, kinds, seat_of_bank, three_hands, claim)
+                    for hand in range(2):
+                        if claim[hand] >= 0:
+                            claim_cents[hand] = _stake(people, units[player[claim[hand]]], pop)
+                            if bank_kind == CHEMIN_DE_FER:
+                                claim_cents[hand] = min(claim_cents[hand], bank_size)
+                                covered += claim_cents[hand]
                 for seat in range(seats):
                     if not occupied[seat]:
                         continue
@@ -390,9 +418,12 @@ def deal_table_days(
                                     break
                                 b = _place(bets, i, b, k, seat, FIRST_SIDE_BET + order[j], side_max, who)
                         continue
-                    if not plays:
+                    hand = seat % 2 if three_hands else 0
+                    if seat == claim[hand]:
+                        amount, code = claim_cents[hand], PLAYER_BET  # he plays every coup he claims
+                    elif not plays:
                         continue
-                    if bank_kind in (CHEMIN_DE_FER, ROTATING):
+                    elif bank_kind in (CHEMIN_DE_FER, ROTATING):
                         if seat == seat_of_bank:
                             continue
                         amount = _stake(people, units[who], pop)
@@ -411,6 +442,14 @@ def deal_table_days(
                         if bank_kind == BANQUE:
                             code = PLAYER_BET
                         amount = _stake(people, units[who], pop)
+                    if claim[hand] >= 0 and seat != claim[hand] and code == PLAYER_BET:
+                        # below the claimant's stake, in whole minimums; in Chemin de Fer from what is left
+                        over = min(amount, claim_cents[hand] - np.int64(pop[MIN_BET]))
+                        if over <= 0:
+                            continue
+                        if bank_kind == CHEMIN_DE_FER:
+                            covered -= amount - over
+                        amount = over
                     side = 0
                     if three_hands:
                         side = 1 + (seat % 2)  # odd seats (1, 3, ...) on the right table

@@ -29,6 +29,8 @@ ADVANTAGE_STREAM = 20
 STRATEGY_STREAM = 21
 #: A strategy player's home unit is at least this quantile of the pool's.
 STRATEGY_STAKE_QUANTILE = 0.9
+#: A strategy player's mean session, in minutes: a regular of the games with a free draw sits long.
+STRATEGY_SESSION_MINUTES = 120.0
 #: Clips on a player's mean session, in minutes: nobody sits down for less, nobody stays longer.
 SESSION_MINUTES = (10.0, 480.0)
 #: The shape of the occasional players' monthly visit rates (gamma, mean `occasional_visits`).
@@ -158,11 +160,14 @@ def draw_players(sim: Simulation) -> Players:
     occasional = rng.gamma(OCCASIONAL_SHAPE, people.occasional_visits / OCCASIONAL_SHAPE, size=n) / DAYS_A_MONTH
     kind = _strategy_kinds(sim, _advantage_kinds(sim, n))
     # an advantage player makes a living of it: a regular, on most days; and places no side bet by
-    # habit, only by their count (the kernel); a strategy player comes as often, to be seen deciding
+    # habit, only by their count (the kernel)
     regular |= kind != ORDINARY
     daily_chance = np.where(regular, people.regular_visit_chance, np.minimum(occasional, 1.0))
-    # a strategy player stakes high, as one who wants the Player hand does: the largest stake holds it
+    # a strategy player comes every day, for long sessions, to be seen deciding (seating.py: where)
     strategist = kind >= KINDS.index(STRATEGY_KINDS[0])
+    daily_chance = np.where(strategist, 1.0, daily_chance)
+    minutes = np.where(strategist, STRATEGY_SESSION_MINUTES, minutes)
+    # a strategy player stakes high, as one who wants the Player hand does: the largest stake holds it
     if strategist.any():
         high = _chip(np.array([np.quantile(unit_cents, STRATEGY_STAKE_QUANTILE)]), lowest)[0]
         unit_cents = np.where(strategist, np.minimum(np.maximum(unit_cents, high), highest), unit_cents)

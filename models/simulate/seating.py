@@ -3,10 +3,11 @@
 The plan depends on (seed, day) alone, so it is the same however the run is split into chunks. Each
 player of the pool comes with their daily chance, arrives at a uniform moment of the day shifted
 back by a visit's length (those who would have come before the doors opened arrive in its first
-minutes, so the tables are full from the opening and empty towards the close), takes a free seat at a random table and
-plays one session; leaving, they move to another table after a break or go home. A player finding
-every seat taken waits for the first to free, for a while, then goes. Players are seated one request
-at a time in time order, so nobody is ever at two tables at once.
+minutes, so the tables are full from the opening and empty towards the close), takes a free seat at
+a random table (a strategy player only at a table of a game with a free draw on 5, when the run has
+one) and plays one session; leaving, they move to another table after a break or go home. A player
+finding every seat taken waits for the first to free, for a while, then goes. Players are seated one
+request at a time in time order, so nobody is ever at two tables at once.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 import polars as pl
 from numba import njit
 
+from models.simulate.advantage import DRAWS_ON_5
 from models.simulate.config import Simulation
 from models.simulate.players import Players, mean_session_minutes
 from models.simulate.rng import SEATING, bounded, exponential, normal, seed_stream, uniform
@@ -30,8 +32,10 @@ DOORS_SECONDS_DEFAULT = 900.0
 
 
 @njit(cache=True)
-def _seat_day(seed, day, tables, seats, horizon, daily_chance, session_seconds, params):
-    """Sessions of one day as (seat number = table x seats + seat, player, start, end), in time order."""
+def _seat_day(seed, day, tables, seats, horizon, daily_chance, session_seconds, params, bound, free_table):
+    """Sessions of one day as (seat number = table x seats + seat, player, start, end), in time order.
+
+    A `bound` player sits only at the tables `free_table` marks."""
     state = np.empty(4, np.uint64)
     seed_stream(state, seed, day, SEATING)
     n = daily_chance.shape[0]
@@ -49,6 +53,7 @@ def _seat_day(seed, day, tables, seats, horizon, daily_chance, session_seconds, 
     order = np.argsort(arrival[:visitors], kind="mergesort")
 
     free_at = np.zeros(tables * seats)
+    free_tables = np.flatnonzero(free_table)
     # players on a break between tables: when they look for a seat, and the table they left
     moving_at = np.empty(visitors)
     moving_player = np.empty(visitors, np.int64)
@@ -78,10 +83,14 @@ def _seat_day(seed, day, tables, seats, horizon, daily_chance, session_seconds, 
             continue
         # a free seat at a random table other than the one just left, else the first to free
         chosen, first_free, first_free_at = -1, -1, np.inf
-        first_table, first_seat = bounded(state, tables), bounded(state, seats)
+        if bound[p]:  # a random table of those he sits at, not the first of them after a random one
+            first_table, first_seat = free_tables[bounded(state, free_tables.shape[0])], bounded(state, seats)
+        else:
+            first_table, first_seat = bounded(state, tables), bounded(state, seats)
         for jt in range(tables):
             table = (first_table + jt) % tables
-            if table == left:
+            # a bound player may come back to the table he left: his games may have no other
+            if (table == left and not bound[p]) or (bound[p] and not free_table[table]):
                 continue
             for js in range(seats):
                 candidate = table * seats + (first_seat + js) % seats
@@ -169,6 +178,9 @@ def seating_parameters(sim: Simulation) -> np.ndarray:
 def plan_day(sim: Simulation, players: Players, day: int) -> DayPlan:
     """The seating of gaming day `day` for all the run's tables."""
     seats = sim.population.seats
+    free_table = np.array([sim.game_of_table(table).punter_has_choice for table in range(sim.tables)])
+    # a strategy player is a regular of the games with a free draw: their tables only, if there are any
+    bound = players.kind >= DRAWS_ON_5 if free_table.any() else np.zeros(len(players), np.bool_)
     seat_no, player, start, end = _seat_day(
         sim.seed,
         day,
@@ -178,6 +190,8 @@ def plan_day(sim: Simulation, players: Players, day: int) -> DayPlan:
         players.daily_chance,
         players.session_seconds,
         seating_parameters(sim),
+        bound,
+        free_table,
     )
     order = np.lexsort((start, seat_no))
     seat_first = np.searchsorted(seat_no[order], np.arange(sim.tables * seats + 1)).astype(np.int64)

@@ -14,8 +14,9 @@ from models.simulate.config import Population, Simulation
 from models.simulate.dealing import B1, CARD_VALUE, NO_CARD, P1, Q1
 from models.simulate.engine import deal_batch, simulate
 from models.simulate.frames import ShoeBatch
-from models.simulate.players import draw_players
+from models.simulate.players import STRATEGY_SESSION_MINUTES, draw_players
 from models.simulate.reference import reference_shoe
+from models.simulate.seating import plan_day
 from models.simulate.strategies import PLAYS_EQUILIBRIUM, TABLE, TablePlay, by_total, draws
 from tests.models.simulate.test_dealing import _hands
 
@@ -216,3 +217,55 @@ def test_a_simulation_refuses_an_unknown_solution_and_a_negative_count_of_strate
         Simulation(shoes=1, banque_solution="best")
     with pytest.raises(ValueError, match="strategy_players must be 0 or more"):
         Population(strategy_players=-1)
+
+
+#: Five days of three tables: one of a fixed game, then Chemin de Fer and Baccarat Banque.
+REGULARS = Simulation(shoes=5 * 3 * 6, seed=11, tables=3, shoes_per_day=6,
+                      games=(Game.PUNTO_BANCO, Game.CHEMIN_DE_FER, Game.BACCARAT_BANQUE),
+                      population=Population(strategy_players=1))  # fmt: skip
+
+
+def _strategists(sim):
+    pool = draw_players(sim)
+    return pool, np.flatnonzero(np.isin(pool.frame()["kind"], advantage.STRATEGY_KINDS))
+
+
+def test_strategy_players_come_every_day_for_long_sessions_only_to_the_free_games_tables():
+    pool, strategists = _strategists(REGULARS)
+    assert len(strategists) == 3 and (pool.daily_chance[strategists] == 1.0).all()
+    assert (pool.session_seconds[strategists] == 60 * STRATEGY_SESSION_MINUTES).all()
+    plans = pl.concat([plan_day(REGULARS, pool, day).frame() for day in range(REGULARS.days)])
+    theirs = plans.filter(pl.col("player").is_in(strategists))
+    assert set(theirs["table"]) == {1, 2}  # Chemin de Fer's and Baccarat Banque's, never Punto Banco's
+    assert theirs.group_by("player").agg(pl.col("day").n_unique())["day"].to_list() == [REGULARS.days] * 3
+    assert plans.filter(~pl.col("player").is_in(strategists))["table"].n_unique() == 3  # the rest anywhere
+    # with no free game in the run they sit where anyone does
+    fixed = Simulation(shoes=2 * 8, seed=11, tables=2, shoes_per_day=8, population=Population(strategy_players=1))
+    pool, strategists = _strategists(fixed)
+    plans = pl.concat([plan_day(fixed, pool, day).frame() for day in range(fixed.days)])
+    assert plans.filter(pl.col("player").is_in(strategists))["table"].n_unique() == 2
+
+
+def test_a_seated_strategy_player_takes_the_hand_with_the_largest_stake():
+    chunks = list(simulate(REGULARS))
+    kinds = draw_players(REGULARS).frame().select("player_id", "kind")
+    wagers = (
+        pl.concat([c.bets for c in chunks])
+        .filter(pl.col("bet") == "player", pl.col("table_id") != "T01")
+        .join(kinds, on="player_id")
+        .with_columns(strategist=pl.col("kind").is_in(advantage.STRATEGY_KINDS))
+    )
+    hands = wagers.group_by("table_id", "shoe_id", "round_no", "side").agg(
+        claimed=pl.col("strategist").any(),
+        theirs=pl.col("amount").filter(pl.col("strategist")).max(),
+        others=pl.col("amount").filter(~pl.col("strategist")).max(),
+    )
+    claimed = hands.filter("claimed")
+    # on a hand a strategy player bets, his stake tops every other: he is its punter
+    assert (claimed["others"].is_null() | (claimed["theirs"] > claimed["others"])).all()
+    coups = pl.concat([c.rounds for c in chunks]).filter(pl.col("table_id") != "T01")
+    keys = ["table_id", "shoe_id", "round_no"]
+    held = coups.with_columns(held=pl.struct(keys).is_in(claimed.select(pl.struct(keys)).to_series().implode()))
+    share = held.group_by(pl.col("game").cast(pl.String)).agg(pl.col("held").mean())
+    # three players, on two tables of seven seats: a tenth of the coups or more in each game
+    assert share.height == 2 and (share["held"] > 0.1).all(), share
