@@ -411,7 +411,9 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
     )
     # each hand against the banker total it meets: a natural (Banque) against his first two cards
     computed, computed2 = (
-        hand_outcome_expr(pl.col(f"{hand}_total"), pl.col(f"{hand}_count") == 3, pl.col("banker_two"), pl.col("banker_total"))
+        hand_outcome_expr(
+            pl.col(f"{hand}_total"), pl.col(f"{hand}_count") == 3, pl.col("banker_two"), pl.col("banker_total")
+        )
         for hand in ("player", "player2")
     )
     hands_given = pl.col("has_cards")

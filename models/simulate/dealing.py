@@ -124,8 +124,6 @@ def deal_coup(state, deck, pos, p_draw, q_draw, banker_draw, three_hands, side, 
         small = _shown(row, Q1, second_two)
         if side == 2:
             large, small = small, large
-        if player_two >= 8 and second_two >= 8:  # both Player hands on naturals: play ends
-            return pos, player, banker, second
     if _decide(state, banker_draw[CARD_VALUE[row[B1]], CARD_VALUE[row[B1 + 1]], large, small]):
         row[B1 + 2] = draw(state, deck, pos)
         pos += 1

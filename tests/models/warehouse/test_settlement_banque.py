@@ -31,7 +31,9 @@ def _settled(payouts: tuple[str, str]) -> tuple[pl.DataFrame, pl.DataFrame]:
         },
         schema_overrides={"amount": pl.Decimal(18, 2), "payout": pl.Decimal(18, 4), "side": pl.Int8},
     ).with_row_index("_line")
-    return settle(bets.join(facts.with_columns(pl.col("round_no").cast(pl.Int64)), on=KEY, how="left"), DEFAULT_PAYTABLE)
+    return settle(
+        bets.join(facts.with_columns(pl.col("round_no").cast(pl.Int64)), on=KEY, how="left"), DEFAULT_PAYTABLE
+    )
 
 
 def test_the_natural_s_wager_wins_and_the_other_hand_s_loses():
