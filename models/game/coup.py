@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from models.game.cards import Card, hand_total, is_pair
 from models.game.games import Game
-from models.game.outcome import outcome
+from models.game.outcome import outcome, settled_on_natural
 from models.game.tableau import DEFAULT_POLICY, Draw, DrawPolicy, Hand, tableau
 
 
@@ -29,7 +29,10 @@ class Coup:
 
 
 def score(player: Sequence[Card], banker: Sequence[Card]) -> Coup:
-    """The facts of a coup from its two hands, cards in dealing order."""
+    """The facts a Player hand is settled on against the Banker's hand, cards in dealing order: a
+    natural meets the Banker's first two cards (`settled_on_natural`: a Banque banker may draw after)."""
+    if settled_on_natural(hand_total(card.value for card in player), len(player) == 3):
+        banker = banker[:2]
     return Coup(
         player_total=hand_total(card.value for card in player),
         banker_total=hand_total(card.value for card in banker),

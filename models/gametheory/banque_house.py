@@ -12,7 +12,7 @@ from models.game.games import Game
 from models.game.tableau import DEFAULT_POLICY, DrawPolicy, Hand
 from models.gametheory.banque_cooperative import upper_value
 from models.gametheory.banque_game import banker_value
-from models.gametheory.banque_payoffs import CARD, NATURAL, STOOD, Cell, banque_payoffs, player_mass, two_card
+from models.gametheory.banque_payoffs import NATURAL, STOOD, Cell, banque_payoffs
 
 
 def policy_banker(theta: Fraction, policy: DrawPolicy = DEFAULT_POLICY) -> dict[Cell, Fraction]:
@@ -36,42 +36,12 @@ def policy_players(policy: DrawPolicy = DEFAULT_POLICY) -> dict[tuple[int, int],
     return {(a, b): (p if a else 1 - p) * (p if b else 1 - p) for a in (0, 1) for b in (0, 1)}
 
 
-def natural_compared(theta: Fraction, policy: DrawPolicy = DEFAULT_POLICY) -> Fraction:
-    """What the banker gains where the simulator's settlement differs from the rules Ethier and Lee
-    state: it compares the other side's natural with the banker's final total instead of paying it."""
-    side = 1 if theta >= Fraction(1, 2) else 2
-    stake = 1 - theta if side == 1 else theta
-    banker = policy_banker(theta, policy)
-    p = Fraction(policy.punter_on_5).limit_denominator(10**6)
-    seen = {
-        s: (1 - p) * sum(player_mass(0)[s].values(), Fraction(0)) + p * sum(player_mass(1)[s].values(), Fraction(0))
-        for s in player_mass(0)
-    }
-    naturals = {t: two_card()[t] for t in (8, 9)}
-    gain = Fraction(0)
-    for cell, draw in banker.items():
-        mine, other = (cell.first, cell.second) if side == 1 else (cell.second, cell.first)
-        if other != NATURAL or not draw:
-            continue
-        compared = sum(
-            (
-                CARD[c] * w * (((cell.total + c) % 10 > t) - ((cell.total + c) % 10 < t))
-                for c in CARD
-                for t, w in naturals.items()
-            ),
-            Fraction(0),
-        )
-        gain += two_card()[cell.total] * seen[mine] * draw * (compared + sum(naturals.values()))
-    return stake * gain
-
-
 def house_view(theta: Fraction, policy: DrawPolicy = DEFAULT_POLICY) -> dict[str, Fraction]:
-    """The banker's exact expectation per unit staked in all, under the project's policy (with the
-    rules as published, and as the simulator settles), and his best reply to the project's punters."""
+    """The banker's exact expectation per unit staked in all, under the project's policy (settled as
+    the rules are published, as the simulator settles), and his best reply to the project's punters."""
     players = policy_players(policy)
     value = banker_value(theta, players, policy_banker(theta, policy))
     return {
         "policy": value,
-        "policy_as_settled": value + natural_compared(theta, policy),
         "best_reply_to_policy_punters": upper_value(theta, players),
     }

@@ -27,7 +27,7 @@ from models.contract import (
     latest,
 )
 from models.game.games import Game
-from models.game.outcome import OUTCOMES, outcome_expr
+from models.game.outcome import OUTCOMES, hand_outcome_expr, settled_on_natural_expr
 from models.game.paytable import BETS
 from models.logs import arrow_text, denominations, hands, rules, sweep
 from models.logs.arrow_text import SATURATED
@@ -409,7 +409,13 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
             )
         ),
     )
-    computed = outcome_expr(pl.col("player_total"), pl.col("banker_total"))
+    # each hand against the banker total it meets: a natural (Banque) against his first two cards
+    computed, computed2 = (
+        hand_outcome_expr(
+            pl.col(f"{hand}_total"), pl.col(f"{hand}_count") == 3, pl.col("banker_two"), pl.col("banker_total")
+        )
+        for hand in ("player", "player2")
+    )
     hands_given = pl.col("has_cards")
     needs_cards = pl.col("_outcome").is_null()
     checks: list[Check] = [
@@ -480,11 +486,17 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
                 (
                     hands_given & pl.col("logged_outcome").is_not_null() & (pl.col("logged_outcome") != computed),
                     pl.format(
-                        "outcome says {} but the cards give {} (player {}, banker {})",
+                        "outcome says {} but the cards give {} (player {}, banker {}{})",
                         pl.col("logged_outcome"),
                         computed,
                         pl.col("player_total"),
                         pl.col("banker_total"),
+                        pl.when(
+                            settled_on_natural_expr(pl.col("player_total"), pl.col("player_count") == 3)
+                            & (pl.col("banker_count") == 3)
+                        )
+                        .then(pl.format("; a natural meets the banker's first two cards, {}", pl.col("banker_two")))
+                        .otherwise(pl.lit("")),
                     ),
                 )
             ],
@@ -503,9 +515,7 @@ def _check_rounds_fully(frame: pl.DataFrame) -> pl.DataFrame:
         *pair,
         started_at=pl.col("_started"),
         outcome=pl.when(hands_given).then(computed).otherwise(pl.col("logged_outcome")),
-        outcome2=pl.when(pl.col("player2_count") > 0).then(
-            outcome_expr(pl.col("player2_total"), pl.col("banker_total"))
-        ),
+        outcome2=pl.when(pl.col("player2_count") > 0).then(computed2),
         natural=pl.when(hands_given).then(
             (pl.col("player_count") == 2)
             & (pl.col("banker_count") == 2)

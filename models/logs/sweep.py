@@ -13,14 +13,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from models.game.outcome import compiled_outcome_code
+from models.game.outcome import compiled_outcome_code, compiled_settled_on_natural
 from models.logs import hands
 from models.logs.arrow_text import length
 from models.logs.rules import AXES, NO_THIRD, violations
 
 MAX_CARDS = hands.MAX_CARDS
 #: Columns of `sweep`'s facts, -1 where null: totals of the three hands, the outcome of each player
-#: hand against the banker (0 B, 1 P, 2 T), natural, and each first hand's pair (0 no, 1 yes).
+#: hand against the banker total it meets (0 B, 1 P, 2 T; `settled_on_natural`), natural, and each
+#: first hand's pair (0 no, 1 yes).
 FACTS = ("player_total", "banker_total", "player2_total", "outcome", "outcome2", "natural",
          "player_pair", "banker_pair", "player_count", "banker_count", "player2_count")  # fmt: skip
 
@@ -134,7 +135,7 @@ def sweep(player, banker, player2, has_player, has_banker, has_player2, game, ba
         if _breaks_tableau(bad_case, g, player_two, third, banker_two, bc == 3):
             continue
         p, b = _total(cards, i, 0, pc), _total(cards, i, 3, bc)
-        outcome = compiled_outcome_code(p, b)
+        outcome = compiled_outcome_code(p, banker_two if compiled_settled_on_natural(p, pc == 3) else b)
         if said >= 0 and said != outcome:
             continue
         if qc:
@@ -142,7 +143,8 @@ def sweep(player, banker, player2, has_player, has_banker, has_player2, game, ba
             if _breaks_tableau(bad_case, g, _total(cards, i, 6, 2), third2, banker_two, False):  # banker judged once
                 continue
             q = _total(cards, i, 6, qc)
-            facts[2, i], facts[4, i] = q, compiled_outcome_code(q, b)
+            facts[2, i] = q
+            facts[4, i] = compiled_outcome_code(q, banker_two if compiled_settled_on_natural(q, qc == 3) else b)
         plain[i] = True
         facts[0, i], facts[1, i], facts[3, i] = p, b, outcome
         facts[5, i] = pc == 2 and bc == 2 and max(player_two, banker_two) >= 8

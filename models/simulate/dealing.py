@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from models.game.outcome import compiled_settled_on_natural
 from models.gametheory.strategy import SHOWN_NATURAL, SHOWN_STOOD
 from models.simulate.rng import bounded, uniform
 
@@ -128,3 +129,12 @@ def deal_coup(state, deck, pos, p_draw, q_draw, banker_draw, three_hands, side, 
         pos += 1
         banker = (banker + CARD_VALUE[row[B1 + 2]]) % 10
     return pos, player, banker, second
+
+
+@njit(inline="always", cache=True)
+def banker_faced(row, first, total, banker_total):
+    """The Banker total and draw (0/1) the Player hand at `first` (P1 or Q1) of a dealt `row` is
+    settled against: a natural meets his first two cards (`settled_on_natural`), any other hand his last."""
+    if compiled_settled_on_natural(total, row[first + 2] != NO_CARD):
+        return (CARD_VALUE[row[B1]] + CARD_VALUE[row[B1 + 1]]) % 10, 0
+    return banker_total, 1 if row[B1 + 2] != NO_CARD else 0

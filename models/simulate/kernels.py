@@ -39,6 +39,7 @@ from models.simulate.dealing import (
     NO_CARD,
     P1,
     Q1,
+    banker_faced,
     deal_coup,
     start_shoe,
 )
@@ -106,7 +107,7 @@ def count_outcomes(seed, first_shoe, n_shoes, template, punter_draw, banker_draw
             pos, player, banker, _ = deal_coup(
                 state, deck, pos, punter_draw[0], punter_draw[1], banker_draw, three_hands, 1, row
             )
-            counts[i, compiled_outcome_code(player, banker)] += 1
+            counts[i, compiled_outcome_code(player, banker_faced(row, P1, player, banker)[0])] += 1
             if last:
                 break
             last = pos > cut
@@ -518,17 +519,18 @@ def deal_table_days(
                     side,
                     row,
                 )
-                result = compiled_outcome_code(player_total, banker_total)
+                faced, faced_drew = banker_faced(row, P1, player_total, banker_total)
+                faced2, faced2_drew = banker_faced(row, Q1, second_total, banker_total)
+                result = compiled_outcome_code(player_total, faced)
                 outcomes[i, k] = result
                 for slot in range(CARD_SLOTS):
                     if row[slot] != NO_CARD:
                         seen[row[slot] // 4] += 1
                         seen_cards += 1
 
-                # settle this coup's wagers from the grid
-                banker_drew = 1 if row[B1 + 2] != NO_CARD else 0
-                cell = compiled_cell_index(player_total, banker_total, 1 if row[P1 + 2] != NO_CARD else 0, banker_drew)
-                cell2 = compiled_cell_index(second_total, banker_total, 1 if row[Q1 + 2] != NO_CARD else 0, banker_drew)
+                # settle this coup's wagers from the grid, each hand against the banker it met
+                cell = compiled_cell_index(player_total, faced, 1 if row[P1 + 2] != NO_CARD else 0, faced_drew)
+                cell2 = compiled_cell_index(second_total, faced2, 1 if row[Q1 + 2] != NO_CARD else 0, faced2_drew)
                 pairs = (1 if row[P1] // 4 == row[P1 + 1] // 4 else 0) + (2 if row[B1] // 4 == row[B1 + 1] // 4 else 0)
                 for j in range(first_bet, b):
                     on = cell2 if bet_side[i, j] == 2 else cell

@@ -13,6 +13,7 @@ import polars as pl
 
 from models.game.cells import CELL_OUTCOMES, CELLS, cell_expr
 from models.game.games import Game
+from models.game.outcome import settled_on_natural_expr
 from models.game.paytable import BETS, PayTable, settlement_grid
 from models.game.shoe import MAX_DECKS, Composition
 from models.money_units import MONEY, THEO, THEO_SUM
@@ -31,6 +32,11 @@ SETTLED_BY = (
     pl.col("player2_total"),
     pl.col("player_third").is_not_null().alias("player_drew"),
     pl.col("banker_third").is_not_null().alias("banker_drew"),
+    # the banker's first two cards: what a Banque hand's natural is settled against
+    pl.when(pl.col("banker_third").is_null())
+    .then(pl.col("banker_total"))
+    .otherwise((pl.col("banker_total") - pl.col("banker_third") + 10) % 10)
+    .alias("banker_two"),
     pl.col("player_pair"),
     pl.col("banker_pair"),
     (pl.col("player2_cards").str.split(" ").list.len() == 3).alias("player2_drew"),
@@ -127,8 +133,15 @@ def settle(placed: pl.DataFrame, table: PayTable) -> tuple[pl.DataFrame, pl.Data
     second = pl.col("side") == 2
     player = pl.when(second).then(pl.col("player2_total")).otherwise(pl.col("player_total"))
     drew = pl.when(second).then(pl.col("player2_drew")).otherwise(pl.col("player_drew")).fill_null(False)
+    # a hand's natural is settled against the banker's first two cards, before he draws (Banque)
+    natural = settled_on_natural_expr(player, drew)
     placed = placed.with_columns(
-        cell=cell_expr(player, pl.col("banker_total"), drew, pl.col("banker_drew")),
+        cell=cell_expr(
+            player,
+            pl.when(natural).then(pl.col("banker_two")).otherwise(pl.col("banker_total")),
+            drew,
+            pl.col("banker_drew") & ~natural,
+        ),
         pair=pl.when(pl.col("bet") == "player_pair").then(pl.col("player_pair"))
         .when(pl.col("bet") == "banker_pair").then(pl.col("banker_pair")).otherwise(False),
         _outcome=pl.when(second).then(pl.col("outcome2")).otherwise(pl.col("outcome")),

@@ -19,7 +19,18 @@ from models.game.cells import (
 )
 from models.game.coup import Coup
 from models.game.games import Banker, BankPassing, Game
-from models.game.outcome import OUTCOMES, compiled_outcome_code, outcome, outcome_code, outcome_expr
+from models.game.outcome import (
+    OUTCOMES,
+    compiled_outcome_code,
+    compiled_settled_on_natural,
+    hand_outcome,
+    hand_outcome_expr,
+    outcome,
+    outcome_code,
+    outcome_expr,
+    settled_on_natural,
+    settled_on_natural_expr,
+)
 from models.game.paytable import BETS, DEFAULT_PAYTABLE, bet_result, settlement_grid
 
 TOTALS = list(itertools.product(range(10), range(10)))
@@ -72,6 +83,37 @@ def test_polars_outcome_is_null_without_totals_and_keeps_a_frames_height():
     assert one["o"].to_list() == ["P"]
     empty = pl.DataFrame(schema={"player": pl.Int8, "banker": pl.Int8})
     assert empty.with_columns(o=outcome_expr(pl.col("player"), pl.col("banker"))).height == 0
+
+
+#: Every (player total, player drew, banker's two-card total, banker's final total).
+HAND_FACTS = list(itertools.product(range(10), (0, 1), range(10), range(10)))
+
+
+def test_a_natural_meets_the_bankers_first_two_cards_and_any_other_hand_his_last():
+    # Ethier and Lee: a Player's natural against a banker without one wins at once, whatever he draws
+    assert hand_outcome(8, 0, 5, 9) == "P"  # a natural 8; the banker on 5 drew to 9 against the other hand
+    assert hand_outcome(9, 0, 9, 9) == "T"  # naturals both: a tie
+    assert hand_outcome(8, 1, 5, 9) == "B"  # 8 on three cards is no natural
+    assert hand_outcome(7, 0, 5, 9) == "B"
+    for total, drew, two, final in HAND_FACTS:
+        natural = settled_on_natural(total, drew)
+        assert natural == (not drew and total >= 8)
+        assert hand_outcome(total, drew, two, final) == outcome(total, two if natural else final)
+        assert hand_outcome(total, drew, final, final) == outcome(total, final)  # the banker stood
+
+
+def test_compiled_and_polars_naturals_agree_with_the_plain_rule():
+    for total, drew, _, _ in HAND_FACTS[::100]:
+        assert compiled_settled_on_natural(np.int8(total), bool(drew)) == settled_on_natural(total, drew)
+    frame = pl.DataFrame(HAND_FACTS, schema=["p", "drew", "two", "final"], orient="row").with_columns(
+        pl.col("p", "two", "final").cast(pl.Int8), pl.col("drew").cast(pl.Boolean)
+    )
+    got = frame.select(
+        natural=settled_on_natural_expr(pl.col("p"), pl.col("drew")),
+        outcome=hand_outcome_expr(pl.col("p"), pl.col("drew"), pl.col("two"), pl.col("final")),
+    )
+    assert got["natural"].to_list() == [settled_on_natural(p, d) for p, d, _, _ in HAND_FACTS]
+    assert got["outcome"].to_list() == [hand_outcome(*facts) for facts in HAND_FACTS]
 
 
 def test_cells_are_numbered_once_each_in_the_odds_weights_c_order():

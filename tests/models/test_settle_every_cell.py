@@ -45,6 +45,7 @@ def _placed(game: Game, side: int | None) -> tuple[pl.DataFrame, list[Decimal]]:
                     "player2_drew": bool(second[1]),
                     "banker_total": bt,
                     "banker_drew": bool(b3),
+                    "banker_two": bt,  # what a natural meets: here the same total (no draw changed it)
                     "player_pair": False,
                     "banker_pair": False,
                     "outcome": outcome(first[0], bt),
@@ -54,7 +55,7 @@ def _placed(game: Game, side: int | None) -> tuple[pl.DataFrame, list[Decimal]]:
             result = settle(game, DEFAULT_PAYTABLE, bet, AMOUNT, _coup(pt, bt, p3, b3))
             expected.append(result.commission if game.player_banked else result.house_net)
     schema = {"amount": MONEY, "payout": MONEY, "side": pl.Int8, "decks": pl.Int8}
-    schema |= {f"{hand}_total": pl.Int8 for hand in ("player", "player2", "banker")}
+    schema |= {f"{hand}_total": pl.Int8 for hand in ("player", "player2", "banker")} | {"banker_two": pl.Int8}
     frame = pl.DataFrame(rows, infer_schema_length=None)
     return frame.with_columns(pl.col(name).cast(dtype) for name, dtype in schema.items()), expected
 

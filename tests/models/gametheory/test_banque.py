@@ -117,7 +117,6 @@ def test_the_project_banker_at_even_stakes():
     assert float(one["policy"]) == pytest.approx(0.0122814, abs=1e-7)
     even = house_view(HALF)
     assert float(even["policy"]) == pytest.approx(-0.0145724, abs=1e-7)
-    assert float(even["policy_as_settled"]) == pytest.approx(-0.0082250, abs=1e-7)
     assert even["best_reply_to_policy_punters"] > 0
 
 
