@@ -121,6 +121,7 @@ def baccarat_banque(theta: Fraction, kind: str = NASH) -> BanqueStrategy:
     if found is None:
         raise ValueError(f"Baccarat Banque has no {kind} solution at theta {theta}")
     punters, banker = found
+    banker[:, SHOWN_NATURAL, SHOWN_NATURAL] = 0.0  # both Players' naturals end the coup: the banker cannot draw
     _frozen(punters, banker)
     return BanqueStrategy(kind, theta, punters, banker)
 

@@ -106,7 +106,8 @@ def deal_coup(state, deck, pos, p_draw, q_draw, banker_draw, three_hands, side, 
     player = (CARD_VALUE[row[P1]] + CARD_VALUE[row[P1 + 1]]) % 10
     banker = (CARD_VALUE[row[B1]] + CARD_VALUE[row[B1 + 1]]) % 10
     second = (CARD_VALUE[row[Q1]] + CARD_VALUE[row[Q1 + 1]]) % 10 if three_hands else 0
-    if banker >= 8 or (player >= 8 and not three_hands):
+    # a natural of the banker's, or of every Player hand, ends the coup (Baccarat Banque: both hands')
+    if banker >= 8 or (player >= 8 and (not three_hands or second >= 8)):
         return pos, player, banker, second
     player_two = player
     if player < 8 and _decide(state, p_draw[CARD_VALUE[row[P1]], CARD_VALUE[row[P1 + 1]]]):

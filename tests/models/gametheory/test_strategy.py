@@ -18,6 +18,7 @@ from models.gametheory.equilibrium import solve
 from models.gametheory.models import STOOD, Model
 from models.gametheory.payoffs import payoffs
 from models.gametheory.strategy import (
+    SHOWN_NATURAL,
     SHOWN_STOOD,
     SOLUTIONS,
     THETA_STEP,
@@ -89,3 +90,8 @@ def test_the_stored_grid_is_the_solvers_everywhere():
 def test_a_solution_that_does_not_exist_at_theta_is_said():
     with pytest.raises(ValueError, match="no independent solution at theta 1/2"):
         baccarat_banque(Fraction(1, 2), "independent")
+
+
+def test_the_banque_banker_never_draws_over_two_naturals():
+    for kind in ("nash", "correlated"):
+        assert (baccarat_banque(Fraction(1, 2), kind).banker[:, SHOWN_NATURAL, SHOWN_NATURAL] == 0).all()
