@@ -58,17 +58,22 @@ DRAW_WORDS = {"draw": 1.0, "stand": 0.0, "mixed": 0.5}
 EQUILIBRIUM = "equilibrium"
 
 
+def fraction(text: str, what: str = "a probability", otherwise: str = "a number") -> float:
+    """A number from 0 to 1 (`what` names it in the error); `otherwise` says what else the flag takes."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: use {otherwise}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: {what} is between 0 and 1")
+    return value
+
+
 def draw_chance(text: str, words: str = "draw, stand, mixed") -> float:
     """draw, stand, mixed, or a probability of drawing."""
     if text in DRAW_WORDS:
         return DRAW_WORDS[text]
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: use {words} or a probability") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a probability is between 0 and 1")
-    return value
+    return fraction(text, otherwise=f"{words} or a probability")
 
 
 def draw_or_equilibrium(text: str) -> float | str:

@@ -26,13 +26,7 @@ CEILINGS = "docs/simulator.md#ceilings"
 
 
 def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"a rate is between 0 and 1, got {text}")
-    return value
+    return arguments.fraction(text, "a rate")
 
 
 def add_arguments(parser: argparse.ArgumentParser, settings: Settings) -> None:
