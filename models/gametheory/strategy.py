@@ -17,22 +17,13 @@ import numpy as np
 from models.game.games import Game
 from models.game.tableau import Draw, Hand, tableau
 from models.gametheory import banque_grid
-from models.gametheory.banque_cooperative import correlated, independent
-from models.gametheory.banque_game import CORRELATED, INDEPENDENT, NASH
-from models.gametheory.banque_nash import nash
-from models.gametheory.banque_payoffs import NATURAL, Cell
-from models.gametheory.banque_payoffs import STOOD as BANQUE_STOOD
+from models.gametheory.banque_game import NASH
+from models.gametheory.banque_grid import SHOWN, SHOWN_NATURAL, SHOWN_STOOD, SOLUTIONS, THETA_STEP, solved_banque
 from models.gametheory.equilibrium import solve
 from models.gametheory.models import COLUMNS, STOOD, Model, label
 from models.gametheory.payoffs import payoffs
 
-#: Banque's banker sees, of each punter, his third card (0..9), that he stood, or his natural.
-SHOWN_STOOD, SHOWN_NATURAL = 10, 11
-SHOWN = 12
-#: Ethier and Lee's three solutions, the Nash equilibrium first (the simulator's default).
-SOLUTIONS = (NASH, INDEPENDENT, CORRELATED)
-#: Banque's theta is rounded to this grid before solving: each solve takes seconds.
-THETA_STEP = Fraction(1, 10)
+__all__ = ["SHOWN", "SHOWN_NATURAL", "SHOWN_STOOD", "SOLUTIONS", "THETA_STEP", "solved_banque"]
 
 
 @dataclass(frozen=True)
@@ -124,25 +115,3 @@ def baccarat_banque(theta: Fraction, kind: str = NASH) -> BanqueStrategy:
     banker[:, SHOWN_NATURAL, SHOWN_NATURAL] = 0.0  # both Players' naturals end the coup: the banker cannot draw
     _frozen(punters, banker)
     return BanqueStrategy(kind, theta, punters, banker)
-
-
-def solved_banque(theta: Fraction, kind: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(punters, banker) of `BanqueStrategy` solved now at theta; None where the solution does not exist."""
-    solution = {NASH: nash, INDEPENDENT: independent, CORRELATED: correlated}[kind](theta)
-    if not solution.exists:
-        return None
-    punters, banker = np.zeros((2, 10, 10)), np.zeros((10, SHOWN, SHOWN))
-    for i in range(2):
-        on_5 = float(solution.draws_on_5(i + 1))
-        for a in range(10):
-            for b in range(10):
-                total = (a + b) % 10
-                punters[i, a, b] = on_5 if total == 5 else float(total < 5)
-    code = {NATURAL: SHOWN_NATURAL, BANQUE_STOOD: SHOWN_STOOD, **{third: third for third in range(10)}}
-    for total in range(8):
-        for first, i in code.items():
-            for second, j in code.items():
-                # a cell the solution leaves out is one where drawing and standing are worth the same
-                p = solution.banker.get(Cell(total, first, second))
-                banker[total, i, j] = float(total <= 5) if p is None else float(p)
-    return punters, banker

@@ -29,7 +29,7 @@ def test_a_second_build_keeps_every_day_and_says_so(tmp_path):
         return done.stdout.splitlines()
 
     first = banco()
-    assert first[0] == "computed 2 gaming days (no build recorded yet)" and first[1].startswith("built 28 marts: ")
+    assert first[0] == "computed 2 gaming days (no build recorded yet)" and first[1].startswith("built 29 marts: ")
     assert banco() == ["nothing new since the last build: kept the marts of all 2 gaming days"]
     again = banco("--every-day")
     assert again[0].startswith("computed 2 gaming days (asked to compute every day); kept the exact edges of ")
@@ -51,7 +51,7 @@ def test_a_held_back_table_day_is_a_line_and_exit_1_and_the_report_warns_of_it(t
     overflow.overflow(db, tmp_path)
     done = run("build", "--db", db)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    assert done.stdout.startswith("computed 1 gaming day") and "built 28 marts: " in done.stdout
+    assert done.stdout.startswith("computed 1 gaming day") and "built 29 marts: " in done.stdout
     (line,) = done.stderr.splitlines()
     assert line.startswith("banco: warning: held back T01 on 2026-11-01 from the marts: InvalidOperationError: ")
     out = tmp_path / "report.csv"
