@@ -15,9 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.gametheory.banque_cooperative import correlated, independent
 from models.gametheory.banque_game import CORRELATED, INDEPENDENT, NASH
-from models.gametheory.banque_nash import nash
 from models.gametheory.banque_payoffs import NATURAL, Cell
 from models.gametheory.banque_payoffs import STOOD as BANQUE_STOOD
 
@@ -54,6 +52,10 @@ def arrays(kind: str, theta: Fraction) -> tuple[np.ndarray, np.ndarray] | bool |
 
 def solved_banque(theta: Fraction, kind: str) -> tuple[np.ndarray, np.ndarray] | None:
     """(punters, banker) of `BanqueStrategy` solved now at theta; None where the solution does not exist."""
+    # the solvers bring scipy: imported only to solve, never by the simulator's or the CLI's start-up
+    from models.gametheory.banque_cooperative import correlated, independent
+    from models.gametheory.banque_nash import nash
+
     solution = {NASH: nash, INDEPENDENT: independent, CORRELATED: correlated}[kind](theta)
     if not solution.exists:
         return None
