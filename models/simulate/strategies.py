@@ -29,8 +29,6 @@ from models.game.tableau import DEFAULT_POLICY, DrawPolicy, draw_table
 from models.gametheory.banque_game import CORRELATED
 from models.gametheory.strategy import SHOWN, SHOWN_NATURAL, SHOWN_STOOD, SOLUTIONS, baccarat_banque, chemin_de_fer
 
-#: The word the CLI takes for "play the equilibrium" in place of a probability.
-EQUILIBRIUM = "equilibrium"
 #: Punter styles: the table's play, then the strategy players' (advantage.STRATEGY_KINDS, in order).
 TABLE, DRAWS_ON_5, STANDS_ON_5, PLAYS_EQUILIBRIUM = range(4)
 PUNTER_STYLES = 4
